@@ -1,0 +1,23 @@
+package io.rdmakv.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/** A protection domain ({@code struct ibv_pd}): memory regions and queue pairs that may touch them. */
+public interface ProtectionDomain extends AutoCloseable
+{
+    Context context();
+
+    /**
+     * Registers native memory. {@code access} is a set of {@link AccessFlags}; the region grants
+     * remote peers exactly those accesses and nothing more.
+     *
+     * @param segment a native (off-heap) segment; it must stay alive until the region is closed
+     */
+    MemoryRegion registerMemory(MemorySegment segment, int access);
+
+    QueuePair createQueuePair(QueuePairConfig config);
+
+    /** Idempotent. Throws {@link VerbsException} while memory regions or queue pairs are still open. */
+    @Override
+    void close();
+}

@@ -1,0 +1,33 @@
+package io.rdmakv.verbs;
+
+/** Completion opcodes, with the numeric values of {@code enum ibv_wc_opcode}. */
+public final class WcOpcode
+{
+    public static final int SEND = 0;
+    public static final int RDMA_WRITE = 1;
+    public static final int RDMA_READ = 2;
+    public static final int COMP_SWAP = 3;
+    public static final int FETCH_ADD = 4;
+    public static final int BIND_MW = 5;
+    public static final int LOCAL_INV = 6;
+    public static final int RECV = 128;
+    public static final int RECV_RDMA_WITH_IMM = 129;
+
+    private WcOpcode()
+    {
+    }
+
+    /** The completion opcode a successful send-queue work request of this {@link Opcode} reports. */
+    public static int ofSendOpcode(final int opcode)
+    {
+        return switch (opcode)
+        {
+            case Opcode.RDMA_WRITE, Opcode.RDMA_WRITE_WITH_IMM -> RDMA_WRITE;
+            case Opcode.SEND, Opcode.SEND_WITH_IMM -> SEND;
+            case Opcode.RDMA_READ -> RDMA_READ;
+            case Opcode.ATOMIC_CMP_AND_SWP -> COMP_SWAP;
+            case Opcode.ATOMIC_FETCH_AND_ADD -> FETCH_ADD;
+            default -> -1;
+        };
+    }
+}
