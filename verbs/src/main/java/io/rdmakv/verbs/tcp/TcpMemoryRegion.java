@@ -1,0 +1,105 @@
+package io.rdmakv.verbs.tcp;
+
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+
+import java.lang.foreign.MemorySegment;
+
+/** A memory region of the {@code tcp} provider: a key in its protection domain's table and the bounds it grants. */
+final class TcpMemoryRegion implements MemoryRegion
+{
+    private final TcpProtectionDomain pd;
+    private final MemorySegment segment;
+    private final long address;
+    private final long length;
+    private final int key;
+    private final int access;
+    private volatile boolean closed;
+
+    TcpMemoryRegion(
+        final TcpProtectionDomain pd, final MemorySegment segment, final int key, final int access)
+    {
+        this.pd = pd;
+        this.segment = segment;
+        this.address = segment.address();
+        this.length = segment.byteSize();
+        this.key = key;
+        this.access = access;
+    }
+
+    /** True when {@code [addr, addr + len)} lies inside the region. */
+    boolean contains(final long addr, final long len)
+    {
+        return len >= 0 && addr >= address && addr - address <= length - len;
+    }
+
+    boolean allows(final int flag)
+    {
+        return (access & flag) == flag;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain()
+    {
+        return pd;
+    }
+
+    @Override
+    public MemorySegment segment()
+    {
+        return segment;
+    }
+
+    @Override
+    public long address()
+    {
+        return address;
+    }
+
+    @Override
+    public long length()
+    {
+        return length;
+    }
+
+    @Override
+    public int lkey()
+    {
+        return key;
+    }
+
+    @Override
+    public int rkey()
+    {
+        return key;
+    }
+
+    @Override
+    public int access()
+    {
+        return access;
+    }
+
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            pd.deregister(this);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TcpMemoryRegion{addr=0x" + Long.toHexString(address) + ", length=" + length + ", key=0x" +
+            Integer.toHexString(key) + ", access=" + AccessFlags.describe(access) + '}';
+    }
+}

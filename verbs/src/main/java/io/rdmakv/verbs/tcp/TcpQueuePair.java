@@ -1,0 +1,395 @@
+package io.rdmakv.verbs.tcp;
+
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QpState;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.QueuePairEndpoint;
+import io.rdmakv.verbs.ReceiveWorkRequest;
+import io.rdmakv.verbs.SendWorkRequest;
+import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.WcOpcode;
+import io.rdmakv.verbs.WcStatus;
+import io.rdmakv.verbs.WorkCompletions;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * An RC queue pair of the {@code tcp} provider. Two TCP connections carry it: the one it opens at RTR
+ * (its requests, the peer's responses) and the one the peer opens (the peer's requests, served by
+ * this queue pair's {@link TcpResponder} thread).
+ */
+final class TcpQueuePair implements QueuePair
+{
+    private static final int CONNECT_TIMEOUT_MS = 10_000;
+
+    private final TcpProtectionDomain pd;
+    private final TcpContext context;
+    private final TcpCompletionQueue sendCq;
+    private final TcpCompletionQueue recvCq;
+    private final int qpNum;
+    private final int psn;
+    private final TcpSendQueue sendQueue;
+    private final TcpReceiveQueue receiveQueue;
+
+    private volatile QpState state = QpState.RESET;
+    private volatile int remoteAccess;
+    private volatile ConnectOptions options = ConnectOptions.DEFAULT;
+    private volatile boolean closed;
+    private SocketChannel outbound;
+    private SocketChannel inbound;
+    private TcpResponder responder;
+    private Thread responderThread;
+
+    TcpQueuePair(final TcpProtectionDomain pd, final QueuePairConfig config, final TcpCompletionQueue sendCq,
+        final TcpCompletionQueue recvCq)
+    {
+        final int maxWr = TcpContext.ATTRIBUTES.maxQpWr();
+        if (config.maxSendWr() > maxWr || config.maxRecvWr() > maxWr ||
+            config.maxSendSge() > TcpContext.ATTRIBUTES.maxSge() || config.maxRecvSge() > TcpContext.ATTRIBUTES.maxSge() ||
+            config.maxInlineData() > TcpContext.ATTRIBUTES.maxInlineData())
+        {
+            throw new VerbsException("ibv_create_qp", Errno.EINVAL, "queue pair capacities exceed the device's: " +
+                config + " vs " + TcpContext.ATTRIBUTES);
+        }
+        this.pd = pd;
+        this.context = (TcpContext)pd.context();
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.qpNum = context.nextQpNum();
+        this.psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        this.sendQueue = new TcpSendQueue(this, pd, config.maxSendWr(), config.maxSendSge(), config.maxInlineData());
+        this.receiveQueue = new TcpReceiveQueue(config.maxRecvWr(), config.maxRecvSge());
+        sendCq.attach(this, true);
+        recvCq.attach(this, false);
+    }
+
+    TcpReceiveQueue receiveQueue()
+    {
+        return receiveQueue;
+    }
+
+    TcpCompletionQueue recvCq()
+    {
+        return recvCq;
+    }
+
+    ConnectOptions options()
+    {
+        return options;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    boolean allowsRemote(final int access)
+    {
+        return (remoteAccess & access) == access;
+    }
+
+    boolean hasOutstandingSends()
+    {
+        return sendQueue.hasOutstanding();
+    }
+
+    int pollSendCompletions(final WorkCompletions completions, final int n)
+    {
+        return sendQueue.poll(completions, n);
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain()
+    {
+        return pd;
+    }
+
+    @Override
+    public int qpNum()
+    {
+        return qpNum;
+    }
+
+    @Override
+    public QpState state()
+    {
+        return state;
+    }
+
+    @Override
+    public QueuePairEndpoint localEndpoint()
+    {
+        return QueuePairEndpoint.tcp(qpNum, psn, context.host(), context.port());
+    }
+
+    @Override
+    public synchronized void modifyToInit(final ConnectOptions options)
+    {
+        expect("INIT", QpState.RESET);
+        this.options = options;
+        this.remoteAccess = options.accessFlags();
+        state = QpState.INIT;
+    }
+
+    @Override
+    public void modifyToRtr(final QueuePairEndpoint remote, final ConnectOptions options)
+    {
+        synchronized (this)
+        {
+            expect("RTR", QpState.INIT);
+        }
+        if (!"tcp".equals(remote.provider()))
+        {
+            throw new VerbsException("ibv_modify_qp(RTR)", Errno.EINVAL, "peer endpoint is " + remote.provider() +
+                ", this queue pair is tcp");
+        }
+        final SocketChannel channel = openConnection(remote, options);
+        synchronized (this)
+        {
+            if (state != QpState.INIT)
+            {
+                TcpContext.closeQuietly(channel);
+                throw new VerbsException("ibv_modify_qp(RTR)", Errno.EINVAL, "queue pair left INIT during connect: " +
+                    state);
+            }
+            outbound = channel;
+            sendQueue.connected(channel);
+            this.options = options;
+            state = QpState.RTR;
+        }
+    }
+
+    private SocketChannel openConnection(final QueuePairEndpoint remote, final ConnectOptions options)
+    {
+        SocketChannel channel = null;
+        try
+        {
+            channel = SocketChannel.open();
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 * TcpWire.BUFFER_LENGTH);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 * TcpWire.BUFFER_LENGTH);
+            channel.socket().connect(new InetSocketAddress(remote.host(), remote.port()), CONNECT_TIMEOUT_MS);
+            final ByteBuffer hello = ByteBuffer.allocate(TcpWire.HANDSHAKE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            hello.putInt(TcpWire.HANDSHAKE_MAGIC).putInt(remote.qpNum()).putInt(qpNum).put((byte)options.rnrRetry())
+                .put((byte)0).putShort((short)0).flip();
+            while (hello.hasRemaining())
+            {
+                channel.write(hello);
+            }
+            final ByteBuffer reply = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+            while (reply.hasRemaining())
+            {
+                if (channel.read(reply) < 0)
+                {
+                    throw new IOException("peer closed the connection during the handshake");
+                }
+            }
+            final int status = reply.getInt(0);
+            if (status != TcpWire.HANDSHAKE_OK)
+            {
+                throw new IOException(status == TcpWire.HANDSHAKE_UNKNOWN_QP ?
+                    "peer has no queue pair " + remote.qpNum() : "peer queue pair " + remote.qpNum() +
+                    " is already connected or in error");
+            }
+            channel.configureBlocking(false);
+            return channel;
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            TcpContext.closeQuietly(channel);
+            throw new VerbsException("ibv_modify_qp(RTR)", "cannot connect to " + remote + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized void modifyToRts(final ConnectOptions options)
+    {
+        expect("RTS", QpState.RTR);
+        state = QpState.RTS;
+    }
+
+    @Override
+    public void modifyToError()
+    {
+        enterError();
+    }
+
+    private void expect(final String target, final QpState required)
+    {
+        if (closed)
+        {
+            throw new VerbsException("ibv_modify_qp(" + target + ")", Errno.EINVAL, "queue pair is closed");
+        }
+        if (state != required)
+        {
+            throw new VerbsException("ibv_modify_qp(" + target + ")", Errno.EINVAL, "queue pair " + qpNum + " is " +
+                state + ", must be " + required);
+        }
+    }
+
+    /** Called by the listener: the peer's requester connected. False if this queue pair cannot take it. */
+    synchronized boolean attachResponder(final SocketChannel channel, final int requesterRnrRetry)
+    {
+        if (closed || state == QpState.ERR || inbound != null)
+        {
+            return false;
+        }
+        try
+        {
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 * TcpWire.BUFFER_LENGTH);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 * TcpWire.BUFFER_LENGTH);
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+        inbound = channel;
+        responder = new TcpResponder(this, pd, channel, requesterRnrRetry);
+        return true;
+    }
+
+    synchronized void startResponder()
+    {
+        if (responder != null && responderThread == null)
+        {
+            responderThread = Thread.ofPlatform().daemon().name("rdmakv-tcp-responder-qp" + qpNum).start(responder);
+        }
+    }
+
+    /**
+     * Moves the queue pair to ERR (idempotent): both connections close, so the peer sees its requests
+     * fail; posted receives flush now, outstanding sends flush at the next poll.
+     */
+    void enterError()
+    {
+        synchronized (this)
+        {
+            if (state == QpState.ERR)
+            {
+                return;
+            }
+            state = QpState.ERR;
+            TcpContext.closeQuietly(outbound);
+            TcpContext.closeQuietly(inbound);
+        }
+        flushReceives();
+    }
+
+    /** The peer's requester vanished: like a NIC's retry timeout, the queue pair fails. */
+    void peerGone()
+    {
+        if (!closed)
+        {
+            enterError();
+        }
+    }
+
+    private void flushReceives()
+    {
+        synchronized (receiveQueue)
+        {
+            while (!receiveQueue.isEmpty())
+            {
+                final int slot = receiveQueue.peek();
+                if (!closed)
+                {
+                    recvCq.push(receiveQueue.wrId(slot), WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qpNum);
+                }
+                receiveQueue.remove();
+            }
+            receiveQueue.notifyAll();
+        }
+    }
+
+    @Override
+    public int postSend(final SendWorkRequest wr)
+    {
+        return closed ? Errno.EINVAL : sendQueue.post(wr);
+    }
+
+    @Override
+    public int postReceive(final ReceiveWorkRequest first)
+    {
+        if (closed || state == QpState.RESET)
+        {
+            return Errno.EINVAL;
+        }
+        ReceiveWorkRequest wr = first;
+        synchronized (receiveQueue)
+        {
+            while (wr != null)
+            {
+                if (wr.numSge() > receiveQueue.maxSge())
+                {
+                    return Errno.EINVAL;
+                }
+                if (state == QpState.ERR)
+                {
+                    recvCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qpNum);
+                }
+                else if (!receiveQueue.offer(wr))
+                {
+                    return Errno.ENOMEM;
+                }
+                final long next = wr.nextAddress();
+                wr = next == 0 ? null : wr.owner().byAddress(next);
+                if (next != 0 && wr == null)
+                {
+                    return Errno.EINVAL;
+                }
+            }
+            receiveQueue.notifyAll();
+        }
+        return 0;
+    }
+
+    @Override
+    public void close()
+    {
+        final Thread thread;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            TcpContext.closeQuietly(outbound);
+            TcpContext.closeQuietly(inbound);
+            thread = responderThread;
+        }
+        synchronized (receiveQueue)
+        {
+            receiveQueue.notifyAll();
+        }
+        if (thread != null && thread != Thread.currentThread())
+        {
+            try
+            {
+                thread.join(1000);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        sendCq.detach(this, true);
+        recvCq.detach(this, false);
+        pd.removed(this);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TcpQueuePair{qpn=" + qpNum + ", state=" + state + '}';
+    }
+}

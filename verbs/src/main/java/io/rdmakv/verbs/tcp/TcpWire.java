@@ -1,0 +1,55 @@
+package io.rdmakv.verbs.tcp;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The {@code tcp} provider's wire format, all little-endian. A queue pair uses two TCP connections,
+ * one per direction: on each, the requester writes requests and the responder answers every request
+ * with one response, in order.
+ *
+ * <pre>
+ * Request (40 bytes, then the payload of a WRITE or SEND):
+ *   0 opcode u8 (ibv_wr_opcode)  1 flags u8  2 reserved u16  4 length u32 (payload or READ length)
+ *   8 remote_addr u64   16 rkey u32   20 reserved u32   24 compare_add u64   32 swap u64
+ *
+ * Response (16 bytes, then the data of a successful READ):
+ *   0 status u8 (ibv_wc_status)  1 opcode u8  2 reserved u16  4 length u32 (READ data length)
+ *   8 value u64 (the original value of an atomic)
+ *
+ * Handshake, requester to the responder's listener (16 bytes), answered by a u32 status:
+ *   0 magic u32 "RKVT"  4 target qp_num u32  8 source qp_num u32  12 rnr_retry u8, 3 reserved
+ * </pre>
+ */
+final class TcpWire
+{
+    static final int REQ_OPCODE_OFFSET = 0;
+    static final int REQ_FLAGS_OFFSET = 1;
+    static final int REQ_LENGTH_OFFSET = 4;
+    static final int REQ_REMOTE_ADDR_OFFSET = 8;
+    static final int REQ_RKEY_OFFSET = 16;
+    static final int REQ_COMPARE_ADD_OFFSET = 24;
+    static final int REQ_SWAP_OFFSET = 32;
+    static final int REQ_HEADER_LENGTH = 40;
+
+    static final int RESP_STATUS_OFFSET = 0;
+    static final int RESP_OPCODE_OFFSET = 1;
+    static final int RESP_LENGTH_OFFSET = 4;
+    static final int RESP_VALUE_OFFSET = 8;
+    static final int RESP_HEADER_LENGTH = 16;
+
+    static final int HANDSHAKE_MAGIC = 0x54564b52; // "RKVT" little-endian
+    static final int HANDSHAKE_LENGTH = 16;
+    static final int HANDSHAKE_OK = 0;
+    static final int HANDSHAKE_UNKNOWN_QP = 1;
+    static final int HANDSHAKE_QP_BUSY = 2;
+
+    /** Socket buffer for each direction; large enough that a chain of READs never waits on the socket. */
+    static final int BUFFER_LENGTH = 256 * 1024;
+
+    /** All of the process's memory, addressed absolutely: how the software NIC touches registered memory. */
+    static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private TcpWire()
+    {
+    }
+}
