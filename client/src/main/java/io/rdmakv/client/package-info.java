@@ -1,0 +1,2 @@
+/** KvClient: the one-sided GET/PUT/DELETE protocols over RDMA, routing across nodes, and kvctl. */
+package io.rdmakv.client;
