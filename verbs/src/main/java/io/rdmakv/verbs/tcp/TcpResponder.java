@@ -132,6 +132,14 @@ final class TcpResponder implements Runnable
             from += k;
             remaining -= k;
         }
+        for (int pad = TcpWire.padding(len); pad > 0; pad--)
+        {
+            if (!tx.hasRemaining())
+            {
+                flush();
+            }
+            tx.put((byte)0);
+        }
         return true;
     }
 
@@ -156,6 +164,7 @@ final class TcpResponder implements Runnable
             to += k;
             remaining -= k;
         }
+        skip(TcpWire.padding(len));
         return respond(WcStatus.SUCCESS, Opcode.RDMA_WRITE, 0, 0L);
     }
 
@@ -190,7 +199,7 @@ final class TcpResponder implements Runnable
             if (rq.isEmpty())
             {
                 // An RNR NAK fails the requester's queue pair; this one stays usable, as on a NIC.
-                skip(len);
+                skip(len + TcpWire.padding(len));
                 respond(WcStatus.RNR_RETRY_EXC_ERR, Opcode.SEND, 0, 0L);
                 return true;
             }
@@ -237,6 +246,7 @@ final class TcpResponder implements Runnable
             offset += k;
             done += k;
         }
+        skip(TcpWire.padding(len));
         qp.recvCq().push(wrId, WcStatus.SUCCESS.code(), WcOpcode.RECV, (int)len, qp.qpNum());
         return respond(WcStatus.SUCCESS, Opcode.SEND, 0, 0L);
     }

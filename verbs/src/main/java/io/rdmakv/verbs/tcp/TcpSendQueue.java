@@ -247,6 +247,14 @@ final class TcpSendQueue
                     remaining -= k;
                 }
             }
+            for (int pad = TcpWire.padding(total); pad > 0; pad--)
+            {
+                if (!tx.hasRemaining() && !flush())
+                {
+                    return false;
+                }
+                tx.put((byte)0);
+            }
         }
         return true;
     }
@@ -350,7 +358,7 @@ final class TcpSendQueue
                     qp.enterError();
                     continue;
                 }
-                if (payloadDone < responseLength)
+                if (payloadDone < responseLength + TcpWire.padding(responseLength))
                 {
                     break;
                 }
@@ -372,8 +380,24 @@ final class TcpSendQueue
     /** Moves available READ data into the slot's scatter list. Returns -1 when the connection broke. */
     private int receivePayload(final int slot)
     {
-        while (payloadDone < responseLength)
+        final int padded = responseLength + TcpWire.padding(responseLength);
+        while (payloadDone < padded)
         {
+            if (payloadDone >= responseLength)
+            {
+                if (!rx.hasRemaining())
+                {
+                    final int got = fill(1);
+                    if (got <= 0)
+                    {
+                        return got;
+                    }
+                }
+                final int k = Math.min(rx.remaining(), padded - payloadDone);
+                rx.position(rx.position() + k);
+                payloadDone += k;
+                continue;
+            }
             if (!rx.hasRemaining())
             {
                 final int got = fill(1);

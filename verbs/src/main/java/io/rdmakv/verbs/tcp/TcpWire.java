@@ -16,6 +16,9 @@ import java.lang.foreign.MemorySegment;
  *   0 status u8 (ibv_wc_status)  1 opcode u8  2 reserved u16  4 length u32 (READ data length)
  *   8 value u64 (the original value of an atomic)
  *
+ * Every payload is padded with zeros to a multiple of 8 bytes, so frames stay 8-byte aligned and a
+ * READ copies registered memory in whole aligned words: a concurrent atomic on a word is never torn.
+ *
  * Handshake, requester to the responder's listener (16 bytes), answered by a u32 status:
  *   0 magic u32 "RKVT"  4 target qp_num u32  8 source qp_num u32  12 rnr_retry u8, 3 reserved
  * </pre>
@@ -42,6 +45,12 @@ final class TcpWire
     static final int HANDSHAKE_OK = 0;
     static final int HANDSHAKE_UNKNOWN_QP = 1;
     static final int HANDSHAKE_QP_BUSY = 2;
+
+    /** Zero bytes that follow a payload of {@code length} bytes. */
+    static int padding(final long length)
+    {
+        return (int)(-length & 7);
+    }
 
     /** Socket buffer for each direction; large enough that a chain of READs never waits on the socket. */
     static final int BUFFER_LENGTH = 256 * 1024;
