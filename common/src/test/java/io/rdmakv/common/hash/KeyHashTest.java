@@ -1,0 +1,128 @@
+package io.rdmakv.common.hash;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class KeyHashTest
+{
+    private static final int KEYS = 200_000;
+
+    private static long keyHash(final int i)
+    {
+        return KeyHash.hash(("user" + i).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Pearson's chi-square statistic of {@code counts} against a uniform expectation. */
+    private static double chiSquare(final long[] counts, final long total)
+    {
+        final double expected = (double)total / counts.length;
+        double sum = 0;
+        for (final long count : counts)
+        {
+            sum += (count - expected) * (count - expected) / expected;
+        }
+        return sum;
+    }
+
+    /** A bound that a uniform distribution exceeds with negligible probability: dof + 6 standard deviations. */
+    private static double bound(final int bins)
+    {
+        final int dof = bins - 1;
+        return dof + 6 * Math.sqrt(2.0 * dof);
+    }
+
+    @Test
+    void keyHashIsXxh64WithSeedZero()
+    {
+        final byte[] key = "abc".getBytes(StandardCharsets.US_ASCII);
+        assertEquals(0x44BC2CF5AD770999L, KeyHash.hash(key));
+        assertEquals(0x44BC2CF5AD770999L, KeyHash.hash(MemorySegment.ofArray(key), 0, 3));
+        assertEquals(0x44BC2CF5AD770999L, KeyHash.hash("xabcx".getBytes(StandardCharsets.US_ASCII), 1, 3));
+    }
+
+    @Test
+    void derivedValuesArePinned()
+    {
+        final long h = 0x44BC2CF5AD770999L;
+        assertEquals(0x44, KeyHash.fingerprint(h));
+        assertEquals((int)Long.remainderUnsigned(h, 64), KeyHash.partition(h, 64));
+        assertEquals(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1) & 1023, KeyHash.group1(h, 1024));
+        assertEquals(0xFF, KeyHash.fingerprint(-1L));
+        assertEquals((int)Long.remainderUnsigned(-1L, 10), KeyHash.partition(-1L, 10));
+        assertEquals(0, KeyHash.fmix64(0));
+    }
+
+    @Test
+    void groupsAlwaysDiffer()
+    {
+        for (final long groups : new long[] {2, 4, 1024})
+        {
+            for (int i = 0; i < 50_000; i++)
+            {
+                final long h = keyHash(i);
+                final long g1 = KeyHash.group1(h, groups);
+                final long g2 = KeyHash.group2(h, groups);
+                assertNotEquals(g1, g2);
+                assertTrue(g1 >= 0 && g1 < groups && g2 >= 0 && g2 < groups);
+            }
+        }
+    }
+
+    @Test
+    void groupsPartitionsAndFingerprintsAreUniform()
+    {
+        final int groups = 4096;
+        final long[] group1 = new long[groups];
+        final long[] group2 = new long[groups];
+        final long[] partitions = new long[64];
+        final long[] fingerprints = new long[256];
+        int collisions = 0;
+        for (int i = 0; i < KEYS; i++)
+        {
+            final long h = keyHash(i);
+            group1[(int)KeyHash.group1(h, groups)]++;
+            group2[(int)KeyHash.group2(h, groups)]++;
+            partitions[KeyHash.partition(h, 64)]++;
+            fingerprints[KeyHash.fingerprint(h)]++;
+            if ((KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1) & (groups - 1)) ==
+                (KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_2) & (groups - 1)))
+            {
+                collisions++;
+            }
+        }
+        assertTrue(chiSquare(group1, KEYS) < bound(groups), "group 1");
+        assertTrue(chiSquare(group2, KEYS) < bound(groups), "group 2");
+        assertTrue(chiSquare(partitions, KEYS) < bound(64), "partitions");
+        assertTrue(chiSquare(fingerprints, KEYS) < bound(256), "fingerprints");
+        // independent groups coincide about once per group count
+        assertTrue(collisions < 3 * KEYS / groups, "collisions " + collisions);
+    }
+
+    @Test
+    void aNodesKeysStillSpreadOverAllGroupsAndFingerprints()
+    {
+        // a node that owns only partition 0 of 64 must not see its keys crowd a 64th of the index
+        final long[] lowGroupBits = new long[64];
+        final long[] fingerprints = new long[256];
+        long inPartition = 0;
+        for (int i = 0; i < KEYS * 2; i++)
+        {
+            final long h = keyHash(i);
+            if (KeyHash.partition(h, 64) == 0)
+            {
+                inPartition++;
+                lowGroupBits[(int)(KeyHash.group1(h, 1 << 20) & 63)]++;
+                fingerprints[KeyHash.fingerprint(h)]++;
+            }
+        }
+        assertTrue(inPartition > 5000);
+        assertTrue(chiSquare(lowGroupBits, inPartition) < bound(64), "group bits within a partition");
+        assertTrue(chiSquare(fingerprints, inPartition) < bound(256), "fingerprints within a partition");
+    }
+}
