@@ -96,7 +96,8 @@ public final class ClusterMap
             if (node == null)
             {
                 throw new InvalidClusterMapException(
-                    "cluster map assigns partition " + p + " to node " + this.assignment[p] + ", which it does not list");
+                    "cluster map assigns partition " + p + " to node " + this.assignment[p] +
+                    ", which it does not list");
             }
             byPartition[p] = node;
         }

@@ -1,6 +1,9 @@
 package io.rdmakv.common.protocol;
 
-/** BYE, client to server: the client is closing its session; the server reclaims what it was granted. The header alone: no body. */
+/**
+ * BYE, client to server: the client is closing its session; the server reclaims what it was granted. The
+ * header alone: no body.
+ */
 public record ByeMessage(long requestId) implements ControlMessage
 {
     @Override

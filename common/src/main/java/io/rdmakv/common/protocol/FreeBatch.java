@@ -37,7 +37,8 @@ public final class FreeBatch
         }
         this.segment = segment;
         this.offset = offset;
-        this.capacity = (int)Math.min(FreeMessage.MAX_ENTRIES, (room - FreeMessage.ENTRIES_OFFSET) / FreeMessage.ENTRY_LENGTH);
+        this.capacity = (int)Math.min(
+            FreeMessage.MAX_ENTRIES, (room - FreeMessage.ENTRIES_OFFSET) / FreeMessage.ENTRY_LENGTH);
         this.count = 0;
         return this;
     }

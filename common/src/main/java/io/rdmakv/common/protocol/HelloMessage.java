@@ -74,7 +74,8 @@ public record HelloMessage(long requestId, int protocolVersion, byte[] authToken
     void encodeBody(final MessageWriter writer)
     {
         final byte[] endpointBytes = endpoint.toBytes();
-        writer.u32(protocolVersion).u16(authToken.length).u16(endpointBytes.length).bytes(authToken).bytes(endpointBytes);
+        writer.u32(protocolVersion).u16(authToken.length).u16(endpointBytes.length)
+            .bytes(authToken).bytes(endpointBytes);
     }
 
     static HelloMessage decode(final MessageReader reader, final long requestId)

@@ -20,7 +20,8 @@ final class MessageReader
     private final MessageType type;
     private long position;
 
-    MessageReader(final MemorySegment segment, final long messageOffset, final long messageLength, final MessageType type)
+    MessageReader(
+        final MemorySegment segment, final long messageOffset, final long messageLength, final MessageType type)
     {
         this.segment = segment;
         this.position = messageOffset + MessageHeaderDescriptor.HEADER_LENGTH;

@@ -135,5 +135,4 @@ class ClusterMapTest
         map.assignment()[1] = 1;
         assertArrayEquals(new int[] {1, 2}, map.assignment());
     }
-
 }
