@@ -218,16 +218,13 @@ public final class KvBlock
     /** Whether the lengths are in range and the block lies inside the segment (what {@link #BAD_HEADER} checks). */
     public boolean isHeaderSane()
     {
-        final int keyLength = keyLength();
-        final int valueLength = valueLength();
-        return keyLength <= MAX_KEY_LENGTH && valueLength >= 0 && valueLength <= MAX_VALUE_LENGTH &&
-            offset + HEADER_LENGTH + keyLength + valueLength <= segment.byteSize();
+        return isSane(keyLength(), valueLength());
     }
 
     /** Whether the header is sane and the stored checksum matches the contents. */
     public boolean isChecksumValid()
     {
-        return isHeaderSane() && computeChecksum() == checksum();
+        return checkConsistency(keyLength(), valueLength(), -1) == VALID;
     }
 
     /** Whether the block's key is {@code key[keyOffset, keyOffset + keyLength)}; the header must be sane. */
@@ -236,7 +233,7 @@ public final class KvBlock
         return keyLength() == keyLength && SegmentBytes.equals(segment, offset + KEY_OFFSET, key, keyOffset, keyLength);
     }
 
-    /** Whether the block's key is {@code keyLength} bytes of {@code key} at {@code keyOffset}. */
+    /** Whether the block's key is the {@code keyLength} bytes of {@code key} at {@code keyOffset}. */
     public boolean keyEquals(final MemorySegment key, final long keyOffset, final int keyLength)
     {
         return keyLength() == keyLength && SegmentBytes.equals(segment, offset + KEY_OFFSET, key, keyOffset, keyLength);
@@ -246,30 +243,35 @@ public final class KvBlock
      * Validates a block a reader fetched for {@code key}: header in range, length as the slot said (pass a
      * negative {@code expectedBlockLength} to skip that check), checksum, then key. The checksum comes
      * before the key so that a torn block reads as {@link #BAD_CHECKSUM} (retry) rather than {@link
-     * #KEY_MISMATCH} (look elsewhere).
+     * #KEY_MISMATCH} (look elsewhere). The header is read once, so a block that changes underneath (the
+     * server looking at its own region) yields a reason code, never an exception.
      *
      * @return {@link #VALID} or a negative reason code.
      */
     public int validate(final byte[] key, final int keyOffset, final int keyLength, final int expectedBlockLength)
     {
-        final int checked = checkConsistency(expectedBlockLength);
+        final int blockKeyLength = keyLength();
+        final int checked = checkConsistency(blockKeyLength, valueLength(), expectedBlockLength);
         if (checked != VALID)
         {
             return checked;
         }
-        return keyEquals(key, keyOffset, keyLength) ? VALID : KEY_MISMATCH;
+        return blockKeyLength == keyLength &&
+            SegmentBytes.equals(segment, offset + KEY_OFFSET, key, keyOffset, keyLength) ? VALID : KEY_MISMATCH;
     }
 
     /** As {@link #validate(byte[], int, int, int)} with the key in a segment. */
     public int validate(
         final MemorySegment key, final long keyOffset, final int keyLength, final int expectedBlockLength)
     {
-        final int checked = checkConsistency(expectedBlockLength);
+        final int blockKeyLength = keyLength();
+        final int checked = checkConsistency(blockKeyLength, valueLength(), expectedBlockLength);
         if (checked != VALID)
         {
             return checked;
         }
-        return keyEquals(key, keyOffset, keyLength) ? VALID : KEY_MISMATCH;
+        return blockKeyLength == keyLength &&
+            SegmentBytes.equals(segment, offset + KEY_OFFSET, key, keyOffset, keyLength) ? VALID : KEY_MISMATCH;
     }
 
     /** Whether the block is a consistent block of {@code key} (checksum holds and the key matches). */
@@ -312,17 +314,25 @@ public final class KvBlock
             valueLength() + " checksum=0x" + Integer.toHexString(checksum()) + "}";
     }
 
-    private int checkConsistency(final int expectedBlockLength)
+    private boolean isSane(final int keyLength, final int valueLength)
     {
-        if (!isHeaderSane())
+        return keyLength <= MAX_KEY_LENGTH && valueLength >= 0 && valueLength <= MAX_VALUE_LENGTH &&
+            offset + HEADER_LENGTH + keyLength + valueLength <= segment.byteSize();
+    }
+
+    private int checkConsistency(final int keyLength, final int valueLength, final int expectedBlockLength)
+    {
+        if (!isSane(keyLength, valueLength))
         {
             return BAD_HEADER;
         }
-        if (expectedBlockLength >= 0 && blockLength() != expectedBlockLength)
+        if (expectedBlockLength >= 0 && KvBlockDescriptor.blockLength(keyLength, valueLength) != expectedBlockLength)
         {
             return BAD_LENGTH;
         }
-        return computeChecksum() == checksum() ? VALID : BAD_CHECKSUM;
+        final int crc = view.crc32c(
+            offset + CHECKSUM_FROM, KvBlockDescriptor.checksummedLength(keyLength, valueLength));
+        return crc == checksum() ? VALID : BAD_CHECKSUM;
     }
 
     private int prepare(final int keyLength, final int valueLength, final int flags)

@@ -58,8 +58,8 @@ public record RegionGeometry(
             BucketDescriptor.BUCKETS_PER_GROUP);
         BucketDescriptor.checkBucketCount(bucketCount);
         check(
-            indexLength == bucketCount * BucketDescriptor.BUCKET_LENGTH, "index length %d is not %d buckets of %d bytes",
-            indexLength, bucketCount, BucketDescriptor.BUCKET_LENGTH);
+            indexLength == bucketCount * BucketDescriptor.BUCKET_LENGTH,
+            "index length %d is not %d buckets of %d bytes", indexLength, bucketCount, BucketDescriptor.BUCKET_LENGTH);
         check(
             maxKeyLength >= 0 && maxKeyLength <= KvBlockDescriptor.MAX_KEY_LENGTH, "max key length %d outside 0..%d",
             maxKeyLength, KvBlockDescriptor.MAX_KEY_LENGTH);

@@ -153,6 +153,30 @@ class KvBlockTest
     }
 
     @Test
+    void garbageYieldsReasonCodesNeverExceptions()
+    {
+        final java.util.Random random = new java.util.Random(11);
+        final byte[] bytes = new byte[8192];
+        final MemorySegment garbage = MemorySegment.ofArray(bytes);
+        final byte[] key = new byte[1024];
+        final KvBlock reader = new KvBlock();
+        for (int round = 0; round < 20_000; round++)
+        {
+            random.nextBytes(bytes);
+            if (random.nextBoolean())
+            {
+                // plausible lengths, so the checksum and key paths run too
+                garbage.set(LittleEndian.U32, 0, 0);
+                LittleEndian.u16(garbage, 6, random.nextInt(1100));
+                garbage.set(LittleEndian.U32, 8, random.nextInt(8000));
+            }
+            final int at = random.nextBoolean() ? 0 : random.nextInt(bytes.length - KvBlockDescriptor.HEADER_LENGTH);
+            final int code = reader.wrap(garbage, at).validate(key, 0, random.nextInt(key.length + 1), -1);
+            assertTrue(code <= KvBlock.VALID && code >= KvBlock.KEY_MISMATCH, "code " + code);
+        }
+    }
+
+    @Test
     void aBlockRunningPastTheSegmentIsABadHeader()
     {
         block.wrap(segment, segment.byteSize() - 64).valueLength(100).keyLength(0);

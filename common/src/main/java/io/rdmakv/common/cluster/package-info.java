@@ -1,0 +1,2 @@
+/** The cluster map: nodes, partitions, and which node holds which partition; JSON via Jackson. */
+package io.rdmakv.common.cluster;

@@ -1,0 +1,20 @@
+package io.rdmakv.common.protocol;
+
+/**
+ * A decoded control message: one record per {@link MessageType}, each documenting its body layout.
+ * Encode and decode with {@link ControlCodec}. Records copy the arrays they are given and return copies,
+ * so they are immutable values.
+ */
+public sealed interface ControlMessage permits
+    HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
+    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage
+{
+    /** The message's type. */
+    MessageType type();
+
+    /** The header's request id: chosen by the requester, echoed by the reply, 0 when unsolicited. */
+    long requestId();
+
+    /** The encoded length, header included. */
+    int encodedLength();
+}

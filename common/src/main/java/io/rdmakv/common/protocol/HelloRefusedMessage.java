@@ -1,0 +1,55 @@
+package io.rdmakv.common.protocol;
+
+/**
+ * HELLO_REFUSED, server to client over the bootstrap connection: no session, and why.
+ *
+ * <pre>
+ *  16 code          u32   a {@link ReasonCode} code
+ *  20 text_length   u16   at most 1024
+ *  22 reserved      u16   zero
+ *  24 text          text_length bytes of UTF-8
+ * </pre>
+ *
+ * Text longer than 1024 bytes of UTF-8 is cut at a character boundary.
+ */
+public record HelloRefusedMessage(long requestId, int code, String text) implements ControlMessage
+{
+    public HelloRefusedMessage
+    {
+        text = CodedText.truncate(text, CodedText.MAX_TEXT_LENGTH);
+    }
+
+    public HelloRefusedMessage(final long requestId, final ReasonCode reason, final String text)
+    {
+        this(requestId, reason.code(), text);
+    }
+
+    @Override
+    public MessageType type()
+    {
+        return MessageType.HELLO_REFUSED;
+    }
+
+    /** The reason, or null for a code this build does not know. */
+    public ReasonCode reason()
+    {
+        return ReasonCode.of(code);
+    }
+
+    @Override
+    public int encodedLength()
+    {
+        return CodedText.encodedLength(text);
+    }
+
+    void encodeBody(final MessageWriter writer)
+    {
+        CodedText.encode(writer, code, text);
+    }
+
+    static HelloRefusedMessage decode(final MessageReader reader, final long requestId)
+    {
+        final int code = reader.u32("code");
+        return new HelloRefusedMessage(requestId, code, CodedText.decodeText(reader));
+    }
+}

@@ -1,0 +1,91 @@
+package io.rdmakv.common.protocol;
+
+import static io.rdmakv.common.protocol.MessageHeaderDescriptor.HEADER_LENGTH;
+import static io.rdmakv.common.protocol.MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH;
+import static io.rdmakv.common.protocol.MessageHeaderDescriptor.MAX_MESSAGE_LENGTH;
+
+/** The control message types, their wire codes and the bounds on their length. */
+public enum MessageType
+{
+    /** Client to server: open a session. */
+    HELLO(1, HelloMessage.TOKEN_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Server to client: session open; where the region is and how it is laid out. */
+    HELLO_OK(2, HelloOkMessage.ENDPOINT_OFFSET, MAX_BOOTSTRAP_MESSAGE_LENGTH),
+    /** Server to client: session refused, with a reason. */
+    HELLO_REFUSED(3, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Client to server: grant me space in the data area. */
+    ALLOC(4, AllocMessage.LENGTH, AllocMessage.LENGTH),
+    /** Server to client: a chunk of the data area is yours. */
+    ALLOC_OK(5, AllocOkMessage.LENGTH, AllocOkMessage.LENGTH),
+    /** Server to client: no space granted, with a reason. */
+    ALLOC_FAILED(6, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Client to server: these blocks are no longer referenced. */
+    FREE(7, FreeMessage.ENTRIES_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Client to server: send statistics. */
+    STATS(8, HEADER_LENGTH, HEADER_LENGTH),
+    /** Server to client: statistics. */
+    STATS_OK(9, StatsOkMessage.LENGTH, StatsOkMessage.LENGTH),
+    /** Client to server: closing the session. */
+    BYE(10, HEADER_LENGTH, HEADER_LENGTH),
+    /** Server to client: the server is going away. */
+    SHUTDOWN(11, HEADER_LENGTH, HEADER_LENGTH),
+    /** Either way: a request failed, with a reason. */
+    ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH);
+
+    private static final MessageType[] BY_CODE;
+
+    static
+    {
+        int max = 0;
+        for (final MessageType type : values())
+        {
+            max = Math.max(max, type.code);
+        }
+        BY_CODE = new MessageType[max + 1];
+        for (final MessageType type : values())
+        {
+            BY_CODE[type.code] = type;
+        }
+    }
+
+    private final int code;
+    private final int minLength;
+    private final int maxLength;
+
+    MessageType(final int code, final int minLength, final int maxLength)
+    {
+        this.code = code;
+        this.minLength = minLength;
+        this.maxLength = maxLength;
+    }
+
+    /** The wire code (the header's type field). */
+    public int code()
+    {
+        return code;
+    }
+
+    /** The shortest valid message of this type, header included. */
+    public int minLength()
+    {
+        return minLength;
+    }
+
+    /** The longest valid message of this type, header included. */
+    public int maxLength()
+    {
+        return maxLength;
+    }
+
+    /** Whether every message of this type has the same length. */
+    public boolean isFixedLength()
+    {
+        return minLength == maxLength;
+    }
+
+    /** The type with wire code {@code code}, or null when there is none. */
+    public static MessageType of(final int code)
+    {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

@@ -1,0 +1,52 @@
+package io.rdmakv.common.protocol;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.verbs.QueuePairEndpoint;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** One valid message of every type, for round trips and for corrupting. */
+final class Samples
+{
+    static final QueuePairEndpoint CLIENT = QueuePairEndpoint.tcp(17, 99, "client-host", 7001);
+    static final QueuePairEndpoint SERVER = new QueuePairEndpoint(
+        "ibverbs", 0x1234, 0x55, 3, new byte[] {(byte)0xfe, (byte)0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}, 5, "",
+        0);
+    static final RegionGeometry GEOMETRY = RegionGeometry.forMemory(64L << 20);
+    static final ClusterMap MAP = ClusterMap.of(
+        3, List.of(new ClusterNode(0, "10.0.0.1", 7400), new ClusterNode(1, "10.0.0.2", 7400)));
+
+    private Samples()
+    {
+    }
+
+    static HelloOkMessage helloOk()
+    {
+        return new HelloOkMessage(
+            2, 1, SERVER, new RemoteRegion(0x7f00_0000_0000L, GEOMETRY.headerAndIndexLength(), 0x1111),
+            new RemoteRegion(0x7f00_0000_0000L + GEOMETRY.dataOffset(), GEOMETRY.dataLength(), 0x2222), GEOMETRY,
+            MAP);
+    }
+
+    static List<ControlMessage> all()
+    {
+        return List.of(
+            new HelloMessage(1, "secret".getBytes(StandardCharsets.UTF_8), CLIENT),
+            new HelloMessage(1, null, SERVER),
+            helloOk(),
+            new HelloRefusedMessage(3, ReasonCode.AUTH_FAILED, "bad token"),
+            new AllocMessage(4, 1 << 20),
+            new AllocOkMessage(5, 64L << 20, 1 << 20),
+            new AllocFailedMessage(6, ReasonCode.OUT_OF_MEMORY, "no free chunk"),
+            new FreeMessage(7, new long[] {64, 4096, 1L << 40}, new int[] {64, 128, 262080}),
+            new StatsMessage(8),
+            new StatsOkMessage(9, 100, 40, 60, 5, 700, 2, 3),
+            new ByeMessage(10),
+            new ShutdownMessage(0),
+            new ErrorMessage(11, ReasonCode.UNEXPECTED_MESSAGE, "ALLOC before HELLO"),
+            new ErrorMessage(-1L, 999, ""));
+    }
+}
