@@ -36,10 +36,12 @@ import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSI
  *  124 chunk_size           u32
  *  128 max_key_length       u32
  *  132 max_value_length     u32
- *  136 endpoint_length      u16   at most {@value HelloMessage#MAX_ENDPOINT_LENGTH}
- *  138 reserved             u16   zero
- *  140 cluster_map_length   u32
- *  144 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
+ *  136 session_id           u64   nonzero; the client's insert-lock word
+ *  144 grace_nanos          u64   how long freed space waits before reuse (see SpaceTiming)
+ *  152 endpoint_length      u16   at most {@value HelloMessage#MAX_ENDPOINT_LENGTH}
+ *  154 reserved             u16   zero
+ *  156 cluster_map_length   u32
+ *  160 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
  *   .. cluster map          cluster_map_length bytes of UTF-8 JSON ({@link ClusterMap#toJson()})
  * </pre>
  *
@@ -55,7 +57,9 @@ public record HelloOkMessage(
     RemoteRegion indexRegion,
     RemoteRegion dataRegion,
     RegionGeometry geometry,
-    byte[] clusterMapJson) implements ControlMessage
+    byte[] clusterMapJson,
+    long sessionId,
+    long graceNanos) implements ControlMessage
 {
     public static final int PROTOCOL_VERSION_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
     public static final int NODE_ID_OFFSET = PROTOCOL_VERSION_OFFSET + Integer.BYTES;
@@ -77,7 +81,9 @@ public record HelloOkMessage(
     public static final int CHUNK_SIZE_OFFSET = BUCKETS_PER_GROUP_OFFSET + Integer.BYTES;
     public static final int MAX_KEY_LENGTH_OFFSET = CHUNK_SIZE_OFFSET + Integer.BYTES;
     public static final int MAX_VALUE_LENGTH_OFFSET = MAX_KEY_LENGTH_OFFSET + Integer.BYTES;
-    public static final int ENDPOINT_LENGTH_OFFSET = MAX_VALUE_LENGTH_OFFSET + Integer.BYTES;
+    public static final int SESSION_ID_OFFSET = MAX_VALUE_LENGTH_OFFSET + Integer.BYTES;
+    public static final int GRACE_NANOS_OFFSET = SESSION_ID_OFFSET + Long.BYTES;
+    public static final int ENDPOINT_LENGTH_OFFSET = GRACE_NANOS_OFFSET + Long.BYTES;
     public static final int RESERVED_OFFSET = ENDPOINT_LENGTH_OFFSET + Short.BYTES;
     public static final int CLUSTER_MAP_LENGTH_OFFSET = RESERVED_OFFSET + Short.BYTES;
     public static final int ENDPOINT_OFFSET = CLUSTER_MAP_LENGTH_OFFSET + Integer.BYTES;
@@ -91,6 +97,10 @@ public record HelloOkMessage(
         if (serverEndpoint == null || indexRegion == null || dataRegion == null || geometry == null)
         {
             throw new IllegalArgumentException("HELLO_OK needs an endpoint, both memory regions and a geometry");
+        }
+        if (sessionId == 0 || graceNanos < 0)
+        {
+            throw new IllegalArgumentException("HELLO_OK needs a nonzero session id and a grace period >= 0");
         }
         clusterMapJson = clusterMapJson == null ? new byte[0] : clusterMapJson.clone();
         if (clusterMapJson.length > MAX_CLUSTER_MAP_LENGTH)
@@ -120,11 +130,13 @@ public record HelloOkMessage(
         final RemoteRegion indexRegion,
         final RemoteRegion dataRegion,
         final RegionGeometry geometry,
-        final ClusterMap clusterMap)
+        final ClusterMap clusterMap,
+        final long sessionId,
+        final long graceNanos)
     {
         this(
             requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap.toJson().getBytes(StandardCharsets.UTF_8));
+            geometry, clusterMap.toJson().getBytes(StandardCharsets.UTF_8), sessionId, graceNanos);
     }
 
     @Override
@@ -161,6 +173,7 @@ public record HelloOkMessage(
             .u64(geometry.bucketCount()).u64(geometry.dataOffset()).u64(geometry.dataLength())
             .u32(geometry.headerLength()).u32(geometry.slotsPerBucket()).u32(geometry.bucketsPerGroup())
             .u32(geometry.chunkSize()).u32(geometry.maxKeyLength()).u32(geometry.maxValueLength())
+            .u64(sessionId).u64(graceNanos)
             .u16(endpointBytes.length).u16(0).u32(clusterMapJson.length)
             .bytes(endpointBytes).bytes(clusterMapJson);
     }
@@ -193,6 +206,8 @@ public record HelloOkMessage(
         final int chunkSize = reader.u32("chunk size");
         final int maxKeyLength = reader.u32("max key length");
         final int maxValueLength = reader.u32("max value length");
+        final long sessionId = reader.u64("session id");
+        final long graceNanos = reader.u64("grace nanos");
         final int endpointLength = reader.length(
             reader.u16("endpoint length"), HelloMessage.MAX_ENDPOINT_LENGTH, "endpoint");
         reader.u16("reserved");
@@ -207,7 +222,7 @@ public record HelloOkMessage(
                 bucketsPerGroup, dataOffset, geometryDataLength, chunkSize, maxKeyLength, maxValueLength);
             return new HelloOkMessage(
                 requestId, version, nodeId, endpoint, new RemoteRegion(indexAddress, indexLength, indexRkey),
-                new RemoteRegion(dataAddress, dataLength, dataRkey), geometry, clusterMap);
+                new RemoteRegion(dataAddress, dataLength, dataRkey), geometry, clusterMap, sessionId, graceNanos);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -221,7 +236,7 @@ public record HelloOkMessage(
         return o instanceof HelloOkMessage m && requestId == m.requestId && protocolVersion == m.protocolVersion &&
             nodeId == m.nodeId && serverEndpoint.equals(m.serverEndpoint) && indexRegion.equals(m.indexRegion) &&
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
-            Arrays.equals(clusterMapJson, m.clusterMapJson);
+            Arrays.equals(clusterMapJson, m.clusterMapJson) && sessionId == m.sessionId && graceNanos == m.graceNanos;
     }
 
     @Override
@@ -235,6 +250,6 @@ public record HelloOkMessage(
     {
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
-            " geometry=" + geometry + " clusterMap=" + clusterMapJson.length + " bytes}";
+            " geometry=" + geometry + " clusterMap=" + clusterMapJson.length + " bytes sessionId=" + sessionId + " graceNanos=" + graceNanos + "}";
     }
 }

@@ -84,7 +84,7 @@ class ControlCodecTest
         assertEquals(136, HelloOkMessage.ENDPOINT_LENGTH_OFFSET);
         assertEquals(138, HelloOkMessage.RESERVED_OFFSET);
         assertEquals(140, HelloOkMessage.CLUSTER_MAP_LENGTH_OFFSET);
-        assertEquals(144, HelloOkMessage.ENDPOINT_OFFSET);
+        assertEquals(160, HelloOkMessage.ENDPOINT_OFFSET);
 
         assertEquals(16, CodedText.CODE_OFFSET);
         assertEquals(20, CodedText.TEXT_LENGTH_OFFSET);

@@ -28,7 +28,7 @@ final class Samples
         return new HelloOkMessage(
             2, 1, SERVER, new RemoteRegion(0x7f00_0000_0000L, GEOMETRY.headerAndIndexLength(), 0x1111),
             new RemoteRegion(0x7f00_0000_0000L + GEOMETRY.dataOffset(), GEOMETRY.dataLength(), 0x2222), GEOMETRY,
-            MAP);
+            MAP, 0x5E55_1000L, 100_000_000L);
     }
 
     static List<ControlMessage> all()

@@ -25,6 +25,8 @@ public final class DataAreaAllocator
     private long bump;
     private final TreeMap<Long, Long> free = new TreeMap<>();
     private final ArrayDeque<long[]> grace = new ArrayDeque<>();
+    private final ArrayDeque<long[]> quarantine = new ArrayDeque<>();
+    private final long quarantineNanos;
     private final TreeMap<Long, Long> inGrace = new TreeMap<>();
     private long freeBytes;
     private long graceBytes;
@@ -33,6 +35,16 @@ public final class DataAreaAllocator
 
     public DataAreaAllocator(final long capacity, final int alignment, final long graceNanos)
     {
+        this(capacity, alignment, graceNanos, graceNanos);
+    }
+
+    /**
+     * @param quarantineNanos how long space reclaimed from a departed client waits (at least the grace
+     *                        period; see {@link io.rdmakv.common.SpaceTiming})
+     */
+    public DataAreaAllocator(final long capacity, final int alignment, final long graceNanos,
+        final long quarantineNanos)
+    {
         if (Long.bitCount(alignment) != 1 || capacity % alignment != 0 || capacity <= alignment)
         {
             throw new IllegalArgumentException("data area of " + capacity + " bytes with alignment " + alignment);
@@ -40,6 +52,7 @@ public final class DataAreaAllocator
         this.capacity = capacity;
         this.alignment = alignment;
         this.graceNanos = graceNanos;
+        this.quarantineNanos = Math.max(graceNanos, quarantineNanos);
         this.bump = alignment;
     }
 
@@ -90,12 +103,25 @@ public final class DataAreaAllocator
     /** A client freed a block: it becomes grantable after the grace period. Misaligned or outside ranges are refused. */
     public boolean release(final long offset, final long length, final long nowNanos)
     {
+        return release(offset, length, nowNanos, graceNanos);
+    }
+
+    private boolean release(final long offset, final long length, final long nowNanos, final long delayNanos)
+    {
         if (offset < alignment || length <= 0 || offset % alignment != 0 || length % alignment != 0 ||
             offset + length > bump || overlapsFree(offset, length))
         {
             return false;
         }
-        grace.addLast(new long[] {offset, length, nowNanos + graceNanos});
+        final long[] entry = {offset, length, nowNanos + delayNanos};
+        if (delayNanos == graceNanos)
+        {
+            grace.addLast(entry);
+        }
+        else
+        {
+            quarantine.addLast(entry);
+        }
         inGrace.put(offset, length);
         graceBytes += length;
         return true;
@@ -104,9 +130,15 @@ public final class DataAreaAllocator
     /** Moves ranges whose grace period ended into the free set. */
     public void expireGrace(final long nowNanos)
     {
-        while (!grace.isEmpty() && grace.peekFirst()[2] - nowNanos <= 0)
+        expire(grace, nowNanos);
+        expire(quarantine, nowNanos);
+    }
+
+    private void expire(final ArrayDeque<long[]> queue, final long nowNanos)
+    {
+        while (!queue.isEmpty() && queue.peekFirst()[2] - nowNanos <= 0)
         {
-            final long[] r = grace.pollFirst();
+            final long[] r = queue.pollFirst();
             inGrace.remove(r[0]);
             graceBytes -= r[1];
             addFree(r[0], r[1]);
@@ -148,7 +180,8 @@ public final class DataAreaAllocator
 
     /**
      * Reclaims what a departed client held: every part of {@code extent} that is neither referenced
-     * ({@code live}, sorted by offset, non-overlapping) nor already free goes through the grace period.
+     * ({@code live}, sorted by offset, non-overlapping) nor already free waits out the quarantine, then
+     * becomes free.
      *
      * @return the bytes reclaimed
      */
@@ -180,7 +213,7 @@ public final class DataAreaAllocator
                 {
                     p += alignment;
                 }
-                if (!isFree && release(runStart, p - runStart, nowNanos))
+                if (!isFree && release(runStart, p - runStart, nowNanos, quarantineNanos))
                 {
                     reclaimed += p - runStart;
                 }
@@ -219,7 +252,7 @@ public final class DataAreaAllocator
 
     public int graceRanges()
     {
-        return grace.size();
+        return grace.size() + quarantine.size();
     }
 
     public long reclaimedBytes()

@@ -1,0 +1,108 @@
+package io.rdmakv.client;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a {@link KvClient} connects.
+ *
+ * @param seeds          nodes to learn the cluster map from (any one that answers will do)
+ * @param authToken      the cluster's shared token ({@code --auth-token} of kvserver); empty for none
+ * @param transport      {@code auto}, {@code tcp} or {@code ibverbs}
+ * @param tcpBindHost    address the {@code tcp} transport's endpoint listens on (reachable by the nodes)
+ * @param opTimeout      how long one operation may take before it fails with {@link KvTimeoutException}
+ * @param connectTimeout how long opening a session may take
+ * @param asyncThreads   threads that run the asynchronous API's operations
+ */
+public record KvClientConfig(
+    List<InetSocketAddress> seeds,
+    String authToken,
+    String transport,
+    String tcpBindHost,
+    Duration opTimeout,
+    Duration connectTimeout,
+    int asyncThreads)
+{
+    public static final int DEFAULT_PORT = 7400;
+
+    public KvClientConfig
+    {
+        if (seeds == null || seeds.isEmpty())
+        {
+            throw new IllegalArgumentException("at least one node address is needed");
+        }
+        seeds = List.copyOf(seeds);
+        authToken = authToken == null ? "" : authToken;
+        if (opTimeout.isNegative() || opTimeout.isZero() || connectTimeout.isNegative() || connectTimeout.isZero())
+        {
+            throw new IllegalArgumentException("timeouts must be positive");
+        }
+        if (asyncThreads < 1)
+        {
+            throw new IllegalArgumentException("asyncThreads must be at least 1");
+        }
+    }
+
+    /** Defaults for {@code hosts} ("host:port,host:port"): no token, transport auto, 5 s timeouts, 4 async threads. */
+    public static KvClientConfig of(final String hosts)
+    {
+        return new KvClientConfig(parseHosts(hosts), "", "auto", "127.0.0.1", Duration.ofSeconds(5),
+            Duration.ofSeconds(5), 4);
+    }
+
+    public KvClientConfig withAuthToken(final String token)
+    {
+        return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads);
+    }
+
+    public KvClientConfig withTransport(final String newTransport)
+    {
+        return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads);
+    }
+
+    public KvClientConfig withOpTimeout(final Duration timeout)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads);
+    }
+
+    public KvClientConfig withConnectTimeout(final Duration timeout)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads);
+    }
+
+    public KvClientConfig withAsyncThreads(final int threads)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads);
+    }
+
+    /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */
+    public static List<InetSocketAddress> parseHosts(final String hosts)
+    {
+        final List<InetSocketAddress> result = new ArrayList<>();
+        for (final String part : hosts.split(","))
+        {
+            final String h = part.trim();
+            if (h.isEmpty())
+            {
+                continue;
+            }
+            final int colon = h.lastIndexOf(':');
+            try
+            {
+                result.add(colon < 0 ? InetSocketAddress.createUnresolved(h, DEFAULT_PORT) :
+                    InetSocketAddress.createUnresolved(h.substring(0, colon), Integer.parseInt(h.substring(colon + 1))));
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw new IllegalArgumentException("bad node address '" + h + "': expected HOST:PORT", e);
+            }
+        }
+        if (result.isEmpty())
+        {
+            throw new IllegalArgumentException("no node address in '" + hosts + "'");
+        }
+        return result;
+    }
+}

@@ -1,0 +1,264 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.ReceiveWorkRequests;
+import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequest;
+import io.rdmakv.verbs.SendWorkRequests;
+import io.rdmakv.verbs.WcOpcode;
+import io.rdmakv.verbs.WcStatus;
+import io.rdmakv.verbs.WorkCompletion;
+import io.rdmakv.verbs.WorkCompletions;
+
+/**
+ * Posting and waiting for one lane's queue pair. {@link #ring} posts a prepared chain of work
+ * requests with one doorbell, the last one signaled, and spins until it completes: one round trip.
+ * Receive completions met on the way (control replies, server notices) are remembered for
+ * {@link #awaitReceive}. Any error completion or a timeout breaks the lane for good.
+ */
+final class LaneIo implements AutoCloseable
+{
+    static final int MAX_CHAIN = 8;
+    private static final long RECV_WR_ID_BASE = 1L << 62;
+
+    private final QueuePair qp;
+    private final CompletionQueue cq;
+    private final MemoryRegion local;
+    private final LaneCounters counters;
+    private final SendWorkRequests requests = SendWorkRequests.allocate(MAX_CHAIN, 1);
+    private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(LaneBuffers.RECV_BUFFERS, 1);
+    private final WorkCompletions completions = WorkCompletions.allocate(16);
+    private final int[] arrivedBuffer = new int[LaneBuffers.RECV_BUFFERS];
+    private final int[] arrivedLength = new int[LaneBuffers.RECV_BUFFERS];
+    private int arrivedCount;
+    private int lastReceiveLength;
+    private long nextWrId = 1;
+    private long timeoutNanos;
+    private int failure;
+
+    LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
+        final long timeoutNanos)
+    {
+        this.qp = qp;
+        this.cq = cq;
+        this.local = local;
+        this.counters = counters;
+        this.timeoutNanos = timeoutNanos;
+    }
+
+    /** Posts every receive buffer; called once while the queue pair is being connected. */
+    void postAllReceives()
+    {
+        for (int i = 0; i < LaneBuffers.RECV_BUFFERS; i++)
+        {
+            if (!repostReceive(i))
+            {
+                throw new IllegalStateException("cannot post receive buffer " + i);
+            }
+        }
+    }
+
+    boolean repostReceive(final int buffer)
+    {
+        receives.at(buffer).wrId(RECV_WR_ID_BASE + buffer)
+            .buffer(local.address() + LaneBuffers.controlRecv(buffer), LaneBuffers.CONTROL_LENGTH, local.lkey())
+            .next(null);
+        return qp.postReceive(receives.at(buffer)) == 0;
+    }
+
+    SendWorkRequest wr(final int i)
+    {
+        return requests.at(i);
+    }
+
+    long localAddress(final int offset)
+    {
+        return local.address() + offset;
+    }
+
+    int lkey()
+    {
+        return local.lkey();
+    }
+
+    /** The failure that broke the lane (a negative {@link Status}), or 0 while it works. */
+    int failure()
+    {
+        return failure;
+    }
+
+    void timeoutNanos(final long timeoutNanos)
+    {
+        this.timeoutNanos = timeoutNanos;
+    }
+
+    /**
+     * Posts work requests {@code 0..count-1} as one chain with one doorbell, the last signaled, the
+     * others unsignaled, and waits for the last. Returns {@link Status#OK} or a failure.
+     */
+    int ring(final int count)
+    {
+        if (failure != 0)
+        {
+            return failure;
+        }
+        for (int i = 0; i < count; i++)
+        {
+            final SendWorkRequest wr = requests.at(i);
+            final int flags = wr.sendFlags() & ~SendFlags.SIGNALED;
+            if (i == count - 1)
+            {
+                wr.sendFlags(flags | SendFlags.SIGNALED).wrId(nextWrId).next(null);
+            }
+            else
+            {
+                wr.sendFlags(flags).wrId(0).next(requests.at(i + 1));
+            }
+        }
+        final long wrId = nextWrId++;
+        counters.roundTrips++;
+        if (qp.postSend(requests.at(0)) != 0)
+        {
+            return fail(Status.CONNECTION_LOST);
+        }
+        return awaitSend(wrId);
+    }
+
+    /** Posts one unsignaled request without waiting (it completes before the next signaled one). */
+    int postUnsignaled(final int index)
+    {
+        if (failure != 0)
+        {
+            return failure;
+        }
+        final SendWorkRequest wr = requests.at(index);
+        wr.sendFlags(wr.sendFlags() & ~SendFlags.SIGNALED).wrId(0).next(null);
+        return qp.postSend(wr) == 0 ? Status.OK : fail(Status.CONNECTION_LOST);
+    }
+
+    private int awaitSend(final long wrId)
+    {
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (true)
+        {
+            final int n = cq.poll(completions);
+            if (n < 0)
+            {
+                return fail(Status.CONNECTION_LOST);
+            }
+            boolean done = false;
+            for (int i = 0; i < n; i++)
+            {
+                final WorkCompletion wc = completions.at(i);
+                final int rc = accept(wc);
+                if (rc != Status.OK)
+                {
+                    return rc;
+                }
+                done |= wc.wrId() == wrId;
+            }
+            if (done)
+            {
+                return Status.OK;
+            }
+            if (n == 0 && System.nanoTime() - deadline > 0)
+            {
+                return fail(Status.TIMEOUT);
+            }
+        }
+    }
+
+    /**
+     * Waits for a control message. Returns the receive buffer's index (read the message at
+     * {@link LaneBuffers#controlRecv}, then {@link #repostReceive} it), or a negative {@link Status}.
+     */
+    int awaitReceive(final long timeout)
+    {
+        final long deadline = System.nanoTime() + timeout;
+        while (arrivedCount == 0)
+        {
+            if (failure != 0)
+            {
+                return failure;
+            }
+            final int n = cq.poll(completions);
+            for (int i = 0; i < n; i++)
+            {
+                final int rc = accept(completions.at(i));
+                if (rc != Status.OK)
+                {
+                    return rc;
+                }
+            }
+            if (n == 0)
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    return fail(Status.TIMEOUT);
+                }
+                Thread.onSpinWait();
+            }
+        }
+        final int buffer = arrivedBuffer[0];
+        lastReceiveLength = arrivedLength[0];
+        arrivedCount--;
+        System.arraycopy(arrivedBuffer, 1, arrivedBuffer, 0, arrivedCount);
+        System.arraycopy(arrivedLength, 1, arrivedLength, 0, arrivedCount);
+        return buffer;
+    }
+
+    /** Bytes in the receive buffer {@link #awaitReceive} returned last. */
+    int lastReceiveLength()
+    {
+        return lastReceiveLength;
+    }
+
+    /** True when a control message is waiting (polls once without blocking). */
+    boolean receivePending()
+    {
+        if (arrivedCount == 0 && failure == 0)
+        {
+            final int n = cq.poll(completions);
+            for (int i = 0; i < n; i++)
+            {
+                accept(completions.at(i));
+            }
+        }
+        return arrivedCount > 0;
+    }
+
+    private int accept(final WorkCompletion wc)
+    {
+        if (wc.status() != 0)
+        {
+            return fail(wc.status() == WcStatus.REM_ACCESS_ERR.code() || wc.status() == WcStatus.REM_INV_REQ_ERR.code() ?
+                Status.REMOTE_ERROR : Status.CONNECTION_LOST);
+        }
+        if (wc.opcode() == WcOpcode.RECV)
+        {
+            arrivedBuffer[arrivedCount] = (int)(wc.wrId() - RECV_WR_ID_BASE);
+            arrivedLength[arrivedCount] = wc.byteLen();
+            arrivedCount++;
+        }
+        return Status.OK;
+    }
+
+    private int fail(final int status)
+    {
+        if (failure == 0)
+        {
+            failure = status;
+        }
+        return failure;
+    }
+
+    @Override
+    public void close()
+    {
+        requests.close();
+        receives.close();
+        completions.close();
+    }
+}

@@ -1,0 +1,40 @@
+package io.rdmakv.client.internal;
+
+/** Result codes of the data path: non-negative outcomes, negative failures. No exceptions on the data path. */
+public final class Status
+{
+    public static final int OK = 0;
+    public static final int NOT_FOUND = 1;
+    /** A compare-and-set found another version. */
+    public static final int CONFLICT = 2;
+
+    public static final int TABLE_FULL = -1;
+    public static final int OUT_OF_SPACE = -2;
+    public static final int TIMEOUT = -3;
+    public static final int CONNECTION_LOST = -4;
+    public static final int RETRIES_EXHAUSTED = -5;
+    public static final int REMOTE_ERROR = -6;
+    public static final int NODE_SHUTTING_DOWN = -7;
+
+    private Status()
+    {
+    }
+
+    public static String name(final int status)
+    {
+        return switch (status)
+        {
+            case OK -> "OK";
+            case NOT_FOUND -> "NOT_FOUND";
+            case CONFLICT -> "CONFLICT";
+            case TABLE_FULL -> "TABLE_FULL";
+            case OUT_OF_SPACE -> "OUT_OF_SPACE";
+            case TIMEOUT -> "TIMEOUT";
+            case CONNECTION_LOST -> "CONNECTION_LOST";
+            case RETRIES_EXHAUSTED -> "RETRIES_EXHAUSTED";
+            case REMOTE_ERROR -> "REMOTE_ERROR";
+            case NODE_SHUTTING_DOWN -> "NODE_SHUTTING_DOWN";
+            default -> "STATUS(" + status + ")";
+        };
+    }
+}

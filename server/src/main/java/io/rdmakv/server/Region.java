@@ -1,0 +1,89 @@
+package io.rdmakv.server;
+
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.layout.RegionHeader;
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A node's region: one page-aligned off-heap allocation holding the header, the index and the data
+ * area, registered as two memory regions with least privilege: header and index for remote READ and
+ * atomics only, the data area for remote READ and WRITE only.
+ */
+final class Region implements AutoCloseable
+{
+    private static final int PAGE = 4096;
+
+    private final Arena arena = Arena.ofShared();
+    private final RegionGeometry geometry;
+    private final MemorySegment segment;
+    private final MemoryRegion indexRegion;
+    private final MemoryRegion dataRegion;
+
+    Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId)
+    {
+        this.geometry = geometry;
+        try
+        {
+            segment = arena.allocate(geometry.regionLength(), PAGE);
+        }
+        catch (final OutOfMemoryError | IllegalArgumentException e)
+        {
+            arena.close();
+            throw new IllegalStateException("cannot allocate a region of " + geometry.regionLength() +
+                " bytes: " + e.getMessage(), e);
+        }
+        new RegionHeader().wrap(segment).initialise(geometry, nodeId);
+        MemoryRegion index = null;
+        try
+        {
+            index = pd.registerMemory(segment.asSlice(0, geometry.dataOffset()),
+                AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC);
+            dataRegion = pd.registerMemory(segment.asSlice(geometry.dataOffset(), geometry.dataLength()),
+                AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+            indexRegion = index;
+        }
+        catch (final RuntimeException e)
+        {
+            if (index != null)
+            {
+                index.close();
+            }
+            arena.close();
+            throw e;
+        }
+    }
+
+    RegionGeometry geometry()
+    {
+        return geometry;
+    }
+
+    /** The whole region: header at 0, index at the geometry's index offset. */
+    MemorySegment segment()
+    {
+        return segment;
+    }
+
+    MemoryRegion indexRegion()
+    {
+        return indexRegion;
+    }
+
+    MemoryRegion dataRegion()
+    {
+        return dataRegion;
+    }
+
+    @Override
+    public void close()
+    {
+        indexRegion.close();
+        dataRegion.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,219 @@
+package io.rdmakv.server.bootstrap;
+
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MalformedMessageException;
+import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.ReasonCode;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Accepts clients on the node's TCP port. Each connection gets a virtual thread that reads one HELLO,
+ * asks the {@link SessionFactory} to open a session (or refuses with a reason), answers, and then
+ * waits on the socket for the rest of the session: its end is the client's departure.
+ */
+public final class BootstrapListener implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(BootstrapListener.class.getName());
+    private static final int HELLO_TIMEOUT_MS = 10_000;
+
+    /** Opens sessions for accepted HELLOs. */
+    public interface SessionFactory
+    {
+        /**
+         * Opens a session for {@code hello} from {@code socket}; returns the reply (HELLO_OK or
+         * HELLO_REFUSED) and, for HELLO_OK, the task to run when the connection ends.
+         */
+        Outcome open(HelloMessage hello, Socket socket);
+    }
+
+    /** What the factory decided: the reply, and what to do when the client's connection closes (or null). */
+    public record Outcome(ControlMessage reply, Runnable onDeparture)
+    {
+    }
+
+    private final ServerSocket server;
+    private final SessionFactory factory;
+    private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+    private volatile boolean closed;
+
+    /** Binds the port now, so a busy port fails at start-up with a clear error. */
+    public BootstrapListener(final InetSocketAddress address, final SessionFactory factory) throws IOException
+    {
+        this.factory = factory;
+        server = new ServerSocket();
+        server.setReuseAddress(true);
+        try
+        {
+            server.bind(address, 128);
+        }
+        catch (final IOException e)
+        {
+            server.close();
+            throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort() + ": " +
+                e.getMessage(), e);
+        }
+        acceptor = Thread.ofPlatform().daemon().name("rdmakv-bootstrap").unstarted(this::acceptLoop);
+    }
+
+    public void start()
+    {
+        acceptor.start();
+    }
+
+    public int port()
+    {
+        return server.getLocalPort();
+    }
+
+    private void acceptLoop()
+    {
+        while (!closed)
+        {
+            try
+            {
+                final Socket socket = server.accept();
+                connections.add(socket);
+                Thread.ofVirtual().name("rdmakv-session-" + socket.getRemoteSocketAddress()).start(() -> serve(socket));
+            }
+            catch (final IOException e)
+            {
+                if (!closed)
+                {
+                    LOG.log(System.Logger.Level.WARNING, "accept failed: " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    private void serve(final Socket socket)
+    {
+        Runnable onDeparture = null;
+        try
+        {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(HELLO_TIMEOUT_MS);
+            final ControlMessage request;
+            try
+            {
+                request = read(socket.getInputStream());
+            }
+            catch (final MalformedMessageException e)
+            {
+                refuse(socket, e.kind() == MalformedMessageException.Kind.BAD_VERSION ?
+                    ReasonCode.UNSUPPORTED_VERSION : ReasonCode.MALFORMED_MESSAGE, e.getMessage());
+                return;
+            }
+            if (!(request instanceof HelloMessage hello))
+            {
+                refuse(socket, ReasonCode.UNEXPECTED_MESSAGE, "expected HELLO, got " + request.type());
+                return;
+            }
+            final Outcome outcome = factory.open(hello, socket);
+            socket.getOutputStream().write(ControlCodec.toBytes(outcome.reply()));
+            socket.getOutputStream().flush();
+            onDeparture = outcome.onDeparture();
+            if (onDeparture == null)
+            {
+                return;
+            }
+            socket.setSoTimeout(0);
+            final InputStream in = socket.getInputStream();
+            while (in.read() >= 0)
+            {
+                // the client sends nothing more here: any byte is ignored, the end is the departure
+            }
+        }
+        catch (final SocketTimeoutException e)
+        {
+            LOG.log(System.Logger.Level.DEBUG, "no HELLO from " + socket.getRemoteSocketAddress() + " in time");
+        }
+        catch (final IOException e)
+        {
+            LOG.log(System.Logger.Level.DEBUG, "bootstrap connection ended: " + e.getMessage());
+        }
+        finally
+        {
+            connections.remove(socket);
+            try
+            {
+                socket.close();
+            }
+            catch (final IOException ignore)
+            {
+                // already gone
+            }
+            if (onDeparture != null)
+            {
+                onDeparture.run();
+            }
+        }
+    }
+
+    private static ControlMessage read(final InputStream stream) throws IOException
+    {
+        final DataInputStream in = new DataInputStream(stream);
+        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
+        in.readFully(header);
+        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
+        if (length > MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH)
+        {
+            throw new MalformedMessageException(MalformedMessageException.Kind.BAD_LENGTH,
+                "bootstrap message of " + length + " bytes");
+        }
+        final byte[] message = new byte[length];
+        System.arraycopy(header, 0, message, 0, header.length);
+        in.readFully(message, header.length, length - header.length);
+        return ControlCodec.fromBytes(message);
+    }
+
+    private static void refuse(final Socket socket, final ReasonCode code, final String text) throws IOException
+    {
+        socket.getOutputStream().write(ControlCodec.toBytes(new HelloRefusedMessage(0, code.code(), text)));
+        socket.getOutputStream().flush();
+    }
+
+    /** Stops accepting; open sessions keep their connections until they are closed. */
+    @Override
+    public void close()
+    {
+        closed = true;
+        try
+        {
+            server.close();
+        }
+        catch (final IOException ignore)
+        {
+            // closing: nothing to add
+        }
+    }
+
+    /** Closes every bootstrap connection still open (their sessions depart). */
+    public void closeConnections()
+    {
+        for (final Socket s : connections)
+        {
+            try
+            {
+                s.close();
+            }
+            catch (final IOException ignore)
+            {
+                // closing: nothing to add
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package io.rdmakv.server.control;
+
+import io.rdmakv.server.space.Extent;
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.ReceiveWorkRequests;
+import io.rdmakv.verbs.SendWorkRequests;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server's side of one client session: its queue pair, control buffers, the bootstrap socket that
+ * is its lease, and the extents granted to it. Owned by the control agent once registered.
+ *
+ * <pre>
+ * buffers: [RECV 0] .. [RECV n-1] [SEND reply] [SEND notice], each MAX_MESSAGE_LENGTH bytes
+ * </pre>
+ */
+public final class ServerSession implements AutoCloseable
+{
+    public static final int RECV_BUFFERS = 8;
+    static final int REPLY_BUFFER = RECV_BUFFERS;
+    static final int NOTICE_BUFFER = RECV_BUFFERS + 1;
+
+    private final long id;
+    private final String peer;
+    private final int bufferLength;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment buffers;
+    private final MemoryRegion mr;
+    private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(RECV_BUFFERS, 1);
+    private final SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
+    private final List<Extent> extents = new ArrayList<>();
+    private QueuePair qp;
+    private Socket bootstrap;
+    private volatile boolean departed;
+
+    public ServerSession(final long id, final String peer, final ProtectionDomain pd, final int bufferLength)
+    {
+        this.id = id;
+        this.peer = peer;
+        this.bufferLength = bufferLength;
+        buffers = arena.allocate((long)bufferLength * (RECV_BUFFERS + 2), 4096);
+        mr = pd.registerMemory(buffers, AccessFlags.LOCAL_WRITE);
+    }
+
+    public long id()
+    {
+        return id;
+    }
+
+    public String peer()
+    {
+        return peer;
+    }
+
+    public void attach(final QueuePair qp, final Socket bootstrap)
+    {
+        this.qp = qp;
+        this.bootstrap = bootstrap;
+    }
+
+    public QueuePair qp()
+    {
+        return qp;
+    }
+
+    public Socket bootstrap()
+    {
+        return bootstrap;
+    }
+
+    MemorySegment buffers()
+    {
+        return buffers;
+    }
+
+    long bufferOffset(final int buffer)
+    {
+        return (long)buffer * bufferLength;
+    }
+
+    /** Posts receive buffer {@code buffer}; false when the queue pair refuses it. */
+    public boolean postReceive(final int buffer)
+    {
+        receives.at(buffer).wrId(buffer).buffer(mr.address() + bufferOffset(buffer), bufferLength, mr.lkey()).next(null);
+        return qp.postReceive(receives.at(buffer)) == 0;
+    }
+
+    /** Sends {@code length} bytes from send buffer {@code buffer} (signaled, so a failure shows). */
+    boolean send(final int buffer, final int length)
+    {
+        sends.at(buffer - REPLY_BUFFER).wrId(1000 + buffer).sendFlags(io.rdmakv.verbs.SendFlags.SIGNALED)
+            .send(mr.address() + bufferOffset(buffer), length, mr.lkey()).next(null);
+        return qp.postSend(sends.at(buffer - REPLY_BUFFER)) == 0;
+    }
+
+    List<Extent> extents()
+    {
+        return extents;
+    }
+
+    boolean departed()
+    {
+        return departed;
+    }
+
+    void markDeparted()
+    {
+        departed = true;
+    }
+
+    @Override
+    public void close()
+    {
+        departed = true;
+        closeQuietly(bootstrap);
+        closeQuietly(qp);
+        closeQuietly(mr);
+        receives.close();
+        sends.close();
+        arena.close();
+    }
+
+    static void closeQuietly(final AutoCloseable c)
+    {
+        if (c != null)
+        {
+            try
+            {
+                c.close();
+            }
+            catch (final Exception ignore)
+            {
+                // tearing down after a departure: nothing more to report
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "session " + id + " (" + peer + ")";
+    }
+}

@@ -1,0 +1,138 @@
+package io.rdmakv.server.space;
+
+import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.layout.SlotWord;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Walks a node's index on the server's CPU: counts used slots, finds which blocks of a departed
+ * client's extents are still referenced, and releases insert locks it held. Reads slots with acquire
+ * semantics and clears locks with CAS, so it is safe while clients keep working.
+ */
+public final class IndexScanner
+{
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment region;
+    private final RegionGeometry geometry;
+
+    public IndexScanner(final MemorySegment region, final RegionGeometry geometry)
+    {
+        this.region = region;
+        this.geometry = geometry;
+    }
+
+    /** Used slots in the whole index. */
+    public long usedSlots()
+    {
+        long used = 0;
+        final long groups = geometry.groupCount();
+        for (long g = 0; g < groups; g++)
+        {
+            for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
+            {
+                if (slot(g, s) != SlotWord.EMPTY)
+                {
+                    used++;
+                }
+            }
+        }
+        return used;
+    }
+
+    private long slot(final long group, final int slot)
+    {
+        return (long)LONG.getAcquire(region, geometry.slotRegionOffset(group, slot));
+    }
+
+    /** What a scan for a departed session found. */
+    public record Departure(List<List<Extent>> liveByExtent, int locksReleased)
+    {
+    }
+
+    /**
+     * For each of {@code extents}, the blocks inside it that a slot references (sorted by offset), and
+     * releases every insert lock whose word is {@code lockWord}.
+     */
+    public Departure scanDeparture(final List<Extent> extents, final long lockWord)
+    {
+        final List<Extent> sorted = new ArrayList<>(extents);
+        sorted.sort(Comparator.comparingLong(Extent::offset));
+        final List<List<Extent>> live = new ArrayList<>();
+        for (int i = 0; i < sorted.size(); i++)
+        {
+            live.add(new ArrayList<>());
+        }
+        int locks = 0;
+        final long groups = geometry.groupCount();
+        for (long g = 0; g < groups; g++)
+        {
+            final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.bucketOffsetInGroup(1) +
+                BucketDescriptor.BUCKET_HEADER_OFFSET;
+            if (lockWord != 0 && (long)LONG.getAcquire(region, lockOffset) == lockWord &&
+                LONG.compareAndSet(region, lockOffset, lockWord, 0L))
+            {
+                locks++;
+            }
+            if (sorted.isEmpty())
+            {
+                continue;
+            }
+            for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
+            {
+                final long word = slot(g, s);
+                if (word == SlotWord.EMPTY)
+                {
+                    continue;
+                }
+                final long offset = SlotWord.blockOffset(word);
+                final int e = find(sorted, offset);
+                if (e >= 0)
+                {
+                    live.get(e).add(new Extent(offset, SlotWord.blockLength(word)));
+                }
+            }
+        }
+        for (final List<Extent> l : live)
+        {
+            l.sort(Comparator.comparingLong(Extent::offset));
+        }
+        final List<List<Extent>> byInput = new ArrayList<>();
+        for (final Extent e : extents)
+        {
+            byInput.add(live.get(sorted.indexOf(e)));
+        }
+        return new Departure(byInput, locks);
+    }
+
+    private static int find(final List<Extent> sorted, final long offset)
+    {
+        int lo = 0;
+        int hi = sorted.size() - 1;
+        while (lo <= hi)
+        {
+            final int mid = (lo + hi) >>> 1;
+            final Extent e = sorted.get(mid);
+            if (offset < e.offset())
+            {
+                hi = mid - 1;
+            }
+            else if (offset >= e.end())
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                return mid;
+            }
+        }
+        return -1;
+    }
+}
