@@ -15,7 +15,7 @@ package io.rdmakv.common.layout;
  * The bucket header is reserved for resizing the index online (the bucket's local depth and a version)
  * and is zero in this layout version; readers ignore it.
  *
- * <p>A group is {@value #BUCKETS_PER_GROUP} adjacent buckets, {@value #GROUP_LENGTH} bytes and {@value
+ * <p>A group is {@value #BUCKETS_PER_GROUP} adjacent buckets, 128 bytes and {@value
  * #SLOTS_PER_GROUP} slots, always read whole with one RDMA READ. Group {@code g} covers buckets {@code 2g}
  * and {@code 2g + 1} and starts {@code g * 128} bytes into the index. In the style of RACE hashing every
  * key has two candidate groups from two hash functions ({@code KeyHash.group1/group2}), and a client reads

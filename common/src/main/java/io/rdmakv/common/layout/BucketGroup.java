@@ -5,7 +5,7 @@ import io.rdmakv.common.LittleEndian;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Flyweight over one bucket group ({@value BucketDescriptor#GROUP_LENGTH} bytes, see {@link
+ * Flyweight over one bucket group (128 bytes, see {@link
  * BucketDescriptor}): usually the client's local copy of a group it just read, or, on the server, a group
  * of the index itself. Reuse one instance per thread: {@link #wrap} allocates nothing.
  */

@@ -28,7 +28,7 @@ package io.rdmakv.common.layout;
  *
  * <p>The limits on keys and values live here and only here. A block must fit in one slot's length field
  * ({@link SlotWord#MAX_BLOCK_LENGTH}, 262080 bytes), so the value limit is what remains of that after the
- * header and the longest key: {@value #MAX_VALUE_LENGTH} bytes.
+ * header and the longest key: 261040 bytes.
  */
 public final class KvBlockDescriptor
 {
