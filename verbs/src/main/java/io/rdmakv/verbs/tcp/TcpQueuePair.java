@@ -266,8 +266,9 @@ final class TcpQueuePair implements QueuePair
     }
 
     /**
-     * Moves the queue pair to ERR (idempotent): both connections close, so the peer sees its requests
-     * fail; posted receives flush now, outstanding sends flush at the next poll.
+     * Moves the queue pair to ERR (idempotent): the inbound connection closes and the outbound one stops
+     * sending, so the peer sees its requests fail; posted receives flush now, outstanding sends complete
+     * or flush at the next poll.
      */
     void enterError()
     {
@@ -278,10 +279,29 @@ final class TcpQueuePair implements QueuePair
                 return;
             }
             state = QpState.ERR;
-            TcpContext.closeQuietly(outbound);
             TcpContext.closeQuietly(inbound);
+            shutdownOutput(outbound);
         }
         flushReceives();
+    }
+
+    /**
+     * Stops sending (the peer's responder sees the end and fails its queue pair) but keeps reading, so
+     * responses already on the wire still complete before the rest of the send queue flushes.
+     */
+    private static void shutdownOutput(final SocketChannel channel)
+    {
+        if (channel != null)
+        {
+            try
+            {
+                channel.shutdownOutput();
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                TcpContext.closeQuietly(channel);
+            }
+        }
     }
 
     /** The peer's requester vanished: like a NIC's retry timeout, the queue pair fails. */

@@ -304,8 +304,10 @@ final class TcpSendQueue
         {
             final int slot = (int)(tail % capacity);
             final int wcOpcode = WcOpcode.ofSendOpcode(opcode[slot]);
-            if (qp.state() == QpState.ERR && !responseHeaderRead)
+            if (qp.state() == QpState.ERR && !responseHeaderRead &&
+                (preset[slot] != NOT_PRESET || fill(TcpWire.RESP_HEADER_LENGTH) <= 0))
             {
+                // In ERR, responses that already arrived still complete (as they did on the wire); the rest flush.
                 completions.at(n++).fill(wrId[slot], WcStatus.WR_FLUSH_ERR.code(), wcOpcode, 0, qpNum);
                 tail = tail + 1;
                 continue;
