@@ -108,7 +108,7 @@ final class CloseOrderingTest
             final MemoryRegion mr = fx.register(pd, fx.allocate(64), AccessFlags.LOCAL_WRITE);
             final QueuePair qp = fx.track(pd.createQueuePair(QueuePairConfig.of(cq, 4, 4)));
             final QueuePair peer = fx.createQueuePair(fx.server(), QueuePairConfig.of(fx.server().cq(), 4, 4));
-            VerbsFixture.connect(qp, ConnectOptions.DEFAULT, peer, ConnectOptions.DEFAULT);
+            QueuePairConnector.connect(qp, ConnectOptions.DEFAULT, peer, ConnectOptions.DEFAULT);
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             VerbsFixture.postSend(qp, fx.sendRequests(1).at(0)
                 .rdmaRead(mr.address(), 8, mr.lkey(), remote.address(), remote.rkey()).wrId(1)

@@ -1,5 +1,6 @@
 package io.rdmakv.verbs.conformance;
 
+import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.Provider;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.VerbsConfig;
@@ -89,6 +90,12 @@ final class ConformanceProviders
                 PROVIDERS_PROPERTY + ")");
         }
         Assumptions.abort(message);
+    }
+
+    /** Opens a device of the named provider, the one way the suite does. */
+    static Context open(final String name)
+    {
+        return Providers.open(name, config());
     }
 
     /** How the suite opens a device: {@link VerbsConfig#DEFAULT}, with the device of {@link #DEVICE_PROPERTY}. */
