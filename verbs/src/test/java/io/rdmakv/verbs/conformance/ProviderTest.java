@@ -30,4 +30,10 @@ import java.util.concurrent.TimeUnit;
 @interface ProviderTest
 {
     long BACKSTOP_SECONDS = 120;
+
+    /**
+     * The tag of a test that accepts any error status where devices legitimately differ (the status a
+     * real NIC reports is named in the test); select or exclude them with Surefire's {@code groups}.
+     */
+    String TOLERANT = "provider-tolerant";
 }

@@ -7,6 +7,7 @@ import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.WcStatus;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -80,6 +81,7 @@ final class RemoteAccessErrorsTest
     }
 
     @ProviderTest
+    @Tag(ProviderTest.TOLERANT)
     void misalignedAtomicsAreRefused(final String provider)
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
