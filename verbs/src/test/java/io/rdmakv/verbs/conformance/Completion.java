@@ -19,7 +19,10 @@ record Completion(long wrId, WcStatus status, int statusCode, int opcode, int by
         return statusCode == 0;
     }
 
-    /** Asserts a successful completion of work request {@code wrId} with {@link WcOpcode} {@code opcode} on {@code qpNum}. */
+    /**
+     * Asserts a successful completion of work request {@code expectedWrId}, with {@link WcOpcode}
+     * {@code expectedOpcode}, on queue pair {@code expectedQpNum}.
+     */
     Completion assertSuccess(final long expectedWrId, final int expectedOpcode, final int expectedQpNum)
     {
         assertEquals(WcStatus.SUCCESS, status, () -> "status of " + this);

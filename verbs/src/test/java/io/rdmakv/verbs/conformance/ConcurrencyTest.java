@@ -196,7 +196,8 @@ final class ConcurrencyTest
                             {
                                 if (System.nanoTime() - deadline > 0)
                                 {
-                                    fail("thread " + thread + " waited too long for round " + round + "; word: " + known);
+                                    fail("thread " + thread + " waited too long for round " + round + "; word: " +
+                                        known);
                                 }
                                 r.wr().rdmaRead(r.address() + 8, 8, r.local().lkey(), remote.address(), remote.rkey());
                                 r.execute(waiter, wrId++);

@@ -60,7 +60,8 @@ final class OperationsTest
             VerbsFixture.postSend(link.client(), wr);
             fx.awaitOne(fx.client().cq()).assertSuccess(12, WcOpcode.RDMA_WRITE, link.client().qpNum());
 
-            Memory.assertSameBytes(local.segment().asSlice(64, 300), remote.segment().asSlice(1000, 300), "written data");
+            Memory.assertSameBytes(
+                local.segment().asSlice(64, 300), remote.segment().asSlice(1000, 300), "written data");
             Memory.assertFilled(remote.segment().asSlice(0, 1000), UNTOUCHED, "remote bytes before the write target");
             Memory.assertFilled(remote.segment().asSlice(1300), UNTOUCHED, "remote bytes after the write target");
         }

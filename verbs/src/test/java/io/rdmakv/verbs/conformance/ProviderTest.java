@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 @Retention(RetentionPolicy.RUNTIME)
 @ParameterizedTest(name = "[{index}] {0}")
 @MethodSource("io.rdmakv.verbs.conformance.ConformanceProviders#names")
-@Timeout(value = ProviderTest.BACKSTOP_SECONDS, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@Timeout(
+    value = ProviderTest.BACKSTOP_SECONDS, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @interface ProviderTest
 {
     long BACKSTOP_SECONDS = 120;

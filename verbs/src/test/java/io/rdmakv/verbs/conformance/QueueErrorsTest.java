@@ -125,7 +125,8 @@ final class QueueErrorsTest
             VerbsFixture.postReceive(link.server(),
                 fx.receiveRequests(1).at(0).wrId(1).buffer(inbox.address(), 16, inbox.lkey()));
             VerbsFixture.postSend(link.client(),
-                fx.sendRequests(1).at(0).send(outbox.address(), 64, outbox.lkey()).wrId(2).sendFlags(SendFlags.SIGNALED));
+                fx.sendRequests(1).at(0).send(outbox.address(), 64, outbox.lkey())
+                    .wrId(2).sendFlags(SendFlags.SIGNALED));
 
             fx.awaitOne(fx.server().cq()).assertStatus(1, WcStatus.LOC_LEN_ERR);
             final Completion sent = fx.awaitOne(fx.client().cq());

@@ -28,7 +28,8 @@ final class QueuePairConnector
      * INIT, RTR, RTS in lockstep on two threads (so a provider whose transition waits for the peer works
      * as well as one that does not), each step's state checked. Bounded by {@link VerbsFixture#WAIT_NANOS}.
      */
-    static void connect(final QueuePair a, final ConnectOptions aOptions, final QueuePair b, final ConnectOptions bOptions)
+    static void connect(
+        final QueuePair a, final ConnectOptions aOptions, final QueuePair b, final ConnectOptions bOptions)
     {
         final QueuePairEndpoint aEndpoint = overTheWire(a.localEndpoint());
         final QueuePairEndpoint bEndpoint = overTheWire(b.localEndpoint());

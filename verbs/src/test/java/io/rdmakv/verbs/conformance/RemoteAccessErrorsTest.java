@@ -61,7 +61,8 @@ final class RemoteAccessErrorsTest
 
     @ParameterizedTest(name = "[{index}] {0} {1}")
     @MethodSource("providersAndFaults")
-    @Timeout(value = ProviderTest.BACKSTOP_SECONDS, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    @Timeout(
+        value = ProviderTest.BACKSTOP_SECONDS, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void refusedRemoteAccessFailsWithRemAccessErrAndChangesNothing(final String provider, final Fault fault)
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
@@ -95,7 +96,8 @@ final class RemoteAccessErrorsTest
                 final VerbsFixture.Link link = fx.connectedPair();
                 if (cas)
                 {
-                    wr.compareAndSwap(local.address(), local.lkey(), remote.address() + 4, remote.rkey(), SENTINEL_WORD, 1);
+                    wr.compareAndSwap(
+                        local.address(), local.lkey(), remote.address() + 4, remote.rkey(), SENTINEL_WORD, 1);
                 }
                 else
                 {

@@ -37,7 +37,8 @@ final class RnrAndDisconnectTest
             final VerbsFixture.Link link = fx.connectedPair(IMPATIENT);
             final MemoryRegion outbox = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
             VerbsFixture.postSend(link.client(),
-                fx.sendRequests(1).at(0).send(outbox.address(), 16, outbox.lkey()).wrId(1).sendFlags(SendFlags.SIGNALED));
+                fx.sendRequests(1).at(0).send(outbox.address(), 16, outbox.lkey())
+                    .wrId(1).sendFlags(SendFlags.SIGNALED));
 
             fx.awaitOne(fx.client().cq()).assertStatus(1, WcStatus.RNR_RETRY_EXC_ERR);
             assertEquals(QpState.ERR, link.client().state());
@@ -54,7 +55,8 @@ final class RnrAndDisconnectTest
             final MemoryRegion inbox = fx.register(fx.server(), 64, AccessFlags.LOCAL_WRITE);
             Memory.pattern(outbox.segment(), 6);
             VerbsFixture.postSend(link.client(),
-                fx.sendRequests(1).at(0).send(outbox.address(), 20, outbox.lkey()).wrId(1).sendFlags(SendFlags.SIGNALED));
+                fx.sendRequests(1).at(0).send(outbox.address(), 20, outbox.lkey())
+                    .wrId(1).sendFlags(SendFlags.SIGNALED));
 
             // Not for correctness: gives the SEND time to reach the peer and be told "not ready" a few times.
             Thread.sleep(50);
@@ -85,7 +87,8 @@ final class RnrAndDisconnectTest
             for (int i = 0; i < before; i++)
             {
                 VerbsFixture.postSend(link.client(),
-                    read.rdmaRead(local.address() + 64L * i, 64, local.lkey(), remote.address(), remote.rkey()).wrId(i));
+                    read.rdmaRead(local.address() + 64L * i, 64, local.lkey(), remote.address(), remote.rkey())
+                        .wrId(i));
             }
             link.server().close();
             for (int i = before; i < before + 2; i++)

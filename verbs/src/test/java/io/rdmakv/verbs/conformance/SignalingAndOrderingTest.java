@@ -122,7 +122,8 @@ final class SignalingAndOrderingTest
             }
             for (int k = 0; k < 4; k++)
             {
-                assertEquals((k + 1) * 111L, Memory.word(local.segment(), 512 + 8L * k), "READ " + k + " saw its WRITE");
+                assertEquals(
+                    (k + 1) * 111L, Memory.word(local.segment(), 512 + 8L * k), "READ " + k + " saw its WRITE");
                 assertEquals(k, Memory.word(local.segment(), 768 + 8L * k), "FAA " + k + " original");
                 assertEquals(k, Memory.word(local.segment(), 1024 + 8L * k), "CAS " + k + " original (in order)");
             }
