@@ -1,0 +1,270 @@
+package io.rdmakv.verbs.conformance;
+
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QpState;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.ReceiveWorkRequest;
+import io.rdmakv.verbs.ReceiveWorkRequests;
+import io.rdmakv.verbs.SendWorkRequest;
+import io.rdmakv.verbs.SendWorkRequests;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Two devices of the provider under test in one JVM, a "server" and a "client" side, each with a
+ * protection domain and a completion queue; memory, queue pairs and work-request arrays made through
+ * it are closed with it, children before parents (last made, first closed), and the native memory is
+ * freed after everything that could touch it. The client side is the requester in every test.
+ *
+ * <p>The completion helpers ({@link #await}, {@link #awaitOne}, {@link #assertNoCompletion}) belong to
+ * the test's own thread; worker threads use their own {@link CompletionWaiter}.
+ */
+final class VerbsFixture implements AutoCloseable
+{
+    /** The bound of every completion wait. */
+    static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final int CQ_CAPACITY = 4096;
+    /** Send and receive queue depth of {@link #connectedPair()}. */
+    static final int QUEUE_DEPTH = 256;
+    /** What a region a peer may read, write and update atomically is registered with. */
+    static final int REMOTE_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.ALL_REMOTE;
+
+    /** One device and what every test needs on it. */
+    record Side(String name, Context context, ProtectionDomain pd, CompletionQueue cq)
+    {
+    }
+
+    /** A connected RC pair: the client's queue pair is the requester, the server's the responder. */
+    record Link(QueuePair client, QueuePair server)
+    {
+    }
+
+    private final String provider;
+    private final Deque<AutoCloseable> resources;
+    private final Arena arena;
+    private final CompletionWaiter waiter;
+    private final Side server;
+    private final Side client;
+
+    private VerbsFixture(
+        final String provider, final Deque<AutoCloseable> resources, final Arena arena, final Side server,
+        final Side client)
+    {
+        this.provider = provider;
+        this.resources = resources;
+        this.arena = arena;
+        this.server = server;
+        this.client = client;
+        this.waiter = track(new CompletionWaiter());
+    }
+
+    /** Opens both sides, or skips/fails the calling test as {@link ConformanceProviders#requireUsable} says. */
+    static VerbsFixture open(final String provider)
+    {
+        ConformanceProviders.requireUsable(provider);
+        final Deque<AutoCloseable> resources = new ArrayDeque<>();
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final Side server = openSide(provider, "server", resources);
+            final Side client = openSide(provider, "client", resources);
+            return new VerbsFixture(provider, resources, arena, server, client);
+        }
+        catch (final RuntimeException | Error e)
+        {
+            closeAll(resources, arena, e);
+            throw e;
+        }
+    }
+
+    private static Side openSide(final String provider, final String name, final Deque<AutoCloseable> resources)
+    {
+        final Context context = ConformanceProviders.open(provider);
+        resources.push(context);
+        final ProtectionDomain pd = context.allocateProtectionDomain();
+        resources.push(pd);
+        final CompletionQueue cq = context.createCompletionQueue(CQ_CAPACITY);
+        resources.push(cq);
+        return new Side(name, context, pd, cq);
+    }
+
+    String provider()
+    {
+        return provider;
+    }
+
+    Side server()
+    {
+        return server;
+    }
+
+    Side client()
+    {
+        return client;
+    }
+
+    /** Closes {@code resource} with the fixture (before everything tracked earlier). */
+    <T extends AutoCloseable> T track(final T resource)
+    {
+        resources.push(resource);
+        return resource;
+    }
+
+    /** A third device of the provider under test. */
+    Context openContext()
+    {
+        return track(ConformanceProviders.open(provider));
+    }
+
+    /** Zeroed native memory, 64-byte aligned, freed when the fixture closes. Not registered. */
+    MemorySegment allocate(final long size)
+    {
+        return arena.allocate(size, 64).fill((byte)0);
+    }
+
+    /** Registers {@code size} fresh zeroed bytes in the side's protection domain. */
+    MemoryRegion register(final Side side, final long size, final int access)
+    {
+        return register(side.pd(), allocate(size), access);
+    }
+
+    MemoryRegion register(final ProtectionDomain pd, final MemorySegment segment, final int access)
+    {
+        return track(pd.registerMemory(segment, access));
+    }
+
+    CompletionQueue createCompletionQueue(final Side side, final int capacity)
+    {
+        return track(side.context().createCompletionQueue(capacity));
+    }
+
+    QueuePair createQueuePair(final Side side, final QueuePairConfig config)
+    {
+        final QueuePair qp = track(side.pd().createQueuePair(config));
+        assertEquals(QpState.RESET, qp.state(), "a new queue pair starts in RESET");
+        return qp;
+    }
+
+    SendWorkRequests sendRequests(final int count)
+    {
+        return track(SendWorkRequests.allocate(count, 1));
+    }
+
+    ReceiveWorkRequests receiveRequests(final int count)
+    {
+        return track(ReceiveWorkRequests.allocate(count, 1));
+    }
+
+    Link connectedPair()
+    {
+        return connectedPair(ConnectOptions.DEFAULT);
+    }
+
+    Link connectedPair(final ConnectOptions options)
+    {
+        return connectedPair(
+            QueuePairConfig.of(client.cq(), QUEUE_DEPTH, QUEUE_DEPTH), options,
+            QueuePairConfig.of(server.cq(), QUEUE_DEPTH, QUEUE_DEPTH), options);
+    }
+
+    Link connectedPair(
+        final QueuePairConfig clientConfig, final ConnectOptions clientOptions,
+        final QueuePairConfig serverConfig, final ConnectOptions serverOptions)
+    {
+        final QueuePair clientQp = createQueuePair(client, clientConfig);
+        final QueuePair serverQp = createQueuePair(server, serverConfig);
+        QueuePairConnector.connect(clientQp, clientOptions, serverQp, serverOptions);
+        return new Link(clientQp, serverQp);
+    }
+
+    /** Posts, failing the test unless {@link QueuePair#postSend} returns 0. */
+    static void postSend(final QueuePair qp, final SendWorkRequest wr)
+    {
+        final int rc = qp.postSend(wr);
+        if (rc != 0)
+        {
+            fail("postSend on queue pair " + qp.qpNum() + " returned " + Errno.name(rc));
+        }
+    }
+
+    /** Posts, failing the test unless {@link QueuePair#postReceive} returns 0. */
+    static void postReceive(final QueuePair qp, final ReceiveWorkRequest wr)
+    {
+        final int rc = qp.postReceive(wr);
+        if (rc != 0)
+        {
+            fail("postReceive on queue pair " + qp.qpNum() + " returned " + Errno.name(rc));
+        }
+    }
+
+    /** Exactly the next {@code n} completions of {@code cq}; fails after {@link #WAIT_NANOS}. */
+    List<Completion> await(final CompletionQueue cq, final int n)
+    {
+        return waiter.await(cq, n);
+    }
+
+    Completion awaitOne(final CompletionQueue cq)
+    {
+        return waiter.awaitOne(cq);
+    }
+
+    void assertNoCompletion(final CompletionQueue cq, final String why)
+    {
+        waiter.assertEmpty(cq, why);
+    }
+
+    /** Closes everything, last made first, then frees the memory; fails if any close threw. */
+    @Override
+    public void close()
+    {
+        closeAll(resources, arena, null);
+    }
+
+    private static void closeAll(final Deque<AutoCloseable> resources, final Arena arena, final Throwable primary)
+    {
+        AssertionError failure = null;
+        while (!resources.isEmpty())
+        {
+            final AutoCloseable resource = resources.pop();
+            try
+            {
+                resource.close();
+            }
+            catch (final Exception e)
+            {
+                if (primary != null)
+                {
+                    primary.addSuppressed(e);
+                }
+                else
+                {
+                    if (failure == null)
+                    {
+                        failure = new AssertionError("closing the fixture's resources failed");
+                    }
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        arena.close();
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+}
