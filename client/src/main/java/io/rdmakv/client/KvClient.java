@@ -9,7 +9,6 @@ import io.rdmakv.client.internal.Status;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.hash.KeyHash;
-import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -132,6 +131,12 @@ public final class KvClient implements AutoCloseable
     private static InetSocketAddress resolve(final InetSocketAddress address)
     {
         return address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+    }
+
+    /** The transport this client's sessions use ({@code tcp} or {@code ibverbs}). */
+    public String transport()
+    {
+        return context.providerName();
     }
 
     /** The cluster map this client routes by. */
@@ -466,10 +471,5 @@ public final class KvClient implements AutoCloseable
         }
         pd.close();
         context.close();
-    }
-
-    static int maxKeyLengthLimit()
-    {
-        return KvBlockDescriptor.MAX_KEY_LENGTH;
     }
 }

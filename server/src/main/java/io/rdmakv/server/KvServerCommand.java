@@ -146,8 +146,18 @@ public final class KvServerCommand implements Callable<Integer>
     {
         final PrintWriter out = new PrintWriter(System.out, true);
         final KvServerCommand command = new KvServerCommand(out, System.getenv());
-        final int code = new CommandLine(command).execute(args);
+        final int code = new CommandLine(command).setParameterExceptionHandler(KvServerCommand::badUsage).execute(args);
         System.exit(code);
+    }
+
+    /** One line for a bad flag or value, and where to look: no wall of usage text. */
+    static int badUsage(final CommandLine.ParameterException e, final String[] args)
+    {
+        final PrintWriter err = e.getCommandLine().getErr();
+        err.println(e.getCommandLine().getCommandName() + ": " + e.getMessage());
+        err.println("Try '" + e.getCommandLine().getCommandName() + " --help' for the options.");
+        err.flush();
+        return 2;
     }
 
     /** The version from the jar's manifest, or "development". */

@@ -217,6 +217,13 @@ public final class KvCtl implements Callable<Integer>
         final CommandLine cmd = new CommandLine(new KvCtl());
         cmd.setOut(out);
         cmd.setErr(err);
+        cmd.setParameterExceptionHandler((e, a) ->
+        {
+            e.getCommandLine().getErr().println("kvctl: " + e.getMessage());
+            e.getCommandLine().getErr().println("Try 'kvctl --help' for usage.");
+            e.getCommandLine().getErr().flush();
+            return USAGE;
+        });
         return cmd.execute(args);
     }
 

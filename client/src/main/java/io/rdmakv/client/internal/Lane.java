@@ -74,7 +74,7 @@ public final class Lane
         this.counters = counters;
         this.lockWord = lockWord;
         this.staleAfterNanos = graceNanos / 2;
-        this.cache = new SlotCache(4096, graceNanos / 2);
+        this.cache = new SlotCache(1 << 14, graceNanos / 2);
         this.maxKeyLength = remote.geometry().maxKeyLength();
         this.maxValueLength = remote.geometry().maxValueLength();
         group1View.wrap(mem, LaneBuffers.GROUPS);
@@ -163,24 +163,20 @@ public final class Lane
     public int get()
     {
         counters.gets++;
-        final long start = System.nanoTime();
-        final int entry = cache.lookup(keyHash, start);
+        final int entry = cache.lookup(keyHash);
         if (entry >= 0)
         {
+            final long start = System.nanoTime();
             final long word = cache.word(entry);
-            io.wr(0).sendFlags(0).rdmaRead(io.localAddress(LaneBuffers.SLOT), 8, io.lkey(), cache.slotAddress(entry),
-                remote.indexRkey());
-            io.wr(1).sendFlags(0).rdmaRead(io.localAddress(LaneBuffers.READ_BLOCK), SlotWord.blockLength(word),
-                io.lkey(), remote.blockAddress(word), remote.dataRkey());
-            final int rc = io.ring(2);
+            final int rc = readCachedSlotAndBlock(entry, 0);
             if (rc != Status.OK)
             {
                 return error(rc);
             }
-            if (mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.SLOT) == word &&
-                readBlock.validate(mem, LaneBuffers.KEY, keyLength, SlotWord.blockLength(word)) == KvBlock.VALID)
+            if (cachedSlotHolds(word) && System.nanoTime() - start < staleAfterNanos)
             {
                 counters.cacheHits++;
+                cache.put(keyHash, cache.slotAddress(entry), word, start);
                 resultVersion = word;
                 return Status.OK;
             }
@@ -288,24 +284,35 @@ public final class Lane
         boolean written = false;
 
         final long now = System.nanoTime();
-        final int entry = mode == Mode.INSERT_IF_ABSENT ? -1 : cache.lookup(keyHash, now);
+        final int entry = mode == Mode.INSERT_IF_ABSENT ? -1 : cache.lookup(keyHash);
         if (entry >= 0 && (mode == Mode.PUT || cache.word(entry) == expected))
         {
             final long cached = cache.word(entry);
-            io.wr(1).sendFlags(0).compareAndSwap(io.localAddress(LaneBuffers.ATOMIC), io.lkey(),
-                cache.slotAddress(entry), remote.indexRkey(), cached, newWord);
-            rc = io.ring(2);
-            if (rc != Status.OK)
+            final boolean fresh = cache.isFresh(entry, now);
+            rc = verifyCachedSlot(entry, true, now);
+            if (rc < 0)
             {
                 return error(rc);
             }
-            written = true;
-            if (atomicResult() == cached)
+            written = !fresh;
+            if (rc == 1)
             {
-                counters.cacheHits++;
-                return committed(blockLength, cache.slotAddress(entry), cached, newWord, now);
+                final int first = written ? 0 : 1;
+                io.wr(first).sendFlags(0).compareAndSwap(io.localAddress(LaneBuffers.ATOMIC), io.lkey(),
+                    cache.slotAddress(entry), remote.indexRkey(), cached, newWord);
+                rc = io.ring(first + 1);
+                if (rc != Status.OK)
+                {
+                    return error(rc);
+                }
+                written = true;
+                if (atomicResult() == cached)
+                {
+                    counters.cacheHits++;
+                    return committed(blockLength, cache.slotAddress(entry), cached, newWord, now);
+                }
+                cache.invalidate(keyHash);
             }
-            cache.invalidate(keyHash);
             if (mode == Mode.IF_VERSION)
             {
                 counters.conflicts++;
@@ -476,20 +483,28 @@ public final class Lane
     public int delete()
     {
         counters.deletes++;
-        final int entry = cache.lookup(keyHash, System.nanoTime());
+        final int entry = cache.lookup(keyHash);
         if (entry >= 0)
         {
             final long cached = cache.word(entry);
-            final int rc = casSlot(cache.slotAddress(entry), cached, 0L);
-            if (rc != Status.OK)
+            int rc = verifyCachedSlot(entry, false, System.nanoTime());
+            if (rc < 0)
             {
                 return error(rc);
             }
-            cache.invalidate(keyHash);
-            if (atomicResult() == cached)
+            if (rc == 1)
             {
-                counters.cacheHits++;
-                return release(cached);
+                rc = casSlot(cache.slotAddress(entry), cached, 0L);
+                if (rc != Status.OK)
+                {
+                    return error(rc);
+                }
+                cache.invalidate(keyHash);
+                if (atomicResult() == cached)
+                {
+                    counters.cacheHits++;
+                    return release(cached);
+                }
             }
         }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
@@ -532,6 +547,48 @@ public final class Lane
     }
 
     // ---- shared steps -----------------------------------------------------------------------
+
+    /** Prepares, from work request {@code first}, READs of the cached slot and of the block it names; rings. */
+    private int readCachedSlotAndBlock(final int entry, final int first)
+    {
+        final long word = cache.word(entry);
+        io.wr(first).sendFlags(0).rdmaRead(io.localAddress(LaneBuffers.SLOT), 8, io.lkey(), cache.slotAddress(entry),
+            remote.indexRkey());
+        io.wr(first + 1).sendFlags(0).rdmaRead(io.localAddress(LaneBuffers.READ_BLOCK), SlotWord.blockLength(word),
+            io.lkey(), remote.blockAddress(word), remote.dataRkey());
+        return io.ring(first + 2);
+    }
+
+    /** After {@link #readCachedSlotAndBlock}: the slot still holds {@code word} and its block is this key's. */
+    private boolean cachedSlotHolds(final long word)
+    {
+        return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.SLOT) == word &&
+            readBlock.validate(mem, LaneBuffers.KEY, keyLength, SlotWord.blockLength(word)) == KvBlock.VALID;
+    }
+
+    /**
+     * Whether the cached slot of the staged key may be CASed from its cached word: at once when the entry
+     * is fresh, else after one doorbell that (with the block WRITE when {@code withBlockWrite}) READs the
+     * slot and its block and finds both unchanged. Returns 1 for yes, 0 for no, or a negative failure.
+     */
+    private int verifyCachedSlot(final int entry, final boolean withBlockWrite, final long now)
+    {
+        if (cache.isFresh(entry, now))
+        {
+            return 1;
+        }
+        final int rc = readCachedSlotAndBlock(entry, withBlockWrite ? 1 : 0);
+        if (rc != Status.OK)
+        {
+            return rc;
+        }
+        if (cachedSlotHolds(cache.word(entry)) && System.nanoTime() - now < staleAfterNanos)
+        {
+            return 1;
+        }
+        cache.invalidate(keyHash);
+        return 0;
+    }
 
     private void prepareBlockWrite(final int index, final long newWord)
     {

@@ -2,9 +2,13 @@ package io.rdmakv.client.internal;
 
 /**
  * A direct-mapped cache of where a key's slot is and what it held, indexed by key hash. One per lane,
- * single-threaded, allocation-free. An entry is trusted only while younger than half the grace period:
- * within that time the block it names cannot have been reused, so a slot still holding the cached word
- * still holds this key (a CAS against it is safe, and a block read with it is this key's).
+ * single-threaded, allocation-free.
+ *
+ * <p>Any entry is a good guess for a read: READ the slot and the block it names in one doorbell, and
+ * accept the block only if the slot still holds the cached word and the block holds this key. An entry
+ * is <em>fresh</em> while younger than half the grace period: within that time the block it names cannot
+ * have been reused, so a slot still holding the cached word still holds this key, and a blind CAS
+ * against it is safe.
  */
 final class SlotCache
 {
@@ -29,11 +33,17 @@ final class SlotCache
         this.maxAgeNanos = maxAgeNanos;
     }
 
-    /** The entry index for {@code keyHash} if it holds a fresh entry, else -1. */
-    int lookup(final long keyHash, final long nowNanos)
+    /** The entry index for {@code keyHash}, or -1. */
+    int lookup(final long keyHash)
     {
         final int i = (int)(keyHash ^ (keyHash >>> 32)) & mask;
-        return word[i] != 0 && hash[i] == keyHash && nowNanos - stamp[i] < maxAgeNanos ? i : -1;
+        return word[i] != 0 && hash[i] == keyHash ? i : -1;
+    }
+
+    /** True when the entry may be trusted without reading the slot first. */
+    boolean isFresh(final int entry, final long nowNanos)
+    {
+        return nowNanos - stamp[entry] < maxAgeNanos;
     }
 
     long slotAddress(final int entry)
