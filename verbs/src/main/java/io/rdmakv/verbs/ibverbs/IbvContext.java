@@ -78,7 +78,8 @@ public final class IbvContext implements Context
             maxQpWr = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_WR);
             maxSge = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_SGE);
             maxCqe = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_CQE);
-            maxMrSize = deviceAttr.get(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE);
+            final long mrSize = deviceAttr.get(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE); // u64: rxe says 2^64-1
+            maxMrSize = mrSize < 0 ? Long.MAX_VALUE : mrSize;
             maxQpRdAtom = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_RD_ATOM);
             maxQpInitRdAtom = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM);
             atomicCap = deviceAttr.get(JAVA_INT, IbvDeviceAttr.ATOMIC_CAP);

@@ -79,7 +79,8 @@ class IbverbsLayoutTest
             {
                 fail("<infiniband/verbs.h> is missing: " + SETUP_HINT + "\n" + gcc.output);
             }
-            fail("gcc failed to compile " + source + ":\n" + gcc.output);
+            fail("gcc failed to compile " + source + " (exit " + gcc.exitCode + "; if gcc or libibverbs-dev is " +
+                "missing or broken, " + SETUP_HINT + "):\n" + gcc.output);
         }
         final ProcessResult layout = run(List.of(binary.toString()));
         assertEquals(0, layout.exitCode, "verbs_layout failed:\n" + layout.output);

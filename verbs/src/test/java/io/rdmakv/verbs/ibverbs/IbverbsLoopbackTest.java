@@ -396,6 +396,14 @@ class IbverbsLoopbackTest
             final Completed flushed = take(errCq, 1).getFirst();
             assertEquals(62, flushed.wrId());
             assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+
+            // the access error may also raise asynchronous events (which ones is up to the driver)
+            IbvContext.AsyncEvent event;
+            while ((event = context.nextAsyncEvent(TimeUnit.MILLISECONDS.toNanos(200))) != null)
+            {
+                System.out.println("async event after the bad R_Key: " + event);
+                assertTrue(!event.name().isBlank() && !event.name().equals("unknown"), event::toString);
+            }
         }
         finally
         {
