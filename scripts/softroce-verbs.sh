@@ -11,7 +11,7 @@
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      both, in one VM boot
-# Env: SOFTROCE_MIN_TESTS (default 30)   SOFTROCE_TEST_TIMEOUT seconds for the test JVM (default 900)
+# Env: SOFTROCE_MIN_TESTS (default 31)   SOFTROCE_TEST_TIMEOUT seconds for the test JVM (default 900)
 #      SOFTROCE_MEMLOCK_KB memlock limit of the test JVM, which runs without CAP_IPC_LOCK so that the
 #                          limit applies (default 65536)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
@@ -41,7 +41,7 @@ done
 
 GUEST_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 [ -x "$GUEST_JAVA" ] || { echo "softroce-verbs: $GUEST_JAVA is missing (the guest sees this machine's /)" >&2; exit 2; }
-MIN_TESTS=${SOFTROCE_MIN_TESTS:-30}
+MIN_TESTS=${SOFTROCE_MIN_TESTS:-31}
 TEST_TIMEOUT=${SOFTROCE_TEST_TIMEOUT:-900}
 MEMLOCK_KB=${SOFTROCE_MEMLOCK_KB:-65536}
 LAT_ITERS=${LAT_ITERS:-5000}

@@ -23,7 +23,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * arming), then waits in {@code ppoll} on the channel's fd for at most the time left, takes the event
  * with {@code ibv_get_cq_event}, acknowledges it at once and polls again. It allocates nothing either
  * (its buffers belong to the queue) and, like {@code ibv_get_cq_event}, expects one waiting thread at a
- * time per queue; concurrent {@code await} calls on one queue are serialised.
+ * time per queue; concurrent {@code await} calls on one queue are serialised. {@link #poll} itself may be
+ * called from any thread (the provider's {@code poll_cq} locks), but polling a queue while it is being
+ * closed is the caller's bug.
  */
 public final class IbvCompletionQueue implements CompletionQueue
 {
@@ -41,6 +43,8 @@ public final class IbvCompletionQueue implements CompletionQueue
     private final MemorySegment eventCq;
     private final MemorySegment eventContext;
     private final Set<IbvQueuePair> queuePairs = new LinkedHashSet<>();
+    /** Serialises {@link #await} (and keeps {@link #close} from destroying the queue under a waiter). */
+    private final Object waitLock = new Object();
     private boolean armed;
     private volatile boolean closed;
 
@@ -48,6 +52,8 @@ public final class IbvCompletionQueue implements CompletionQueue
     {
         this.context = context;
         this.arena = Arena.ofShared();
+        MemorySegment createdChannel = MemorySegment.NULL;
+        MemorySegment createdCq = MemorySegment.NULL;
         try
         {
             waitState = CallState.allocate(arena);
@@ -55,29 +61,40 @@ public final class IbvCompletionQueue implements CompletionQueue
             waitTimespec = arena.allocate(Timespec.LAYOUT);
             eventCq = arena.allocate(ADDRESS);
             eventContext = arena.allocate(ADDRESS);
-            channel = LibIbverbs.ibvCreateCompChannel(waitState, context.segment()).reinterpret(IbvCompChannel.SIZE);
-            if (channel.address() == 0)
+            createdChannel = LibIbverbs.ibvCreateCompChannel(waitState, context.segment());
+            if (createdChannel.address() == 0)
             {
                 throw new VerbsException("ibv_create_comp_channel", CallState.errno(waitState),
                     "device " + context.deviceName());
             }
+            channel = createdChannel.reinterpret(IbvCompChannel.SIZE);
             channelFd = channel.get(JAVA_INT, IbvCompChannel.FD);
-            final MemorySegment created = LibIbverbs.ibvCreateCq(
+            createdCq = LibIbverbs.ibvCreateCq(
                 waitState, context.segment(), requestedCapacity, MemorySegment.NULL, channel, 0);
-            if (created.address() == 0)
+            if (createdCq.address() == 0)
             {
-                final int errno = CallState.errno(waitState);
-                LibIbverbs.ibvDestroyCompChannel(waitState, channel);
-                throw new VerbsException("ibv_create_cq", errno, "completion queue of " + requestedCapacity +
-                    " entries on device " + context.deviceName());
+                throw new VerbsException("ibv_create_cq", CallState.errno(waitState), "completion queue of " +
+                    requestedCapacity + " entries on device " + context.deviceName());
             }
-            cq = created.reinterpret(IbvCq.SIZE);
+            cq = createdCq.reinterpret(IbvCq.SIZE);
             capacity = cq.get(JAVA_INT, IbvCq.CQE);
             pollCqFn = InlineVerbs.resolve(cq, IbvContextStruct.OPS_POLL_CQ, "ibv_poll_cq");
             reqNotifyCqFn = InlineVerbs.resolve(cq, IbvContextStruct.OPS_REQ_NOTIFY_CQ, "ibv_req_notify_cq");
         }
         catch (final RuntimeException e)
         {
+            try (Arena call = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(call);
+                if (createdCq.address() != 0)
+                {
+                    LibIbverbs.ibvDestroyCq(state, createdCq);
+                }
+                if (createdChannel.address() != 0)
+                {
+                    LibIbverbs.ibvDestroyCompChannel(state, createdChannel);
+                }
+            }
             arena.close();
             throw e;
         }
@@ -120,7 +137,7 @@ public final class IbvCompletionQueue implements CompletionQueue
             return n;
         }
         final long deadline = System.nanoTime() + timeoutNanos;
-        synchronized (this)
+        synchronized (waitLock)
         {
             while (true)
             {
@@ -165,6 +182,11 @@ public final class IbvCompletionQueue implements CompletionQueue
         }
     }
 
+    boolean isClosed()
+    {
+        return closed;
+    }
+
     synchronized void added(final IbvQueuePair qp)
     {
         queuePairs.add(qp);
@@ -180,18 +202,22 @@ public final class IbvCompletionQueue implements CompletionQueue
     public void close()
     {
         final int errno;
-        synchronized (this)
+        synchronized (waitLock)
         {
-            if (closed)
+            synchronized (this)
             {
-                return;
+                if (closed)
+                {
+                    return;
+                }
+                if (!queuePairs.isEmpty())
+                {
+                    throw new VerbsException("ibv_destroy_cq", Errno.EBUSY, "completion queue of " +
+                        context.deviceName() + " is still used by " + queuePairs.size() +
+                        " queue pair(s); close them first");
+                }
+                closed = true;
             }
-            if (!queuePairs.isEmpty())
-            {
-                throw new VerbsException("ibv_destroy_cq", Errno.EBUSY, "completion queue of " +
-                    context.deviceName() + " is still used by " + queuePairs.size() + " queue pair(s); close them first");
-            }
-            closed = true;
             final int rc = LibIbverbs.ibvDestroyCq(waitState, cq);
             int e = rc == 0 ? 0 : CallState.errnoOf(rc, waitState);
             final int rc2 = LibIbverbs.ibvDestroyCompChannel(waitState, channel);

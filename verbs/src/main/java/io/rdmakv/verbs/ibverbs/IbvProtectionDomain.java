@@ -103,6 +103,10 @@ public final class IbvProtectionDomain implements ProtectionDomain
             throw new IllegalArgumentException(
                 "the completion queues of an ibverbs queue pair must come from the same device: " + config);
         }
+        if (sendCq.isClosed() || recvCq.isClosed())
+        {
+            throw new VerbsException("ibv_create_qp", Errno.EINVAL, "a completion queue of the queue pair is closed");
+        }
         synchronized (this)
         {
             ensureOpen("ibv_create_qp");

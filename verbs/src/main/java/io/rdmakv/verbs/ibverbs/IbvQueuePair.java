@@ -80,6 +80,7 @@ public final class IbvQueuePair implements QueuePair
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.arena = Arena.ofShared();
+        MemorySegment createdQp = MemorySegment.NULL;
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(call);
@@ -101,6 +102,7 @@ public final class IbvQueuePair implements QueuePair
                     " receive work requests, " + config.maxSendSge() + "/" + config.maxRecvSge() +
                     " scatter-gather elements, " + config.maxInlineData() + " bytes inline");
             }
+            createdQp = created;
             qp = created.reinterpret(IbvQp.SIZE);
             maxSendWr = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_WR);
             maxRecvWr = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_WR);
@@ -115,6 +117,13 @@ public final class IbvQueuePair implements QueuePair
         }
         catch (final RuntimeException e)
         {
+            if (createdQp.address() != 0)
+            {
+                try (Arena call = Arena.ofConfined())
+                {
+                    LibIbverbs.ibvDestroyQp(CallState.allocate(call), createdQp);
+                }
+            }
             arena.close();
             throw e;
         }

@@ -373,6 +373,28 @@ class IbverbsLoopbackTest
     }
 
     @Test
+    void aWaiterDoesNotHoldUpQueuePairCreationOnItsQueue() throws Exception
+    {
+        final CompletionQueue idle = context.createCompletionQueue(4);
+        try (WorkCompletions mine = WorkCompletions.allocate(1))
+        {
+            final CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(
+                () -> idle.await(mine, TimeUnit.SECONDS.toNanos(3)));
+            Thread.sleep(200);
+            final long start = System.nanoTime();
+            final QueuePair qp = pd.createQueuePair(QueuePairConfig.of(idle, 4, 4));
+            final long elapsed = System.nanoTime() - start;
+            qp.close();
+            assertTrue(elapsed < TimeUnit.SECONDS.toNanos(2), "createQueuePair waited " + elapsed + " ns for await");
+            assertEquals(0, waiter.get());
+        }
+        finally
+        {
+            idle.close();
+        }
+    }
+
+    @Test
     void aBadRkeyFailsWithRemAccessErrAndTheQueuePairFlushes()
     {
         final CompletionQueue errCq = context.createCompletionQueue(16);
