@@ -7,20 +7,30 @@ import io.rdmakv.verbs.VerbsConfig;
 import io.rdmakv.verbs.VerbsException;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The {@code ibverbs} provider: Panama FFM over {@code libibverbs.so.1}. */
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The {@code ibverbs} provider: hand-written Panama FFM bindings to {@code libibverbs.so.1}, no JNI and
+ * no C shim. Needs {@code --enable-native-access=ALL-UNNAMED} (or the module's name).
+ *
+ * <p>System property {@code rdmakv.ibverbs.forkInit=true} calls {@code ibv_fork_init()} before the first
+ * device is opened, for processes that fork while memory is registered (each registration then costs
+ * an extra {@code madvise(MADV_DONTFORK)}).
+ */
 public final class IbverbsProvider implements Provider
 {
     public static final IbverbsProvider INSTANCE = new IbverbsProvider();
-    public static final String LIBRARY = "libibverbs.so.1";
+    public static final String LIBRARY = IbverbsLibrary.NAME;
+    public static final String FORK_INIT_PROPERTY = "rdmakv.ibverbs.forkInit";
+
+    private static final AtomicBoolean FORK_INIT_DONE = new AtomicBoolean();
 
     private IbverbsProvider()
     {
@@ -32,58 +42,243 @@ public final class IbverbsProvider implements Provider
         return "ibverbs";
     }
 
-    @Override
-    public String unavailableReason()
+    /** One port of one device, as {@link #probe} found it. */
+    record PortStatus(String device, int port, int state, int linkLayer)
     {
-        final Linker linker = Linker.nativeLinker();
-        final MemoryLayout state = Linker.Option.captureStateLayout();
-        final VarHandle errnoHandle = state.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-        try (Arena arena = Arena.ofConfined())
+        boolean active()
         {
-            final SymbolLookup lib;
-            try
-            {
-                lib = SymbolLookup.libraryLookup(LIBRARY, arena);
-            }
-            catch (final IllegalArgumentException e)
-            {
-                return LIBRARY + " cannot be loaded (install rdma-core's libibverbs1 and a provider package, " +
-                    "ibverbs-providers on Debian)";
-            }
-            final MethodHandle getDeviceList = linker.downcallHandle(
-                lib.find("ibv_get_device_list").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS),
-                Linker.Option.captureCallState("errno"));
-            final MethodHandle freeDeviceList = linker.downcallHandle(
-                lib.find("ibv_free_device_list").orElseThrow(), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
-            final MemorySegment errno = arena.allocate(state);
-            final MemorySegment count = arena.allocate(ValueLayout.JAVA_INT);
-            final MemorySegment list = (MemorySegment)getDeviceList.invokeExact(errno, count);
-            if (list.address() == 0)
-            {
-                final int e = (int)errnoHandle.get(errno, 0L);
-                return e == Errno.ENOSYS ?
-                    "this kernel has no RDMA support (ibv_get_device_list: ENOSYS)" :
-                    "ibv_get_device_list failed (" + Errno.name(e) + ")";
-            }
-            final int n = count.get(ValueLayout.JAVA_INT, 0);
-            freeDeviceList.invokeExact(list);
-            if (n == 0)
-            {
-                return "no RDMA device found (ibv_get_device_list returned an empty list)";
-            }
-            return "the ibverbs provider's bindings are not in this build yet (" + n + " device(s) found)";
+            return state == IbvConstants.IBV_PORT_ACTIVE;
         }
-        catch (final Throwable t)
+
+        @Override
+        public String toString()
         {
-            return "probing " + LIBRARY + " failed: " + t;
+            return device + " port " + port + " " + IbvConstants.portStateName(state) + " (" +
+                IbvConstants.linkLayerName(linkLayer) + ")";
         }
     }
 
+    /**
+     * Null when a device with an ACTIVE port exists; otherwise why not: the library is missing, the
+     * kernel has no RDMA (ENOSYS), there is no device, or every port is down.
+     */
+    @Override
+    public String unavailableReason()
+    {
+        if (IbverbsLibrary.LOAD_FAILURE != null)
+        {
+            return IbverbsLibrary.LOAD_FAILURE;
+        }
+        try
+        {
+            final List<PortStatus> ports = probe();
+            if (ports.isEmpty())
+            {
+                return "no RDMA device found (ibv_get_device_list returned an empty list; load a driver, " +
+                    "or create a software device: rdma link add rxe0 type rxe netdev eth0)";
+            }
+            for (final PortStatus p : ports)
+            {
+                if (p.active())
+                {
+                    return null;
+                }
+            }
+            return "no RDMA port is ACTIVE: " + ports;
+        }
+        catch (final VerbsException e)
+        {
+            if (e.errno() == Errno.ENOSYS)
+            {
+                return "this kernel has no RDMA support (ibv_get_device_list: ENOSYS; the ib_uverbs module " +
+                    "is not loaded or not built)";
+            }
+            return e.getMessage();
+        }
+        catch (final RuntimeException | LinkageError e)
+        {
+            return "probing " + LIBRARY + " failed: " + e;
+        }
+    }
+
+    /** Every port of every device, with its state. Throws {@link VerbsException} when the device list fails. */
+    static List<PortStatus> probe()
+    {
+        final List<PortStatus> ports = new ArrayList<>();
+        withDevices((device, name) ->
+        {
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(arena);
+                final MemorySegment context = LibIbverbs.ibvOpenDevice(state, device);
+                if (context.address() == 0)
+                {
+                    ports.add(new PortStatus(name + " (ibv_open_device: " + Errno.name(CallState.errno(state)) + ")",
+                        0, IbvConstants.IBV_PORT_NOP, 0));
+                    return false;
+                }
+                try
+                {
+                    final MemorySegment deviceAttr = arena.allocate(IbvDeviceAttr.LAYOUT);
+                    if (LibIbverbs.ibvQueryDevice(state, context, deviceAttr) != 0)
+                    {
+                        return false;
+                    }
+                    final int count = deviceAttr.get(JAVA_BYTE, IbvDeviceAttr.PHYS_PORT_CNT) & 0xff;
+                    final MemorySegment portAttr = arena.allocate(IbvPortAttr.LAYOUT);
+                    for (int port = 1; port <= count; port++)
+                    {
+                        portAttr.fill((byte)0);
+                        if (LibIbverbs.ibvQueryPort(state, context, port, portAttr) == 0)
+                        {
+                            ports.add(new PortStatus(name, port, portAttr.get(JAVA_INT, IbvPortAttr.STATE),
+                                portAttr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER) & 0xff));
+                        }
+                    }
+                }
+                finally
+                {
+                    LibIbverbs.ibvCloseDevice(state, context);
+                }
+            }
+            return false;
+        });
+        return ports;
+    }
+
+    /** What {@link #withDevices} hands each device to; returns true to stop. */
+    @FunctionalInterface
+    interface DeviceVisitor
+    {
+        boolean visit(MemorySegment device, String name);
+    }
+
+    /** Calls {@code visitor} for each device of {@code ibv_get_device_list}, then frees the list. */
+    static void withDevices(final DeviceVisitor visitor)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment count = arena.allocate(JAVA_INT);
+            final MemorySegment list = LibIbverbs.ibvGetDeviceList(state, count);
+            if (list.address() == 0)
+            {
+                throw new VerbsException("ibv_get_device_list", CallState.errno(state), "listing RDMA devices");
+            }
+            try
+            {
+                final int n = count.get(JAVA_INT, 0);
+                final MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (n + 1L));
+                for (int i = 0; i < n; i++)
+                {
+                    final MemorySegment device = devices.getAtIndex(ADDRESS, i);
+                    if (visitor.visit(device, LibIbverbs.ibvGetDeviceName(device)))
+                    {
+                        return;
+                    }
+                }
+            }
+            finally
+            {
+                LibIbverbs.ibvFreeDeviceList(list);
+            }
+        }
+    }
+
+    /**
+     * Opens {@code config.device()} (or, when null, the first device whose port {@code config.port()} is
+     * ACTIVE) and checks that the port is ACTIVE.
+     */
     @Override
     public Context open(final VerbsConfig config)
     {
-        final String reason = unavailableReason();
-        throw new VerbsException("ibv_open_device", 0, reason == null ? "not implemented" : reason);
+        if (IbverbsLibrary.LOAD_FAILURE != null)
+        {
+            throw new VerbsException("ibv_open_device", 0, IbverbsLibrary.LOAD_FAILURE);
+        }
+        forkInitIfAsked();
+        final IbvContext[] opened = new IbvContext[1];
+        final List<String> tried = new ArrayList<>();
+        final RuntimeException[] lastFailure = new RuntimeException[1];
+        try
+        {
+            withDevices((device, name) ->
+            {
+                if (config.device() != null && !config.device().equals(name))
+                {
+                    tried.add(name);
+                    return false;
+                }
+                try (Arena arena = Arena.ofConfined())
+                {
+                    final MemorySegment state = CallState.allocate(arena);
+                    final MemorySegment context = LibIbverbs.ibvOpenDevice(state, device);
+                    if (context.address() == 0)
+                    {
+                        throw new VerbsException("ibv_open_device", CallState.errno(state), "device " + name);
+                    }
+                    opened[0] = new IbvContext(context, name, LibIbverbs.ibvGetDeviceGuid(device), config.port());
+                    return true;
+                }
+                catch (final VerbsException e)
+                {
+                    if (config.device() != null)
+                    {
+                        throw e;
+                    }
+                    tried.add(name + " (" + e.getMessage() + ")");
+                    lastFailure[0] = e;
+                    return false;
+                }
+            });
+        }
+        catch (final VerbsException e)
+        {
+            if (e.errno() == Errno.ENOSYS)
+            {
+                throw new VerbsException(e.call(), e.errno(), "this kernel has no RDMA support");
+            }
+            throw e;
+        }
+        if (opened[0] != null)
+        {
+            return opened[0];
+        }
+        if (config.device() != null)
+        {
+            throw new VerbsException("ibv_open_device", Errno.ENODEV, "no RDMA device named " + config.device() +
+                (tried.isEmpty() ? " (there is none at all)" : "; there are: " + String.join(", ", tried)));
+        }
+        if (tried.isEmpty())
+        {
+            throw new VerbsException("ibv_open_device", Errno.ENODEV, "no RDMA device found");
+        }
+        throw new VerbsException("ibv_open_device", lastFailure[0] instanceof VerbsException v ? v.errno() : 0,
+            "no device has port " + config.port() + " ACTIVE: " + String.join("; ", tried));
+    }
+
+    private static void forkInitIfAsked()
+    {
+        if (Boolean.getBoolean(FORK_INIT_PROPERTY) && FORK_INIT_DONE.compareAndSet(false, true))
+        {
+            final int rc = LibIbverbs.ibvForkInit();
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_fork_init", rc,
+                    "fork protection must be enabled before the first memory registration");
+            }
+        }
+    }
+
+    /** {@code ibv_wc_status_str}: the library's text for a completion status. */
+    public static String wcStatusString(final int status)
+    {
+        return LibIbverbs.ibvWcStatusStr(status);
+    }
+
+    /** The locked-memory limit of this process as text (for start-up logs). */
+    public static String memlockLimit()
+    {
+        return MemlockLimit.describe();
     }
 }

@@ -1,0 +1,237 @@
+package io.rdmakv.verbs.ibverbs;
+
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.WorkCompletions;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * A completion queue ({@code struct ibv_cq *}) with its own completion channel.
+ *
+ * <p>{@link #poll} calls the provider's {@code poll_cq} directly on the caller's {@code ibv_wc} array:
+ * no allocation, no errno capture. {@link #await} first polls; if nothing is there it arms the queue
+ * ({@code req_notify_cq}), polls again (closing the race with a completion that arrived before the
+ * arming), then waits in {@code ppoll} on the channel's fd for at most the time left, takes the event
+ * with {@code ibv_get_cq_event}, acknowledges it at once and polls again. It allocates nothing either
+ * (its buffers belong to the queue) and, like {@code ibv_get_cq_event}, expects one waiting thread at a
+ * time per queue; concurrent {@code await} calls on one queue are serialised. {@link #poll} itself may be
+ * called from any thread (the provider's {@code poll_cq} locks), but polling a queue while it is being
+ * closed is the caller's bug.
+ */
+public final class IbvCompletionQueue implements CompletionQueue
+{
+    private final IbvContext context;
+    private final Arena arena;
+    private final MemorySegment channel;
+    private final int channelFd;
+    private final MemorySegment cq;
+    private final MemorySegment pollCqFn;
+    private final MemorySegment reqNotifyCqFn;
+    private final int capacity;
+    private final MemorySegment waitState;
+    private final MemorySegment waitPollfd;
+    private final MemorySegment waitTimespec;
+    private final MemorySegment eventCq;
+    private final MemorySegment eventContext;
+    private final Set<IbvQueuePair> queuePairs = new LinkedHashSet<>();
+    /** Serialises {@link #await} (and keeps {@link #close} from destroying the queue under a waiter). */
+    private final Object waitLock = new Object();
+    private boolean armed;
+    private volatile boolean closed;
+
+    IbvCompletionQueue(final IbvContext context, final int requestedCapacity)
+    {
+        this.context = context;
+        this.arena = Arena.ofShared();
+        MemorySegment createdChannel = MemorySegment.NULL;
+        MemorySegment createdCq = MemorySegment.NULL;
+        try
+        {
+            waitState = CallState.allocate(arena);
+            waitPollfd = arena.allocate(Pollfd.LAYOUT);
+            waitTimespec = arena.allocate(Timespec.LAYOUT);
+            eventCq = arena.allocate(ADDRESS);
+            eventContext = arena.allocate(ADDRESS);
+            createdChannel = LibIbverbs.ibvCreateCompChannel(waitState, context.segment());
+            if (createdChannel.address() == 0)
+            {
+                throw new VerbsException("ibv_create_comp_channel", CallState.errno(waitState),
+                    "device " + context.deviceName());
+            }
+            channel = createdChannel.reinterpret(IbvCompChannel.SIZE);
+            channelFd = channel.get(JAVA_INT, IbvCompChannel.FD);
+            createdCq = LibIbverbs.ibvCreateCq(
+                waitState, context.segment(), requestedCapacity, MemorySegment.NULL, channel, 0);
+            if (createdCq.address() == 0)
+            {
+                throw new VerbsException("ibv_create_cq", CallState.errno(waitState), "completion queue of " +
+                    requestedCapacity + " entries on device " + context.deviceName());
+            }
+            cq = createdCq.reinterpret(IbvCq.SIZE);
+            capacity = cq.get(JAVA_INT, IbvCq.CQE);
+            pollCqFn = InlineVerbs.resolve(cq, IbvContextStruct.OPS_POLL_CQ, "ibv_poll_cq");
+            reqNotifyCqFn = InlineVerbs.resolve(cq, IbvContextStruct.OPS_REQ_NOTIFY_CQ, "ibv_req_notify_cq");
+        }
+        catch (final RuntimeException e)
+        {
+            try (Arena call = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(call);
+                if (createdCq.address() != 0)
+                {
+                    LibIbverbs.ibvDestroyCq(state, createdCq);
+                }
+                if (createdChannel.address() != 0)
+                {
+                    LibIbverbs.ibvDestroyCompChannel(state, createdChannel);
+                }
+            }
+            arena.close();
+            throw e;
+        }
+    }
+
+    MemorySegment segment()
+    {
+        return cq;
+    }
+
+    @Override
+    public Context context()
+    {
+        return context;
+    }
+
+    /** The number of entries the device actually gave the queue (at least what was asked for). */
+    @Override
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    @Override
+    public int poll(final WorkCompletions completions)
+    {
+        if (closed)
+        {
+            return -Errno.EINVAL;
+        }
+        return InlineVerbs.pollCq(pollCqFn, cq, completions.capacity(), completions.segment());
+    }
+
+    @Override
+    public int await(final WorkCompletions completions, final long timeoutNanos)
+    {
+        int n = poll(completions);
+        if (n != 0 || timeoutNanos <= 0)
+        {
+            return n;
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (waitLock)
+        {
+            while (true)
+            {
+                if (closed)
+                {
+                    return -Errno.EINVAL;
+                }
+                if (!armed)
+                {
+                    final int rc = InlineVerbs.reqNotifyCq(reqNotifyCqFn, cq, 0);
+                    if (rc != 0)
+                    {
+                        return rc > 0 ? -rc : rc;
+                    }
+                    armed = true;
+                }
+                n = poll(completions);
+                if (n != 0)
+                {
+                    return n;
+                }
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return 0;
+                }
+                final int ready = LibC.awaitReadable(channelFd, left, waitPollfd, waitTimespec, waitState);
+                if (ready < 0)
+                {
+                    return ready;
+                }
+                if (ready > 0)
+                {
+                    if (LibIbverbs.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
+                    {
+                        return -CallState.errno(waitState);
+                    }
+                    LibIbverbs.ibvAckCqEvents(cq, 1);
+                    armed = false;
+                }
+            }
+        }
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    synchronized void added(final IbvQueuePair qp)
+    {
+        queuePairs.add(qp);
+    }
+
+    synchronized void removed(final IbvQueuePair qp)
+    {
+        queuePairs.remove(qp);
+    }
+
+    /** Destroys the queue and its channel (every event was acknowledged when it was taken). */
+    @Override
+    public void close()
+    {
+        final int errno;
+        synchronized (waitLock)
+        {
+            synchronized (this)
+            {
+                if (closed)
+                {
+                    return;
+                }
+                if (!queuePairs.isEmpty())
+                {
+                    throw new VerbsException("ibv_destroy_cq", Errno.EBUSY, "completion queue of " +
+                        context.deviceName() + " is still used by " + queuePairs.size() +
+                        " queue pair(s); close them first");
+                }
+                closed = true;
+            }
+            final int rc = LibIbverbs.ibvDestroyCq(waitState, cq);
+            int e = rc == 0 ? 0 : CallState.errnoOf(rc, waitState);
+            final int rc2 = LibIbverbs.ibvDestroyCompChannel(waitState, channel);
+            if (e == 0 && rc2 != 0)
+            {
+                e = CallState.errnoOf(rc2, waitState);
+            }
+            errno = e;
+            arena.close();
+        }
+        context.removed(this);
+        if (errno != 0)
+        {
+            throw new VerbsException("ibv_destroy_cq", errno, "completion queue of " + context.deviceName());
+        }
+    }
+}

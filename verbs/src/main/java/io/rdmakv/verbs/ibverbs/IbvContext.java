@@ -1,0 +1,516 @@
+package io.rdmakv.verbs.ibverbs;
+
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.DeviceAttributes;
+import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.VerbsException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * An open device ({@code struct ibv_context *}) and the one port rdmakv uses on it. Holds what the
+ * queue pairs need to connect: the port's LID, active MTU and link layer, the device's read/atomic
+ * limits, and the local GID (on RoCE a RoCE v2 entry, chosen at open).
+ */
+public final class IbvContext implements Context
+{
+    private static final System.Logger LOG = System.getLogger(IbvContext.class.getName());
+
+    private final MemorySegment context;
+    private final String deviceName;
+    private final long nodeGuid;
+    private final int port;
+    private final int linkLayer;
+    private final int activeMtu;
+    private final int lid;
+    private final int gidTableLength;
+    private final int portCount;
+    private final int gidIndex;
+    private final byte[] gid;
+    private final int maxQpWr;
+    private final int maxSge;
+    private final int maxCqe;
+    private final long maxMrSize;
+    private final int maxQpRdAtom;
+    private final int maxQpInitRdAtom;
+    private final int atomicCap;
+    private final Set<IbvProtectionDomain> protectionDomains = new LinkedHashSet<>();
+    private final Set<IbvCompletionQueue> completionQueues = new LinkedHashSet<>();
+    private int maxInlineData = -1;
+    private boolean closed;
+
+    /** Takes ownership of an opened {@code context}: closes it if anything here fails. */
+    IbvContext(final MemorySegment context, final String deviceName, final long nodeGuid, final int port)
+    {
+        this.context = context.reinterpret(IbvContextStruct.SIZE);
+        this.deviceName = deviceName;
+        this.nodeGuid = nodeGuid;
+        this.port = port;
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment deviceAttr = arena.allocate(IbvDeviceAttr.LAYOUT);
+            int rc = LibIbverbs.ibvQueryDevice(state, this.context, deviceAttr);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_device", CallState.errnoOf(rc, state), "device " + deviceName);
+            }
+            portCount = deviceAttr.get(JAVA_BYTE, IbvDeviceAttr.PHYS_PORT_CNT) & 0xff;
+            if (port < 1 || port > portCount)
+            {
+                throw new VerbsException("ibv_query_port", Errno.EINVAL,
+                    "device " + deviceName + " has ports 1.." + portCount + ", not port " + port);
+            }
+            maxQpWr = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_WR);
+            maxSge = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_SGE);
+            maxCqe = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_CQE);
+            final long mrSize = deviceAttr.get(JAVA_LONG, IbvDeviceAttr.MAX_MR_SIZE); // u64: rxe says 2^64-1
+            maxMrSize = mrSize < 0 ? Long.MAX_VALUE : mrSize;
+            maxQpRdAtom = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_RD_ATOM);
+            maxQpInitRdAtom = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM);
+            atomicCap = deviceAttr.get(JAVA_INT, IbvDeviceAttr.ATOMIC_CAP);
+
+            final MemorySegment portAttr = queryPort(arena, state);
+            final int portState = portAttr.get(JAVA_INT, IbvPortAttr.STATE);
+            if (portState != IbvConstants.IBV_PORT_ACTIVE)
+            {
+                throw new VerbsException("ibv_query_port", Errno.ENODEV, "port " + port + " of device " +
+                    deviceName + " is " + IbvConstants.portStateName(portState) + ", not ACTIVE");
+            }
+            linkLayer = portAttr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER) & 0xff;
+            activeMtu = portAttr.get(JAVA_INT, IbvPortAttr.ACTIVE_MTU);
+            lid = portAttr.get(JAVA_SHORT, IbvPortAttr.LID) & 0xffff;
+            gidTableLength = portAttr.get(JAVA_INT, IbvPortAttr.GID_TBL_LEN);
+
+            final GidEntry chosen = chooseGid(arena, state);
+            gidIndex = chosen.index();
+            gid = chosen.gid();
+            LOG.log(System.Logger.Level.DEBUG, () -> "opened " + deviceName + " port " + port + ": " +
+                IbvConstants.linkLayerName(linkLayer) + ", lid " + lid + ", mtu " +
+                IbvConstants.mtuBytes(activeMtu) + ", gid index " + gidIndex + " " + chosen);
+        }
+        catch (final RuntimeException e)
+        {
+            try (Arena arena = Arena.ofConfined())
+            {
+                LibIbverbs.ibvCloseDevice(CallState.allocate(arena), this.context);
+            }
+            throw e;
+        }
+    }
+
+    /** One valid entry of the GID table. */
+    public record GidEntry(int index, byte[] gid, int type)
+    {
+        public String typeName()
+        {
+            return IbvConstants.gidTypeName(type);
+        }
+
+        @Override
+        public String toString()
+        {
+            return "GID[" + index + "] " + HexFormat.ofDelimiter(":").formatHex(gid) + " " + typeName();
+        }
+    }
+
+    private MemorySegment queryPort(final Arena arena, final MemorySegment state)
+    {
+        final MemorySegment portAttr = arena.allocate(IbvPortAttr.LAYOUT); // zeroed: the call fills 48 of 52 bytes
+        final int rc = LibIbverbs.ibvQueryPort(state, context, port, portAttr);
+        if (rc != 0)
+        {
+            throw new VerbsException("ibv_query_port", CallState.errnoOf(rc, state),
+                "port " + port + " of device " + deviceName);
+        }
+        return portAttr;
+    }
+
+    /**
+     * The GID entries of this context's port ({@code _ibv_query_gid_table}: one call for the whole table).
+     */
+    public List<GidEntry> gidTable()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            return gidTable(arena, CallState.allocate(arena));
+        }
+    }
+
+    private List<GidEntry> gidTable(final Arena arena, final MemorySegment state)
+    {
+        final int max = Math.max(1, gidTableLength) * portCount; // the call returns the entries of every port
+        final MemorySegment entries = arena.allocate(IbvGidEntry.LAYOUT, max);
+        final long n = LibIbverbs.ibvQueryGidTable(state, context, entries, max);
+        if (n < 0)
+        {
+            throw new VerbsException("ibv_query_gid_table", (int)-n, "GID table of device " + deviceName);
+        }
+        final List<GidEntry> table = new ArrayList<>();
+        for (int i = 0; i < n; i++)
+        {
+            final MemorySegment entry = entries.asSlice((long)i * IbvGidEntry.SIZE, IbvGidEntry.SIZE);
+            if (entry.get(JAVA_INT, IbvGidEntry.PORT_NUM) == port)
+            {
+                table.add(new GidEntry(entry.get(JAVA_INT, IbvGidEntry.GID_INDEX),
+                    entry.asSlice(IbvGidEntry.GID, 16).toArray(JAVA_BYTE), entry.get(JAVA_INT, IbvGidEntry.GID_TYPE)));
+            }
+        }
+        return table;
+    }
+
+    /** Entry {@code index} of this port's GID table ({@code _ibv_query_gid_ex}); throws when it is empty. */
+    public GidEntry queryGid(final int index)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment entry = arena.allocate(IbvGidEntry.LAYOUT);
+            final int rc = LibIbverbs.ibvQueryGidEx(state, context, port, index, entry);
+            if (rc != 0)
+            {
+                final int errno = CallState.errnoOf(rc, state);
+                throw new VerbsException("ibv_query_gid_ex", errno, "GID index " + index + " of port " + port +
+                    " of device " + deviceName + (errno == IbvConstants.ENODATA ? " is empty" : ""));
+            }
+            return new GidEntry(index, entry.asSlice(IbvGidEntry.GID, 16).toArray(JAVA_BYTE),
+                entry.get(JAVA_INT, IbvGidEntry.GID_TYPE));
+        }
+    }
+
+    /**
+     * InfiniBand: GID index 0. RoCE: the first RoCE v2 entry, preferring an IPv4-mapped address
+     * ({@code ::ffff:a.b.c.d}, what rdma_cm uses for IPv4), then a non-link-local IPv6 one, then any;
+     * RoCE v1 only when there is no v2 entry.
+     */
+    private GidEntry chooseGid(final Arena arena, final MemorySegment state)
+    {
+        if (linkLayer != IbvConstants.IBV_LINK_LAYER_ETHERNET)
+        {
+            return queryGid(0);
+        }
+        GidEntry best = null;
+        int bestRank = Integer.MAX_VALUE;
+        for (final GidEntry entry : gidTable(arena, state))
+        {
+            final int rank = rank(entry);
+            if (rank < bestRank)
+            {
+                best = entry;
+                bestRank = rank;
+            }
+        }
+        if (best == null)
+        {
+            throw new VerbsException("ibv_query_gid_table", Errno.ENODEV, "port " + port + " of device " +
+                deviceName + " has no usable GID (is the Ethernet interface up and addressed?)");
+        }
+        return best;
+    }
+
+    private static int rank(final GidEntry entry)
+    {
+        final byte[] g = entry.gid();
+        boolean zero = true;
+        for (final byte b : g)
+        {
+            zero &= b == 0;
+        }
+        if (zero)
+        {
+            return Integer.MAX_VALUE;
+        }
+        boolean ipv4Mapped = g[10] == (byte)0xff && g[11] == (byte)0xff;
+        for (int i = 0; i < 10; i++)
+        {
+            ipv4Mapped &= g[i] == 0;
+        }
+        final boolean linkLocal = g[0] == (byte)0xfe && (g[1] & 0xc0) == 0x80;
+        final int base = entry.type() == IbvConstants.IBV_GID_TYPE_ROCE_V2 ? 0 : 10;
+        return base + (ipv4Mapped ? 0 : linkLocal ? 2 : 1);
+    }
+
+    MemorySegment segment()
+    {
+        return context;
+    }
+
+    int port()
+    {
+        return port;
+    }
+
+    boolean isEthernet()
+    {
+        return linkLayer == IbvConstants.IBV_LINK_LAYER_ETHERNET;
+    }
+
+    /** The port's active MTU ({@code enum ibv_mtu}). */
+    public int activeMtu()
+    {
+        return activeMtu;
+    }
+
+    public int lid()
+    {
+        return lid;
+    }
+
+    /** The GID index the queue pairs of this context send from unless {@code ConnectOptions.gidIndex} says otherwise. */
+    public int gidIndex()
+    {
+        return gidIndex;
+    }
+
+    public byte[] gid()
+    {
+        return gid.clone();
+    }
+
+    public long nodeGuid()
+    {
+        return nodeGuid;
+    }
+
+    /** {@code max_qp_rd_atom}: READs/atomics a queue pair serves at once (responder resources). */
+    int maxQpRdAtom()
+    {
+        return maxQpRdAtom;
+    }
+
+    /** {@code max_qp_init_rd_atom}: READs/atomics a queue pair may have outstanding as initiator. */
+    int maxQpInitRdAtom()
+    {
+        return maxQpInitRdAtom;
+    }
+
+    @Override
+    public String providerName()
+    {
+        return "ibverbs";
+    }
+
+    @Override
+    public String deviceName()
+    {
+        return deviceName;
+    }
+
+    @Override
+    public synchronized DeviceAttributes attributes()
+    {
+        ensureOpen("ibv_query_device");
+        if (maxInlineData < 0)
+        {
+            maxInlineData = probeMaxInlineData();
+        }
+        final int portState;
+        try (Arena arena = Arena.ofConfined())
+        {
+            portState = queryPort(arena, CallState.allocate(arena)).get(JAVA_INT, IbvPortAttr.STATE);
+        }
+        return new DeviceAttributes(maxQpWr, maxSge, maxCqe, maxMrSize, maxQpInitRdAtom,
+            IbvConstants.atomicCapName(atomicCap), maxInlineData, IbvConstants.portStateName(portState),
+            IbvConstants.linkLayerName(linkLayer));
+    }
+
+    /**
+     * {@code struct ibv_device_attr} has no inline limit: create a throwaway RC queue pair asking for
+     * less and less inline data until the device accepts, and read back what it granted.
+     */
+    private int probeMaxInlineData()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment pd = LibIbverbs.ibvAllocPd(state, context);
+            if (pd.address() == 0)
+            {
+                return 0;
+            }
+            final MemorySegment cq = LibIbverbs.ibvCreateCq(state, context, 1, MemorySegment.NULL,
+                MemorySegment.NULL, 0);
+            try
+            {
+                if (cq.address() == 0)
+                {
+                    return 0;
+                }
+                final MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
+                for (final int ask : new int[] {1024, 512, 256, 128, 64, 32, 0})
+                {
+                    init.fill((byte)0);
+                    init.set(ADDRESS, IbvQpInitAttr.SEND_CQ, cq);
+                    init.set(ADDRESS, IbvQpInitAttr.RECV_CQ, cq);
+                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_WR, 1);
+                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_WR, 1);
+                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_SGE, 1);
+                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_SGE, 1);
+                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA, ask);
+                    init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
+                    final MemorySegment qp = LibIbverbs.ibvCreateQp(state, pd, init);
+                    if (qp.address() != 0)
+                    {
+                        final int granted = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA);
+                        LibIbverbs.ibvDestroyQp(state, qp);
+                        return Math.max(granted, ask);
+                    }
+                }
+                return 0;
+            }
+            finally
+            {
+                if (cq.address() != 0)
+                {
+                    LibIbverbs.ibvDestroyCq(state, cq);
+                }
+                LibIbverbs.ibvDeallocPd(state, pd);
+            }
+        }
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain()
+    {
+        synchronized (this)
+        {
+            ensureOpen("ibv_alloc_pd");
+            final IbvProtectionDomain pd = new IbvProtectionDomain(this);
+            protectionDomains.add(pd);
+            return pd;
+        }
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(final int capacity)
+    {
+        if (capacity <= 0)
+        {
+            throw new IllegalArgumentException("completion queue capacity must be positive: " + capacity);
+        }
+        synchronized (this)
+        {
+            ensureOpen("ibv_create_cq");
+            final IbvCompletionQueue cq = new IbvCompletionQueue(this, capacity);
+            completionQueues.add(cq);
+            return cq;
+        }
+    }
+
+    synchronized void removed(final IbvProtectionDomain pd)
+    {
+        protectionDomains.remove(pd);
+    }
+
+    synchronized void removed(final IbvCompletionQueue cq)
+    {
+        completionQueues.remove(cq);
+    }
+
+    private void ensureOpen(final String call)
+    {
+        if (closed)
+        {
+            throw new VerbsException(call, Errno.EINVAL, "device " + deviceName + " is closed");
+        }
+    }
+
+    /**
+     * The next asynchronous event of this device ({@code ibv_get_async_event}, acknowledged at once), or
+     * null when none arrives within {@code timeoutNanos}.
+     */
+    public AsyncEvent nextAsyncEvent(final long timeoutNanos)
+    {
+        final int fd;
+        synchronized (this)
+        {
+            ensureOpen("ibv_get_async_event");
+            fd = context.get(JAVA_INT, IbvContextStruct.ASYNC_FD);
+        }
+        final int ready = LibC.awaitReadable(fd, timeoutNanos);
+        if (ready < 0)
+        {
+            throw new VerbsException("ppoll", -ready, "async event fd of device " + deviceName);
+        }
+        if (ready == 0)
+        {
+            return null;
+        }
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment event = arena.allocate(IbvAsyncEvent.LAYOUT);
+            final int rc = LibIbverbs.ibvGetAsyncEvent(state, context, event);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_get_async_event", CallState.errnoOf(rc, state), "device " + deviceName);
+            }
+            final int type = event.get(JAVA_INT, IbvAsyncEvent.EVENT_TYPE);
+            final AsyncEvent result = new AsyncEvent(type, LibIbverbs.ibvEventTypeStr(type),
+                event.get(JAVA_LONG, IbvAsyncEvent.ELEMENT), event.get(JAVA_INT, IbvAsyncEvent.ELEMENT_PORT_NUM));
+            LibIbverbs.ibvAckAsyncEvent(event);
+            return result;
+        }
+    }
+
+    /**
+     * An asynchronous event ({@code struct ibv_async_event}).
+     *
+     * @param type    {@code enum ibv_event_type}
+     * @param name    {@code ibv_event_type_str(type)}
+     * @param element address of the CQ/QP/SRQ/WQ it concerns (for port events, {@link #portNum} instead)
+     * @param portNum the port, for port events
+     */
+    public record AsyncEvent(int type, String name, long element, int portNum)
+    {
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            if (!protectionDomains.isEmpty() || !completionQueues.isEmpty())
+            {
+                throw new VerbsException("ibv_close_device", Errno.EBUSY, "device " + deviceName + " still has " +
+                    protectionDomains.size() + " protection domain(s) and " + completionQueues.size() +
+                    " completion queue(s) open; close them first");
+            }
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(arena);
+                final int rc = LibIbverbs.ibvCloseDevice(state, context);
+                closed = true;
+                if (rc != 0)
+                {
+                    throw new VerbsException("ibv_close_device", CallState.errnoOf(rc, state), "device " + deviceName);
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "IbvContext{" + deviceName + " port " + port + ", " + IbvConstants.linkLayerName(linkLayer) +
+            ", gid index " + gidIndex + "}";
+    }
+}

@@ -1,0 +1,167 @@
+package io.rdmakv.verbs.ibverbs;
+
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.VerbsException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/** A protection domain ({@code struct ibv_pd *}): the memory regions and queue pairs allocated in it. */
+public final class IbvProtectionDomain implements ProtectionDomain
+{
+    private final IbvContext context;
+    private final MemorySegment pd;
+    private final Set<IbvMemoryRegion> memoryRegions = new LinkedHashSet<>();
+    private final Set<IbvQueuePair> queuePairs = new LinkedHashSet<>();
+    private boolean closed;
+
+    IbvProtectionDomain(final IbvContext context)
+    {
+        this.context = context;
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment pd = LibIbverbs.ibvAllocPd(state, context.segment());
+            if (pd.address() == 0)
+            {
+                throw new VerbsException("ibv_alloc_pd", CallState.errno(state), "device " + context.deviceName());
+            }
+            this.pd = pd;
+        }
+    }
+
+    MemorySegment segment()
+    {
+        return pd;
+    }
+
+    IbvContext ibvContext()
+    {
+        return context;
+    }
+
+    @Override
+    public Context context()
+    {
+        return context;
+    }
+
+    /**
+     * Registers {@code segment} with {@code ibv_reg_mr_iova2} (iova = its address, what {@code ibv_reg_mr}
+     * does). {@code IBV_ACCESS_LOCAL_WRITE} is always added: ibverbs requires it for any remote write or
+     * atomic access and for memory that RDMA READs, atomics or RECVs land in, and it grants peers nothing.
+     * A failure that the locked-memory limit may explain says so, with the limit and how to raise it.
+     */
+    @Override
+    public MemoryRegion registerMemory(final MemorySegment segment, final int access)
+    {
+        if (!segment.isNative() || segment.byteSize() == 0)
+        {
+            throw new IllegalArgumentException("only a non-empty native (off-heap) segment can be registered: " + segment);
+        }
+        if ((access & ~(AccessFlags.LOCAL_WRITE | AccessFlags.ALL_REMOTE)) != 0)
+        {
+            throw new IllegalArgumentException("unknown access flags 0x" + Integer.toHexString(access));
+        }
+        synchronized (this)
+        {
+            ensureOpen("ibv_reg_mr");
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(arena);
+                final MemorySegment mr = LibIbverbs.ibvRegMrIova2(state, pd, segment, segment.byteSize(),
+                    segment.address(), access | AccessFlags.LOCAL_WRITE);
+                if (mr.address() == 0)
+                {
+                    final int errno = CallState.errno(state);
+                    throw new VerbsException("ibv_reg_mr", errno, "registering " + segment.byteSize() +
+                        " bytes at 0x" + Long.toHexString(segment.address()) + " with " + AccessFlags.describe(access) +
+                        " on device " + context.deviceName() + MemlockLimit.advice(errno, segment.byteSize()));
+                }
+                final IbvMemoryRegion region = new IbvMemoryRegion(this, mr, segment, access);
+                memoryRegions.add(region);
+                return region;
+            }
+        }
+    }
+
+    @Override
+    public QueuePair createQueuePair(final QueuePairConfig config)
+    {
+        if (!(config.sendCq() instanceof IbvCompletionQueue sendCq) ||
+            !(config.recvCq() instanceof IbvCompletionQueue recvCq) ||
+            sendCq.context() != context || recvCq.context() != context)
+        {
+            throw new IllegalArgumentException(
+                "the completion queues of an ibverbs queue pair must come from the same device: " + config);
+        }
+        if (sendCq.isClosed() || recvCq.isClosed())
+        {
+            throw new VerbsException("ibv_create_qp", Errno.EINVAL, "a completion queue of the queue pair is closed");
+        }
+        synchronized (this)
+        {
+            ensureOpen("ibv_create_qp");
+            final IbvQueuePair qp = new IbvQueuePair(this, config, sendCq, recvCq);
+            queuePairs.add(qp);
+            return qp;
+        }
+    }
+
+    synchronized void removed(final IbvMemoryRegion region)
+    {
+        memoryRegions.remove(region);
+    }
+
+    synchronized void removed(final IbvQueuePair qp)
+    {
+        queuePairs.remove(qp);
+    }
+
+    private void ensureOpen(final String call)
+    {
+        if (closed)
+        {
+            throw new VerbsException(call, Errno.EINVAL, "protection domain of " + context.deviceName() + " is closed");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        final int errno;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            if (!memoryRegions.isEmpty() || !queuePairs.isEmpty())
+            {
+                throw new VerbsException("ibv_dealloc_pd", Errno.EBUSY, "protection domain of " +
+                    context.deviceName() + " still has " + memoryRegions.size() + " memory region(s) and " +
+                    queuePairs.size() + " queue pair(s) open; close them first");
+            }
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(arena);
+                final int rc = LibIbverbs.ibvDeallocPd(state, pd);
+                errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
+                closed = true;
+            }
+        }
+        context.removed(this);
+        if (errno != 0)
+        {
+            throw new VerbsException("ibv_dealloc_pd", errno, "protection domain of " + context.deviceName());
+        }
+    }
+}

@@ -1,0 +1,377 @@
+package io.rdmakv.verbs.ibverbs;
+
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QpState;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.QueuePairEndpoint;
+import io.rdmakv.verbs.ReceiveWorkRequest;
+import io.rdmakv.verbs.SendWorkRequest;
+import io.rdmakv.verbs.VerbsException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_ACCESS_FLAGS;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_AV;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_DEST_QPN;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_MAX_DEST_RD_ATOMIC;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_MAX_QP_RD_ATOMIC;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_MIN_RNR_TIMER;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_PATH_MTU;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_PKEY_INDEX;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_PORT;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_RETRY_CNT;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_RNR_RETRY;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_RQ_PSN;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_SQ_PSN;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_STATE;
+import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_TIMEOUT;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * A reliable-connected queue pair ({@code struct ibv_qp *}, {@code IBV_QPT_RC}).
+ *
+ * <p>{@link #postSend} and {@link #postReceive} call the provider's {@code post_send}/{@code post_recv}
+ * through the pointers read at creation, passing the caller's prepared {@code ibv_send_wr} /
+ * {@code ibv_recv_wr} chain as it is: no copy, no allocation, the verb's return code returned.
+ *
+ * <p>The state transitions follow {@code man ibv_modify_qp} for RC: INIT (port, pkey index 0, the
+ * remote accesses it serves), RTR (path MTU = the smaller of the two ports' active MTUs, the peer's QPN
+ * and PSN, as many incoming READs/atomics as the device allows, and the address vector: on InfiniBand
+ * the peer's LID, on RoCE a GRH with the peer's GID, this context's RoCE v2 GID index or
+ * {@code ConnectOptions.gidIndex}, hop limit 64), RTS (ACK timeout, retry counts, this side's PSN, and
+ * {@code maxRdAtomic} outstanding READs/atomics, the device maximum when 0).
+ */
+public final class IbvQueuePair implements QueuePair
+{
+    private static final int HOP_LIMIT = 64;
+
+    private final IbvProtectionDomain pd;
+    private final IbvContext context;
+    private final IbvCompletionQueue sendCq;
+    private final IbvCompletionQueue recvCq;
+    private final Arena arena;
+    private final MemorySegment qp;
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
+    private final MemorySegment badWr;
+    private final int qpNum;
+    private final int psn;
+    private final int maxSendWr;
+    private final int maxRecvWr;
+    private final int maxInlineData;
+    private volatile boolean closed;
+
+    IbvQueuePair(
+        final IbvProtectionDomain pd, final QueuePairConfig config, final IbvCompletionQueue sendCq,
+        final IbvCompletionQueue recvCq)
+    {
+        this.pd = pd;
+        this.context = pd.ibvContext();
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.arena = Arena.ofShared();
+        MemorySegment createdQp = MemorySegment.NULL;
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(call);
+            final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
+            init.set(ADDRESS, IbvQpInitAttr.SEND_CQ, sendCq.segment());
+            init.set(ADDRESS, IbvQpInitAttr.RECV_CQ, recvCq.segment());
+            init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_WR, config.maxSendWr());
+            init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_WR, config.maxRecvWr());
+            init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_SGE, config.maxSendSge());
+            init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_SGE, config.maxRecvSge());
+            init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA, config.maxInlineData());
+            init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
+            init.set(JAVA_INT, IbvQpInitAttr.SQ_SIG_ALL, 0);
+            final MemorySegment created = LibIbverbs.ibvCreateQp(state, pd.segment(), init);
+            if (created.address() == 0)
+            {
+                throw new VerbsException("ibv_create_qp", CallState.errno(state), "RC queue pair on device " +
+                    context.deviceName() + " with " + config.maxSendWr() + " send / " + config.maxRecvWr() +
+                    " receive work requests, " + config.maxSendSge() + "/" + config.maxRecvSge() +
+                    " scatter-gather elements, " + config.maxInlineData() + " bytes inline");
+            }
+            createdQp = created;
+            qp = created.reinterpret(IbvQp.SIZE);
+            maxSendWr = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_WR);
+            maxRecvWr = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_WR);
+            maxInlineData = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA);
+            qpNum = qp.get(JAVA_INT, IbvQp.QP_NUM);
+            psn = ThreadLocalRandom.current().nextInt() & 0xffffff;
+            postSendFn = InlineVerbs.resolve(qp, IbvContextStruct.OPS_POST_SEND, "ibv_post_send");
+            postRecvFn = InlineVerbs.resolve(qp, IbvContextStruct.OPS_POST_RECV, "ibv_post_recv");
+            // where post_send/post_recv store the first request they did not post; global scope, so that
+            // passing it costs no liveness check (it is freed with the queue pair's arena, after destroy)
+            badWr = MemorySegment.ofAddress(arena.allocate(ADDRESS).address()).reinterpret(ADDRESS.byteSize());
+        }
+        catch (final RuntimeException e)
+        {
+            if (createdQp.address() != 0)
+            {
+                try (Arena call = Arena.ofConfined())
+                {
+                    LibIbverbs.ibvDestroyQp(CallState.allocate(call), createdQp);
+                }
+            }
+            arena.close();
+            throw e;
+        }
+        sendCq.added(this);
+        if (recvCq != sendCq)
+        {
+            recvCq.added(this);
+        }
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain()
+    {
+        return pd;
+    }
+
+    @Override
+    public int qpNum()
+    {
+        return qpNum;
+    }
+
+    /** This side's initial packet sequence number (24 bits, random). */
+    public int psn()
+    {
+        return psn;
+    }
+
+    /** What {@code ibv_create_qp} granted (at least what was asked for). */
+    public int maxSendWr()
+    {
+        return maxSendWr;
+    }
+
+    public int maxRecvWr()
+    {
+        return maxRecvWr;
+    }
+
+    public int maxInlineData()
+    {
+        return maxInlineData;
+    }
+
+    /** The state the device reports now ({@code ibv_query_qp}); a queue pair that hit an error says ERR. */
+    @Override
+    public QpState state()
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            ensureOpen("ibv_query_qp");
+            final MemorySegment state = CallState.allocate(call);
+            final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
+            final int rc = LibIbverbs.ibvQueryQp(state, qp, attr, IBV_QP_STATE, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", CallState.errnoOf(rc, state), describe());
+            }
+            return QpState.of(attr.get(JAVA_INT, IbvQpAttr.QP_STATE));
+        }
+    }
+
+    @Override
+    public QueuePairEndpoint localEndpoint()
+    {
+        return new QueuePairEndpoint("ibverbs", qpNum, psn, context.lid(), context.gid(), context.activeMtu(), "", 0);
+    }
+
+    @Override
+    public void modifyToInit(final ConnectOptions options)
+    {
+        if ((options.accessFlags() & ~AccessFlags.ALL_REMOTE & ~AccessFlags.LOCAL_WRITE) != 0)
+        {
+            throw new IllegalArgumentException("unknown access flags 0x" + Integer.toHexString(options.accessFlags()));
+        }
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
+            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.INIT.code());
+            attr.set(JAVA_SHORT, IbvQpAttr.PKEY_INDEX, (short)0);
+            attr.set(JAVA_BYTE, IbvQpAttr.PORT_NUM, (byte)context.port());
+            attr.set(JAVA_INT, IbvQpAttr.QP_ACCESS_FLAGS, options.accessFlags());
+            modify(call, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+                "RESET -> INIT (port " + context.port() + ", access " + AccessFlags.describe(options.accessFlags()) + ")");
+        }
+    }
+
+    @Override
+    public void modifyToRtr(final QueuePairEndpoint remote, final ConnectOptions options)
+    {
+        if (!"ibverbs".equals(remote.provider()))
+        {
+            throw new IllegalArgumentException("an ibverbs queue pair cannot connect to a " + remote.provider() +
+                " endpoint: " + remote);
+        }
+        final int mtu = remote.mtu() > 0 ? Math.min(context.activeMtu(), remote.mtu()) : context.activeMtu();
+        final int sgidIndex = options.gidIndex() >= 0 ? options.gidIndex() : context.gidIndex();
+        final int maxDestRdAtomic = Math.min(255, Math.max(1, context.maxQpRdAtom()));
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
+            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.RTR.code());
+            attr.set(JAVA_INT, IbvQpAttr.PATH_MTU, mtu);
+            attr.set(JAVA_INT, IbvQpAttr.DEST_QP_NUM, remote.qpNum());
+            attr.set(JAVA_INT, IbvQpAttr.RQ_PSN, remote.psn() & 0xffffff);
+            attr.set(JAVA_BYTE, IbvQpAttr.MAX_DEST_RD_ATOMIC, (byte)maxDestRdAtomic);
+            attr.set(JAVA_BYTE, IbvQpAttr.MIN_RNR_TIMER, (byte)options.minRnrTimer());
+            attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_PORT_NUM, (byte)context.port());
+            attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_SL, (byte)0);
+            final String path;
+            if (context.isEthernet())
+            {
+                attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_IS_GLOBAL, (byte)1);
+                MemorySegment.copy(remote.gid(), 0, attr, JAVA_BYTE, IbvQpAttr.AH_ATTR_GRH_DGID, 16);
+                attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_GRH_SGID_INDEX, (byte)sgidIndex);
+                attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_GRH_HOP_LIMIT, (byte)HOP_LIMIT);
+                path = "dgid " + HexFormat.ofDelimiter(":").formatHex(remote.gid()) + ", sgid index " + sgidIndex;
+            }
+            else
+            {
+                attr.set(JAVA_SHORT, IbvQpAttr.AH_ATTR_DLID, (short)remote.lid());
+                path = "dlid " + remote.lid();
+            }
+            modify(call, attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+                "INIT -> RTR (dest qpn " + remote.qpNum() + ", rq psn " + (remote.psn() & 0xffffff) + ", mtu " +
+                IbvConstants.mtuBytes(mtu) + ", " + path + ")");
+        }
+    }
+
+    @Override
+    public void modifyToRts(final ConnectOptions options)
+    {
+        final int deviceMax = Math.min(255, Math.max(1, context.maxQpInitRdAtom()));
+        final int maxRdAtomic = options.maxRdAtomic() > 0 ? Math.min(options.maxRdAtomic(), deviceMax) : deviceMax;
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
+            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.RTS.code());
+            attr.set(JAVA_INT, IbvQpAttr.SQ_PSN, psn);
+            attr.set(JAVA_BYTE, IbvQpAttr.TIMEOUT, (byte)options.timeout());
+            attr.set(JAVA_BYTE, IbvQpAttr.RETRY_CNT, (byte)options.retryCount());
+            attr.set(JAVA_BYTE, IbvQpAttr.RNR_RETRY, (byte)options.rnrRetry());
+            attr.set(JAVA_BYTE, IbvQpAttr.MAX_RD_ATOMIC, (byte)maxRdAtomic);
+            modify(call, attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                IBV_QP_MAX_QP_RD_ATOMIC,
+                "RTR -> RTS (sq psn " + psn + ", timeout " + options.timeout() + ", retry " + options.retryCount() +
+                ", rnr retry " + options.rnrRetry() + ", max rd atomic " + maxRdAtomic + ")");
+        }
+    }
+
+    @Override
+    public void modifyToError()
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
+            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.ERR.code());
+            modify(call, attr, IBV_QP_STATE, "-> ERR");
+        }
+    }
+
+    private void modify(final Arena call, final MemorySegment attr, final int mask, final String what)
+    {
+        ensureOpen("ibv_modify_qp");
+        final MemorySegment state = CallState.allocate(call);
+        final int rc = LibIbverbs.ibvModifyQp(state, qp, attr, mask);
+        if (rc != 0)
+        {
+            throw new VerbsException("ibv_modify_qp", CallState.errnoOf(rc, state), describe() + " " + what);
+        }
+    }
+
+    @Override
+    public int postSend(final SendWorkRequest wr)
+    {
+        if (closed)
+        {
+            return Errno.EINVAL;
+        }
+        return InlineVerbs.post(postSendFn, qp, wr.segment(), badWr);
+    }
+
+    @Override
+    public int postReceive(final ReceiveWorkRequest wr)
+    {
+        if (closed)
+        {
+            return Errno.EINVAL;
+        }
+        return InlineVerbs.post(postRecvFn, qp, wr.segment(), badWr);
+    }
+
+    /**
+     * Native address of the first work request of the last failed post that was not posted
+     * ({@code *bad_wr}); meaningful right after a post returned non-zero, on the posting thread.
+     */
+    public long badWorkRequestAddress()
+    {
+        return badWr.get(ADDRESS, 0).address();
+    }
+
+    private void ensureOpen(final String call)
+    {
+        if (closed)
+        {
+            throw new VerbsException(call, Errno.EINVAL, describe() + " is closed");
+        }
+    }
+
+    private String describe()
+    {
+        return "queue pair " + qpNum + " on " + context.deviceName();
+    }
+
+    /** Destroys the queue pair; its outstanding work requests are gone with it (no completions). */
+    @Override
+    public void close()
+    {
+        final int errno;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            try (Arena call = Arena.ofConfined())
+            {
+                final MemorySegment state = CallState.allocate(call);
+                final int rc = LibIbverbs.ibvDestroyQp(state, qp);
+                errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
+            }
+            arena.close();
+        }
+        sendCq.removed(this);
+        recvCq.removed(this);
+        pd.removed(this);
+        if (errno != 0)
+        {
+            throw new VerbsException("ibv_destroy_qp", errno, describe());
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "IbvQueuePair{qpn " + qpNum + " on " + context.deviceName() + "}";
+    }
+}
