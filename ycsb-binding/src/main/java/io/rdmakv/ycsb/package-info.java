@@ -1,0 +1,2 @@
+/** The YCSB binding: a site.ycsb.DB over KvClient. */
+package io.rdmakv.ycsb;
