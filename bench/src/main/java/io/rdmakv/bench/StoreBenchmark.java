@@ -110,6 +110,7 @@ public final class StoreBenchmark
             print("cache_hit_ratio", (after.cacheHits() - before.cacheHits()) / (double)Math.max(1, getOps + putOps));
             System.out.println("errors=" + failures);
             roundTripsPerOperation(client, records, value);
+            allocationPerOperation(client, records, valueSize);
             if (failures > 0)
             {
                 System.exit(1);
@@ -169,6 +170,47 @@ public final class StoreBenchmark
                 cold.put(key(r), value);
             }
             report("rtt_per_update_uncached", c, cold.stats(), n);
+        }
+    }
+
+    /**
+     * Bytes the calling thread allocates per GET and per PUT in steady state, through the MemorySegment
+     * forms (keys prepared up front): the JVM's per-thread allocation counter around the loop.
+     */
+    private static void allocationPerOperation(final KvClient client, final int records, final int valueSize)
+    {
+        final int n = Math.min(records, 1_000);
+        final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment[] keys = new MemorySegment[n];
+            for (int r = 0; r < n; r++)
+            {
+                keys[r] = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, key(r));
+            }
+            final MemorySegment value = arena.allocate(valueSize);
+            final MemorySegment dst = arena.allocate(valueSize + 64);
+            for (int round = 0; round < 3; round++)
+            {
+                long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10 * n; i++)
+                {
+                    client.get(keys[i % n], dst);
+                }
+                final double perGet = (mx.getCurrentThreadAllocatedBytes() - before) / (10.0 * n);
+                before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 10 * n; i++)
+                {
+                    client.put(keys[i % n], value);
+                }
+                final double perPut = (mx.getCurrentThreadAllocatedBytes() - before) / (10.0 * n);
+                if (round == 2)
+                {
+                    print("alloc_bytes_per_get", perGet);
+                    print("alloc_bytes_per_put", perPut);
+                }
+            }
         }
     }
 
