@@ -416,7 +416,9 @@ public final class KvClient implements AutoCloseable
             case Status.TIMEOUT -> new KvTimeoutException(operation + ": node " + node + " did not answer within " +
                 config.opTimeout().toMillis() + " ms");
             case Status.RETRIES_EXHAUSTED -> new KvException(operation + ": gave up after " + Lane.maxAttempts() +
-                " attempts on a heavily contended or corrupted key at node " + node);
+                " attempts on a heavily contended key at node " + node);
+            case Status.CORRUPTED -> new CorruptedBlockException(operation + ": a block of this key's bucket at node " +
+                node + " fails its checksum and did not change: the stored data is damaged; nothing was returned");
             default ->
             {
                 session.pollNotices();

@@ -37,6 +37,8 @@ public final class Lane
     private static final int SEARCH_RETRY = 2;
     private static final int INSERT_RETRY = 3;
     private static final int INSERT_FOUND = 4;
+    /** Validation failures of one unchanged slot word before the block is declared corrupted. */
+    static final int CORRUPTION_VERDICT = 8;
 
     private final LaneIo io;
     private final RemoteIndex remote;
@@ -62,6 +64,8 @@ public final class Lane
     private long foundSlotAddress;
     private long foundWord;
     private long resultVersion;
+    private long suspectWord;
+    private int suspectFailures;
 
     Lane(final LaneIo io, final RemoteIndex remote, final MemorySegment mem, final LaneControl control,
         final ClientSpace space, final LaneCounters counters, final long lockWord, final long graceNanos)
@@ -676,7 +680,10 @@ public final class Lane
             }
             if (valid != KvBlock.KEY_MISMATCH)
             {
-                return SEARCH_RETRY;
+                // A block being replaced fails once or twice; one that keeps failing under an unchanged slot is damaged.
+                suspectFailures = word == suspectWord ? suspectFailures + 1 : 1;
+                suspectWord = word;
+                return suspectFailures >= CORRUPTION_VERDICT ? Status.CORRUPTED : SEARCH_RETRY;
             }
         }
         return SEARCH_ABSENT;

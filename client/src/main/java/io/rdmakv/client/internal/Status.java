@@ -15,6 +15,8 @@ public final class Status
     public static final int RETRIES_EXHAUSTED = -5;
     public static final int REMOTE_ERROR = -6;
     public static final int NODE_SHUTTING_DOWN = -7;
+    /** A block failed its checksum again and again while its slot did not change: it is damaged. */
+    public static final int CORRUPTED = -8;
 
     private Status()
     {
@@ -34,6 +36,7 @@ public final class Status
             case RETRIES_EXHAUSTED -> "RETRIES_EXHAUSTED";
             case REMOTE_ERROR -> "REMOTE_ERROR";
             case NODE_SHUTTING_DOWN -> "NODE_SHUTTING_DOWN";
+            case CORRUPTED -> "CORRUPTED";
             default -> "STATUS(" + status + ")";
         };
     }
