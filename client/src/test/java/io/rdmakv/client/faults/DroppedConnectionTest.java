@@ -67,6 +67,14 @@ class DroppedConnectionTest
         return TestNodes.bytes(prefix + "-value-" + i + "-v" + version + "-" + "x".repeat(i % 50));
     }
 
+    /** Waits until the seed session of connect() is gone and only the lane's session and lease remain. */
+    private void awaitOneLease()
+    {
+        Await.until("one session and one lease", Duration.ofSeconds(5),
+            () -> server.sessionCount() == 1 && proxy.openConnections() == 1,
+            () -> server.sessionCount() + " sessions, " + proxy.openConnections() + " leases");
+    }
+
     @Test
     void nextOperationFailsOnceThenTheClientReconnects()
     {
@@ -77,7 +85,7 @@ class DroppedConnectionTest
         final ServerCounters counters = server.counters();
         final long opened = counters.sessionsOpened();
         final long closed = counters.sessionsClosed();
-        assertEquals(1, server.sessionCount());
+        awaitOneLease();
 
         assertEquals(1, proxy.dropAll(), "one lease: the lane's (the seed session said BYE)");
         Await.until("the node drops the session", Duration.ofSeconds(5),
@@ -124,6 +132,7 @@ class DroppedConnectionTest
             return i;
         });
         Await.until("the writer is under way", Duration.ofSeconds(10), () -> acked.get() >= 100 || writer.isDone());
+        awaitOneLease();
         final long closed = server.counters().sessionsClosed();
         assertEquals(1, proxy.dropAll(), "the writer's lease");
         final int puts = writer.get(30, TimeUnit.SECONDS);

@@ -61,7 +61,8 @@ class KilledClientTest
             {
                 acked = expectAck(child.nextLine(10_000), acked + 1, child);
             }
-            assertEquals(1, server.sessionCount(), "the child's lane is the node's only session");
+            Await.until("the child's lane is the node's only session", Duration.ofSeconds(5),
+                () -> server.sessionCount() == 1, () -> server.sessionCount() + " sessions");
             byesBeforeKill = counters.byeRequests();
             closedBeforeKill = counters.sessionsClosed();
             child.kill();

@@ -97,6 +97,20 @@ public final class LeaseProxy implements AutoCloseable
         }
     }
 
+    /** Relayed connections whose client side is still open. */
+    public int openConnections()
+    {
+        int n = 0;
+        for (final Socket s : sockets)
+        {
+            if (!s.isClosed() && s.getLocalPort() == port())
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Cuts every relayed connection; returns how many connections (client sides) were open. */
     public int dropAll()
     {

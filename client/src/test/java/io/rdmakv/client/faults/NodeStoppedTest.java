@@ -106,7 +106,9 @@ class NodeStoppedTest
         {
             assertTrue(keysByNode.get(id).size() >= 10, "node " + id + " holds " + keysByNode.get(id).size() +
                 " of the keys");
-            assertEquals(1, servers[id].sessionCount(), "the client has a lane to node " + id);
+            final KvServer node = servers[id];
+            Await.until("the client has one lane to node " + id, Duration.ofSeconds(5),
+                () -> node.sessionCount() == 1, () -> node.sessionCount() + " sessions");
         }
 
         final long stopStart = System.nanoTime();

@@ -58,7 +58,8 @@ class ServerShutdownTest
             }
         });
         Await.until("the busy client is writing", Duration.ofSeconds(10), () -> puts.get() >= 50 || writer.isDone());
-        assertEquals(2, server.sessionCount());
+        Await.until("two lanes, the seed sessions gone", Duration.ofSeconds(5), () -> server.sessionCount() == 2,
+            () -> server.sessionCount() + " sessions");
 
         final long start = System.nanoTime();
         server.close();
