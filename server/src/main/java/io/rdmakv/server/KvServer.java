@@ -17,6 +17,7 @@ import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.ServerSession;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.IndexScanner;
+import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;
@@ -99,8 +100,8 @@ public final class KvServer implements AutoCloseable
         cq = createdCq;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
-        agent = new ControlAgent(cq, allocator, new IndexScanner(region.segment(), geometry), geometry,
-            MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
+        agent = new ControlAgent(cq, allocator, new IndexScanner(region.segment(), geometry),
+            new LiveBlockCheck(region.segment(), geometry), geometry, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         agentThread = Thread.ofPlatform().name("rdmakv-control").start(agent);
         listener.start();
     }
@@ -159,7 +160,7 @@ public final class KvServer implements AutoCloseable
                 MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
             final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1,
                 1, 64));
-            session.attach(qp, socket);
+            session.attach(qp, null);
             qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
             for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
             {
@@ -170,6 +171,8 @@ public final class KvServer implements AutoCloseable
             }
             qp.modifyToRtr(hello.endpoint(), ConnectOptions.DEFAULT);
             qp.modifyToRts(ConnectOptions.DEFAULT);
+            // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
+            session.attach(qp, socket);
             agent.register(session);
             final ServerSession opened = session;
             final HelloOkMessage ok = new HelloOkMessage(hello.requestId(), MessageHeaderDescriptor.PROTOCOL_VERSION,

@@ -662,7 +662,7 @@ public final class Lane
             }
             if (!remote.isPlausible(word))
             {
-                return SEARCH_RETRY;
+                return suspect(word);
             }
             io.wr(0).sendFlags(0).rdmaRead(io.localAddress(LaneBuffers.READ_BLOCK), SlotWord.blockLength(word),
                 io.lkey(), remote.blockAddress(word), remote.dataRkey());
@@ -680,13 +680,21 @@ public final class Lane
             }
             if (valid != KvBlock.KEY_MISMATCH)
             {
-                // A block being replaced fails once or twice; one that keeps failing under an unchanged slot is damaged.
-                suspectFailures = word == suspectWord ? suspectFailures + 1 : 1;
-                suspectWord = word;
-                return suspectFailures >= CORRUPTION_VERDICT ? Status.CORRUPTED : SEARCH_RETRY;
+                return suspect(word);
             }
         }
         return SEARCH_ABSENT;
+    }
+
+    /**
+     * A slot whose block failed validation (or points outside the data area). A block being replaced
+     * fails once or twice; one that keeps failing under an unchanged slot word is damaged.
+     */
+    private int suspect(final long word)
+    {
+        suspectFailures = word == suspectWord ? suspectFailures + 1 : 1;
+        suspectWord = word;
+        return suspectFailures >= CORRUPTION_VERDICT ? Status.CORRUPTED : SEARCH_RETRY;
     }
 
     /** Queues a superseded block for FREE. */

@@ -155,8 +155,8 @@ public final class Session implements LaneControl, AutoCloseable
     @Override
     public int allocate(final long minBytes)
     {
-        final long request = Math.max(minBytes, hello.geometry().chunkSize());
-        final ControlMessage reply = call(new AllocMessage(nextRequestId++, request));
+        // ALLOC names the least the lane needs; the node grants up to a chunk, or less when space is short.
+        final ControlMessage reply = call(new AllocMessage(nextRequestId++, minBytes));
         if (reply == null)
         {
             return io.failure() != 0 ? io.failure() : Status.CONNECTION_LOST;

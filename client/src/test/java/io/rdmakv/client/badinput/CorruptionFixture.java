@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,8 +77,9 @@ abstract class CorruptionFixture
         });
         final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertFalse(e instanceof KvConnectionException, "the lane stays up: " + e);
-        assertTrue(e.getMessage().startsWith("get: gave up after") && e.getMessage().contains("corrupted key at node " +
-            TestNodes.address(server)), e.getMessage());
+        assertInstanceOf(io.rdmakv.client.CorruptedBlockException.class, e, "a damaged block is named as such");
+        assertTrue(e.getMessage().startsWith("get: ") && e.getMessage().contains("damaged") &&
+            e.getMessage().contains("node " + TestNodes.address(server)), e.getMessage());
         assertEquals(errors + 1, client.stats().errors());
         return millis;
     }

@@ -8,7 +8,6 @@ import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -28,12 +27,6 @@ class OutOfSpaceTest
 {
     private static final int CHUNK = 1 << 18;
     private static final int VALUE = 200 * 1024;
-    private static final String ALLOC_MINIMUM_BUG = "BUG: Session.allocate sends ALLOC with requestedBytes = "
-        + "max(blockLength, chunkSize), and ControlAgent.allocate passes requestedBytes to DataAreaAllocator.grant "
-        + "as the minimum extent, so a node never grants a free range shorter than a whole chunk even when the "
-        + "block needs far less. Because the bump pointer starts after the reserved 64-byte unit, the last chunk is "
-        + "64 bytes short and is never granted (half the data area of a 2-chunk node); and a deleted block's space "
-        + "is never granted again unless it coalesces into a whole chunk. ";
 
     private KvServer server;
     private KvClient client;
@@ -104,16 +97,12 @@ class OutOfSpaceTest
         assertNull(client.get(key(0)));
     }
 
-    @Disabled(ALLOC_MINIMUM_BUG + "Here: the second 200 KiB value gets OutOfSpaceException with 262080 bytes of "
-        + "the 524288-byte data area never granted")
     @Test
     void twoValuesFitIntoTwoChunks()
     {
         assertEquals(2, fill().size(), "2 blocks of 204864 bytes in a data area of 524288");
     }
 
-    @Disabled(ALLOC_MINIMUM_BUG + "Here: after deleting the only value, another value of the same size never "
-        + "fits again (OutOfSpaceException for 5 s, far past the FREE flush and the grace period)")
     @Test
     void deleteMakesRoomForAnotherValue()
     {

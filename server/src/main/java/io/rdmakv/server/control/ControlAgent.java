@@ -17,6 +17,7 @@ import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.IndexScanner;
+import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WorkCompletion;
@@ -46,6 +47,7 @@ public final class ControlAgent implements Runnable
     private final CompletionQueue cq;
     private final DataAreaAllocator allocator;
     private final IndexScanner scanner;
+    private final LiveBlockCheck liveBlocks;
     private final RegionGeometry geometry;
     private final int bufferLength;
     private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
@@ -61,11 +63,12 @@ public final class ControlAgent implements Runnable
     private long lastExpiry;
 
     public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
-        final RegionGeometry geometry, final int bufferLength)
+        final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final int bufferLength)
     {
         this.cq = cq;
         this.allocator = allocator;
         this.scanner = scanner;
+        this.liveBlocks = liveBlocks;
         this.geometry = geometry;
         this.bufferLength = bufferLength;
         publishSpace();
@@ -222,8 +225,14 @@ public final class ControlAgent implements Runnable
     {
         counters.allocRequests++;
         final long min = alloc.requestedBytes();
-        final Extent extent = min <= 0 ? null :
-            allocator.grant(min, Math.max(min, geometry.chunkSize()), System.nanoTime());
+        if (min <= 0 || min > allocator.capacity())
+        {
+            counters.allocFailures++;
+            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
+                "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes"));
+            return;
+        }
+        final Extent extent = allocator.grant(min, Math.max(min, geometry.chunkSize()), System.nanoTime());
         if (extent == null)
         {
             counters.allocFailures++;
@@ -243,7 +252,10 @@ public final class ControlAgent implements Runnable
         final long now = System.nanoTime();
         for (int i = 0; i < free.count(); i++)
         {
-            if (allocator.release(free.offset(i), free.length(i), now))
+            if (allocator.isGrantedRange(free.offset(i), free.length(i)) &&
+                !allocator.overlapsFree(free.offset(i), free.length(i)) &&
+                !liveBlocks.containsLiveBlock(free.offset(i), free.length(i)) &&
+                allocator.release(free.offset(i), free.length(i), now))
             {
                 counters.freedBlocks++;
             }

@@ -63,8 +63,12 @@ public final class DataAreaAllocator
     public Extent grant(final long minBytes, final long preferredBytes, final long nowNanos)
     {
         expireGrace(nowNanos);
+        if (minBytes > capacity)
+        {
+            return null;
+        }
         final long min = align(Math.max(minBytes, alignment));
-        final long preferred = Math.max(min, align(preferredBytes));
+        final long preferred = Math.max(min, align(Math.min(preferredBytes, capacity)));
         if (capacity - bump >= min)
         {
             final long length = Math.min(preferred, capacity - bump);
@@ -106,10 +110,16 @@ public final class DataAreaAllocator
         return release(offset, length, nowNanos, graceNanos);
     }
 
+    /** True when {@code [offset, offset + length)} is an aligned range of granted space (free or not). */
+    public boolean isGrantedRange(final long offset, final long length)
+    {
+        return offset >= alignment && length > 0 && offset % alignment == 0 && length % alignment == 0 &&
+            offset <= bump - length;
+    }
+
     private boolean release(final long offset, final long length, final long nowNanos, final long delayNanos)
     {
-        if (offset < alignment || length <= 0 || offset % alignment != 0 || length % alignment != 0 ||
-            offset + length > bump || overlapsFree(offset, length))
+        if (!isGrantedRange(offset, length) || overlapsFree(offset, length))
         {
             return false;
         }
