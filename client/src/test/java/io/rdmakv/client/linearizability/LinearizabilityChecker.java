@@ -1,0 +1,115 @@
+package io.rdmakv.client.linearizability;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * Decides whether the history of one key-value register is linearizable: whether its operations
+ * can be put in one order, consistent with real time (an operation answered before another was
+ * invoked comes first) and with a register's sequential behaviour.
+ *
+ * <p>The search is Wing &amp; Gong's with Lowe's just-in-time linearization and memoization of
+ * (linearized set, register state), as in Horn &amp; Kroening's and later checkers. It stops at its
+ * {@link Budget} with {@link Verdict#UNKNOWN}. For a violation it then shrinks the history to its
+ * shortest failing prefix and explains where that one gets stuck.
+ *
+ * <p>Immutable and thread-safe: one checker may check many histories at once.
+ */
+public final class LinearizabilityChecker
+{
+    private final Budget budget;
+    private final boolean shrink;
+
+    /** A checker with {@link Budget#DEFAULT} that shrinks violations. */
+    public LinearizabilityChecker()
+    {
+        this(Budget.DEFAULT, true);
+    }
+
+    /** A checker with {@code budget} that shrinks violations. */
+    public LinearizabilityChecker(final Budget budget)
+    {
+        this(budget, true);
+    }
+
+    /** A checker with {@code budget}; {@code shrink} says whether to look for a violation's shortest failing prefix. */
+    public LinearizabilityChecker(final Budget budget, final boolean shrink)
+    {
+        this.budget = Objects.requireNonNull(budget, "budget");
+        this.shrink = shrink;
+    }
+
+    /** The limits of each check. */
+    public Budget budget()
+    {
+        return budget;
+    }
+
+    /** Checks {@code history} of one register that starts absent. */
+    public CheckResult check(final List<Op> history)
+    {
+        return check(history, OptionalLong.empty());
+    }
+
+    /**
+     * Checks {@code history} (any order) of one register that starts holding {@code initial} (empty:
+     * absent). Reads that constrain nothing (outcome unknown) are ignored.
+     */
+    public CheckResult check(final List<Op> history, final OptionalLong initial)
+    {
+        Objects.requireNonNull(initial, "initial");
+        final long start = System.nanoTime();
+        final long deadline = start + Math.min(budget.time().toNanos(), Long.MAX_VALUE / 4);
+        final List<Op> relevant = new ArrayList<>(history.size());
+        for (final Op op : history)
+        {
+            if (op.writes() || op.outcome() != Outcome.UNKNOWN)
+            {
+                relevant.add(op);
+            }
+        }
+        relevant.sort(Comparator.comparingLong(Op::invokeNanos).thenComparingLong(Op::responseNanos));
+        final Op[] ops = relevant.toArray(Op[]::new);
+        final int ignored = history.size() - ops.length;
+        final Search search = new Search(ops, initial, budget, deadline);
+        final Search.Result result = search.run();
+        final long[] steps = {result.steps()};
+        final List<Op> order = new ArrayList<>();
+        for (final int i : result.linearization())
+        {
+            order.add(ops[i]);
+        }
+        switch (result.verdict())
+        {
+            case LINEARIZABLE ->
+            {
+                final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+                return new CheckResult(Verdict.LINEARIZABLE, order, List.of(),
+                    Report.headline(Verdict.LINEARIZABLE, ops, ignored, steps[0], result.configurations(), elapsed),
+                    steps[0], result.configurations(), elapsed);
+            }
+            case UNKNOWN ->
+            {
+                final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+                final String headline = Report.headline(Verdict.UNKNOWN, ops, ignored, steps[0],
+                    result.configurations(), elapsed);
+                return new CheckResult(Verdict.UNKNOWN, order, List.of(), Report.unknown(headline, result, ops.length),
+                    steps[0], result.configurations(), elapsed);
+            }
+            default ->
+            {
+                final Failure whole = new Failure(ops, ops, search, result, -1, false);
+                final Failure failure = shrink ? Shrinker.shrink(whole, initial, budget, deadline, steps) : whole;
+                final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+                final String headline = Report.headline(Verdict.NOT_LINEARIZABLE, ops, ignored, steps[0],
+                    result.configurations(), elapsed);
+                return new CheckResult(Verdict.NOT_LINEARIZABLE, Report.partial(failure), Report.involved(failure),
+                    Report.violation(headline, failure), steps[0], result.configurations(), elapsed);
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.rdmakv.client.linearizability;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Writes the readable explanation of a check. Times are nanoseconds since the history's first invocation. */
+final class Report
+{
+    private static final int PREFIX_SHOWN = 12;
+    private static final int NEIGHBOURS_SHOWN = 40;
+
+    private Report()
+    {
+    }
+
+    /** The first line: verdict and size of the history. */
+    static String headline(final Verdict verdict, final Op[] ops, final int ignored, final long steps,
+                           final int configurations, final Duration elapsed)
+    {
+        final long processes = Arrays.stream(ops).mapToInt(Op::process).distinct().count();
+        final long unknown = Arrays.stream(ops).filter(op -> !op.completed()).count();
+        return verdict.name().replace('_', ' ') + ": " + ops.length + " ops from " + processes + " processes ("
+            + unknown + " with unknown outcome, " + ignored + " unconstrained reads ignored); " + steps + " steps, "
+            + configurations + " configurations, " + elapsed.toMillis() + " ms";
+    }
+
+    /** Why the budget ran out, and how far the search got. */
+    static String unknown(final String headline, final Search.Result result, final int size)
+    {
+        final int reached = result.deepest() == null ? result.linearization().length
+            : Math.max(result.linearization().length, result.deepest().prefix().length);
+        return headline + "\nbudget exceeded (" + result.limit() + ") before a decision; the deepest partial"
+            + " linearization reached " + reached + " of " + size + " ops";
+    }
+
+    /** The operation that cannot be linearized, then the operations overlapping it. */
+    static List<Op> involved(final Failure failure)
+    {
+        final Op[] shown = failure.shown();
+        final int stuck = stuckOp(failure);
+        final List<Op> involved = new ArrayList<>();
+        involved.add(shown[stuck]);
+        for (final int i : overlapping(shown, stuck))
+        {
+            involved.add(shown[i]);
+        }
+        return involved;
+    }
+
+    /** The deepest partial linearization of a failure, as recorded. */
+    static List<Op> partial(final Failure failure)
+    {
+        final List<Op> partial = new ArrayList<>();
+        for (final int i : failure.result().deepest().prefix())
+        {
+            partial.add(failure.shown()[i]);
+        }
+        return partial;
+    }
+
+    /** The explanation of a violation. */
+    static String violation(final String headline, final Failure failure)
+    {
+        final Op[] shown = failure.shown();
+        final long origin = shown[0].invokeNanos();
+        final Search.DeadEnd dead = failure.result().deepest();
+        final RegisterModel model = failure.search().model();
+        final StringBuilder out = new StringBuilder(headline).append('\n');
+        if (failure.cut() >= 0)
+        {
+            out.append(failure.shortest() ? "Shortest failing prefix" : "Shortest failing prefix found (shrinking ran"
+                    + " out of budget)").append(": the ").append(shown.length)
+                .append(" ops invoked up to the response of\n    ").append(shown[failure.cut()].describe(origin))
+                .append("\n  (ops still running then count as outcome-unknown; the history up to just before that"
+                    + " response is linearizable)\n");
+        }
+        final int[] prefix = dead.prefix();
+        out.append("Deepest partial linearization: ").append(prefix.length).append(" ops");
+        if (prefix.length > PREFIX_SHOWN)
+        {
+            out.append(", the last ").append(PREFIX_SHOWN).append(" shown");
+        }
+        out.append('\n');
+        for (int k = Math.max(0, prefix.length - PREFIX_SHOWN); k < prefix.length; k++)
+        {
+            out.append(String.format("  %5d. ", k + 1)).append(shown[prefix[k]].describe(origin)).append('\n');
+        }
+        out.append("  register then: ").append(model.describe(dead.state())).append('\n');
+        out.append("Stuck at the response of ").append(shown[dead.blocking()].describe(origin))
+            .append("\nOps that could come next, and why none fits:\n");
+        for (final int c : dead.candidates())
+        {
+            final int after = model.step(c, dead.state());
+            final String why = after == RegisterModel.REJECTED ? model.whyRejected(c, dead.state())
+                : "fits, but every continuation was already explored and failed";
+            out.append("    ").append(shown[c].describe(origin)).append(": ").append(why).append('\n');
+        }
+        final int stuck = stuckOp(failure);
+        out.append("Ops overlapping ").append(shown[stuck].describe()).append(" (* = in the partial linearization):\n");
+        final boolean[] in = new boolean[shown.length];
+        for (final int i : prefix)
+        {
+            in[i] = true;
+        }
+        final List<Integer> neighbours = overlapping(shown, stuck);
+        for (final int i : neighbours.subList(0, Math.min(NEIGHBOURS_SHOWN, neighbours.size())))
+        {
+            out.append(in[i] ? "  * " : "    ").append(shown[i].describe(origin)).append('\n');
+        }
+        if (neighbours.size() > NEIGHBOURS_SHOWN)
+        {
+            out.append("    ... and ").append(neighbours.size() - NEIGHBOURS_SHOWN).append(" more\n");
+        }
+        return out.toString();
+    }
+
+    /** The operation the failure is pinned on: the one answered at the cut, else the one the search stuck at. */
+    private static int stuckOp(final Failure failure)
+    {
+        return failure.cut() >= 0 ? failure.cut() : failure.result().deepest().blocking();
+    }
+
+    private static List<Integer> overlapping(final Op[] ops, final int of)
+    {
+        final List<Integer> found = new ArrayList<>();
+        for (int i = 0; i < ops.length; i++)
+        {
+            if (i != of && ops[i].invokeNanos() <= ops[of].responseNanos()
+                && ops[of].invokeNanos() <= ops[i].responseNanos())
+            {
+                found.add(i);
+            }
+        }
+        return found;
+    }
+}
