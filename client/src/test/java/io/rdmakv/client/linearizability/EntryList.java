@@ -2,12 +2,16 @@ package io.rdmakv.client.linearizability;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.stream.IntStream;
 
 /**
- * The calls and returns of a history in time order, as a doubly linked list from which the search
- * lifts an operation (both its entries) when it linearizes it and puts it back when it backtracks.
- * Entry {@code 2 * op} is the call of {@code op} and {@code 2 * op + 1} its return; at equal times a
- * call comes before a return, so operations that touch in time count as concurrent.
+ * Entries of a history in time order, as a doubly linked list from which the search lifts an
+ * operation when it linearizes it and puts it back when it backtracks. Entry {@code 2 * op} is the
+ * call of {@code op} and {@code 2 * op + 1} its return; at equal times a call comes before a
+ * return, so operations that touch in time count as concurrent.
+ *
+ * <p>The search keeps two lists: the calls and returns of the completed operations, and the calls
+ * alone of the operations whose outcome is unknown (they have no return to wait for).
  */
 final class EntryList
 {
@@ -17,19 +21,18 @@ final class EntryList
     private final int head;
     private final int[] next;
     private final int[] prev;
+    private final boolean withReturns;
 
-    /** The entries of {@code ops}. */
-    EntryList(final Op[] ops)
+    private EntryList(final Op[] ops, final boolean completed)
     {
         final int n = ops.length;
         head = 2 * n;
         next = new int[2 * n + 1];
         prev = new int[2 * n + 1];
-        final Integer[] order = new Integer[2 * n];
-        for (int e = 0; e < 2 * n; e++)
-        {
-            order[e] = e;
-        }
+        withReturns = completed;
+        final Integer[] order = IntStream.range(0, 2 * n)
+            .filter(e -> ops[op(e)].completed() == completed && (completed || isCall(e)))
+            .boxed().toArray(Integer[]::new);
         final Comparator<Integer> byTime = Comparator
             .comparingLong((Integer e) -> isCall(e) ? ops[op(e)].invokeNanos() : ops[op(e)].responseNanos())
             .thenComparingInt(e -> e & 1)
@@ -43,6 +46,18 @@ final class EntryList
             last = e;
         }
         next[last] = NIL;
+    }
+
+    /** The calls and returns of the completed operations among {@code ops}. */
+    static EntryList completed(final Op[] ops)
+    {
+        return new EntryList(ops, true);
+    }
+
+    /** The calls of the operations among {@code ops} whose outcome is unknown. */
+    static EntryList unknown(final Op[] ops)
+    {
+        return new EntryList(ops, false);
     }
 
     static boolean isCall(final int entry)
@@ -71,17 +86,34 @@ final class EntryList
         return next[entry];
     }
 
-    /** Takes both entries of {@code op} out of the list. */
+    /** The first return still in the list, or {@link #NIL}. */
+    int firstReturn()
+    {
+        int e = first();
+        while (e != NIL && isCall(e))
+        {
+            e = next[e];
+        }
+        return e;
+    }
+
+    /** Takes the entries of {@code op} out of the list. */
     void lift(final int op)
     {
         unlink(2 * op);
-        unlink(2 * op + 1);
+        if (withReturns)
+        {
+            unlink(2 * op + 1);
+        }
     }
 
     /** Puts back the entries of the operation lifted last. */
     void unlift(final int op)
     {
-        relink(2 * op + 1);
+        if (withReturns)
+        {
+            relink(2 * op + 1);
+        }
         relink(2 * op);
     }
 

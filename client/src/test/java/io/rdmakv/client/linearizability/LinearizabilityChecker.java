@@ -15,12 +15,18 @@ import java.util.OptionalLong;
  * <p>The search is Wing &amp; Gong's with Lowe's just-in-time linearization and memoization of
  * (linearized set, register state), as in Horn &amp; Kroening's and later checkers. It stops at its
  * {@link Budget} with {@link Verdict#UNKNOWN}. For a violation it then shrinks the history to its
- * shortest failing prefix and explains where that one gets stuck.
+ * shortest failing prefix (taking at most a few times as long as the search, within the budget) and
+ * explains where that one gets stuck.
  *
  * <p>Immutable and thread-safe: one checker may check many histories at once.
  */
 public final class LinearizabilityChecker
 {
+    /** Shrinking a violation may take this many times as long as finding it took ... */
+    private static final long SHRINK_FACTOR = 4;
+    /** ... or this long, whichever is more, within the budget. */
+    private static final long SHRINK_MINIMUM_NANOS = 500_000_000L;
+
     private final Budget budget;
     private final boolean shrink;
 
@@ -73,7 +79,8 @@ public final class LinearizabilityChecker
             }
         }
         relevant.sort(Comparator.comparingLong(Op::invokeNanos).thenComparingLong(Op::responseNanos));
-        final Op[] ops = relevant.toArray(Op[]::new);
+        final Op[] shown = relevant.toArray(Op[]::new);
+        final Op[] ops = ObservedWrites.pin(shown);
         final int ignored = history.size() - ops.length;
         final Search search = new Search(ops, initial, budget, deadline);
         final Search.Result result = search.run();
@@ -81,7 +88,7 @@ public final class LinearizabilityChecker
         final List<Op> order = new ArrayList<>();
         for (final int i : result.linearization())
         {
-            order.add(ops[i]);
+            order.add(shown[i]);
         }
         switch (result.verdict())
         {
@@ -89,23 +96,26 @@ public final class LinearizabilityChecker
             {
                 final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
                 return new CheckResult(Verdict.LINEARIZABLE, order, List.of(),
-                    Report.headline(Verdict.LINEARIZABLE, ops, ignored, steps[0], result.configurations(), elapsed),
+                    Report.headline(Verdict.LINEARIZABLE, shown, ignored, steps[0], result.configurations(), elapsed),
                     steps[0], result.configurations(), elapsed);
             }
             case UNKNOWN ->
             {
                 final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-                final String headline = Report.headline(Verdict.UNKNOWN, ops, ignored, steps[0],
+                final String headline = Report.headline(Verdict.UNKNOWN, shown, ignored, steps[0],
                     result.configurations(), elapsed);
                 return new CheckResult(Verdict.UNKNOWN, order, List.of(), Report.unknown(headline, result, ops.length),
                     steps[0], result.configurations(), elapsed);
             }
             default ->
             {
-                final Failure whole = new Failure(ops, ops, search, result, -1, false);
-                final Failure failure = shrink ? Shrinker.shrink(whole, initial, budget, deadline, steps) : whole;
+                final Failure whole = new Failure(initial, ops, shown, result, -1, false);
+                final long searched = System.nanoTime() - start;
+                final long shrinkBy = Math.min(deadline, System.nanoTime() + Math.max(SHRINK_FACTOR * searched,
+                    SHRINK_MINIMUM_NANOS));
+                final Failure failure = shrink ? Shrinker.shrink(whole, budget, shrinkBy, steps) : whole;
                 final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-                final String headline = Report.headline(Verdict.NOT_LINEARIZABLE, ops, ignored, steps[0],
+                final String headline = Report.headline(Verdict.NOT_LINEARIZABLE, shown, ignored, steps[0],
                     result.configurations(), elapsed);
                 return new CheckResult(Verdict.NOT_LINEARIZABLE, Report.partial(failure), Report.involved(failure),
                     Report.violation(headline, failure), steps[0], result.configurations(), elapsed);

@@ -55,6 +55,17 @@ final class LinearizedSet
         return (words[index >>> 6] & 1L << index) != 0;
     }
 
+    boolean isEmpty()
+    {
+        return high < 0;
+    }
+
+    /** The words of the set up to its last nonzero one. */
+    long[] words()
+    {
+        return Arrays.copyOf(words, high + 1);
+    }
+
     /** A memo key for this set together with the model {@code state}. */
     Key key(final int state)
     {

@@ -1,24 +1,28 @@
 package io.rdmakv.client.linearizability;
 
-import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The sequential specification of one register, compiled for one history: every value the history
- * mentions gets a small state number ({@link #ABSENT} is 0), so that a model state is an {@code int}
- * and a step is a few comparisons.
+ * observes gets a small state number, so that a model state is an {@code int} and a step is a few
+ * comparisons. Values written but never observed (no get returns them, no compare-and-set expects
+ * them) all behave alike for every operation of the history, so they share one state,
+ * {@link #UNOBSERVED}: the search then meets fewer distinct configurations.
  */
 final class RegisterModel
 {
     /** The state of a register that holds no value. */
     static final int ABSENT = 0;
+    /** The state of a register that holds a value no operation of the history observes. */
+    static final int UNOBSERVED = 1;
     /** What {@link #step} returns when the operation cannot happen in the state. */
     static final int REJECTED = -1;
 
     private final Map<Long, Integer> ids = new HashMap<>();
-    private long[] values = new long[16];
     private final Op[] ops;
     private final int[] argument;
     private final int[] comparand;
@@ -30,19 +34,29 @@ final class RegisterModel
         this.ops = ops;
         this.argument = new int[ops.length];
         this.comparand = new int[ops.length];
-        this.initial = intern(initial);
+        final Set<Long> observed = new HashSet<>();
+        for (final Op op : ops)
+        {
+            (op.kind() == OpKind.GET ? op.read() : op.expected()).ifPresent(observed::add);
+        }
+        for (final long v : observed)
+        {
+            final int id = ids.size() + 2;
+            ids.put(v, id);
+        }
+        this.initial = id(initial);
         for (int i = 0; i < ops.length; i++)
         {
             final Op op = ops[i];
             switch (op.kind())
             {
-                case GET -> comparand[i] = intern(op.read());
-                case PUT -> argument[i] = intern(OptionalLong.of(op.value()));
+                case GET -> comparand[i] = id(op.read());
+                case PUT -> argument[i] = id(OptionalLong.of(op.value()));
                 case DELETE -> argument[i] = ABSENT;
                 case COMPARE_AND_SET ->
                 {
-                    argument[i] = intern(OptionalLong.of(op.value()));
-                    comparand[i] = intern(op.expected());
+                    argument[i] = id(OptionalLong.of(op.value()));
+                    comparand[i] = id(op.expected());
                 }
             }
         }
@@ -52,6 +66,33 @@ final class RegisterModel
     int initial()
     {
         return initial;
+    }
+
+    /**
+     * Whether {@code op} never changes the state where its result allows it: a get, a failed
+     * compare-and-set, a delete that found nothing.
+     */
+    boolean isObserver(final int op)
+    {
+        return ops[op].kind() == OpKind.GET || ops[op].outcome() == Outcome.FALSE;
+    }
+
+    /** Whether what {@code op} does depends on the state (a compare-and-set), rather than always the same. */
+    boolean isConditional(final int op)
+    {
+        return ops[op].kind() == OpKind.COMPARE_AND_SET;
+    }
+
+    /**
+     * What {@code op} does, as a number: operations with equal behaviours accept the same states
+     * and change them alike (puts of values no op observes are all alike, and so are deletes that
+     * found a value).
+     */
+    long behaviour(final int op)
+    {
+        final Op o = ops[op];
+        final long condition = o.kind() == OpKind.COMPARE_AND_SET ? comparand[op] : 0;
+        return (long) o.kind().ordinal() << 60 | (long) o.outcome().ordinal() << 56 | condition << 28 | argument[op];
     }
 
     /** The state after operation {@code op} in {@code state}, or {@link #REJECTED} if its result rules that out. */
@@ -77,48 +118,13 @@ final class RegisterModel
         };
     }
 
-    /** Why {@code op} cannot happen in {@code state}, for a report. */
-    String whyRejected(final int op, final int state)
-    {
-        final Op o = ops[op];
-        return switch (o.kind())
-        {
-            case GET -> "it read " + describe(comparand[op]) + " but the value is " + describe(state);
-            case DELETE -> o.outcome() == Outcome.TRUE
-                ? "it found a value but the register is absent"
-                : "it found nothing but the value is " + describe(state);
-            case COMPARE_AND_SET -> o.outcome() == Outcome.TRUE
-                ? "it succeeded expecting " + describe(comparand[op]) + " but the value is " + describe(state)
-                : "it failed but the value is the expected " + describe(state);
-            case PUT -> "a put always applies";
-        };
-    }
-
-    /** A state as text: the value or {@code absent}. */
-    String describe(final int state)
-    {
-        return state == ABSENT ? "absent" : Long.toString(values[state - 1]);
-    }
-
-    private int intern(final OptionalLong value)
+    private int id(final OptionalLong value)
     {
         if (value.isEmpty())
         {
             return ABSENT;
         }
-        final long v = value.getAsLong();
-        final Integer known = ids.get(v);
-        if (known != null)
-        {
-            return known;
-        }
-        final int id = ids.size() + 1;
-        if (id > values.length)
-        {
-            values = Arrays.copyOf(values, values.length * 2);
-        }
-        values[id - 1] = v;
-        ids.put(v, id);
-        return id;
+        final Integer known = ids.get(value.getAsLong());
+        return known == null ? UNOBSERVED : known;
     }
 }

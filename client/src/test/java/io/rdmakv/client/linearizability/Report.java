@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 
 /** Writes the readable explanation of a check. Times are nanoseconds since the history's first invocation. */
 final class Report
@@ -66,17 +67,22 @@ final class Report
         final Op[] shown = failure.shown();
         final long origin = shown[0].invokeNanos();
         final Search.DeadEnd dead = failure.result().deepest();
-        final RegisterModel model = failure.search().model();
         final StringBuilder out = new StringBuilder(headline).append('\n');
         if (failure.cut() >= 0)
         {
             out.append(failure.shortest() ? "Shortest failing prefix" : "Shortest failing prefix found (shrinking ran"
                     + " out of budget)").append(": the ").append(shown.length)
-                .append(" ops invoked up to the response of\n    ").append(shown[failure.cut()].describe(origin))
+                .append(" ops invoked up to the response of\n    ").append(show(failure, failure.cut(), origin))
                 .append("\n  (ops still running then count as outcome-unknown; the history up to just before that"
                     + " response is linearizable)\n");
         }
         final int[] prefix = dead.prefix();
+        final List<Op> order = new ArrayList<>();
+        for (final int i : prefix)
+        {
+            order.add(failure.ops()[i]);
+        }
+        final OptionalLong register = SequentialRegister.run(order, failure.initial());
         out.append("Deepest partial linearization: ").append(prefix.length).append(" ops");
         if (prefix.length > PREFIX_SHOWN)
         {
@@ -85,17 +91,18 @@ final class Report
         out.append('\n');
         for (int k = Math.max(0, prefix.length - PREFIX_SHOWN); k < prefix.length; k++)
         {
-            out.append(String.format("  %5d. ", k + 1)).append(shown[prefix[k]].describe(origin)).append('\n');
+            out.append(String.format("  %5d. ", k + 1)).append(show(failure, prefix[k], origin)).append('\n');
         }
-        out.append("  register then: ").append(model.describe(dead.state())).append('\n');
-        out.append("Stuck at the response of ").append(shown[dead.blocking()].describe(origin))
+        out.append("  register then: ").append(register == null ? "?" : Op.show(register)).append('\n');
+        out.append("Stuck at the response of ").append(show(failure, dead.blocking(), origin))
             .append("\nOps that could come next, and why none fits:\n");
         for (final int c : dead.candidates())
         {
-            final int after = model.step(c, dead.state());
-            final String why = after == RegisterModel.REJECTED ? model.whyRejected(c, dead.state())
+            final Op op = failure.ops()[c];
+            final String why = register != null && SequentialRegister.apply(op, register) == null
+                ? SequentialRegister.whyRejected(op, register)
                 : "fits, but every continuation was already explored and failed";
-            out.append("    ").append(shown[c].describe(origin)).append(": ").append(why).append('\n');
+            out.append("    ").append(show(failure, c, origin)).append(": ").append(why).append('\n');
         }
         final int stuck = stuckOp(failure);
         out.append("Ops overlapping ").append(shown[stuck].describe()).append(" (* = in the partial linearization):\n");
@@ -105,15 +112,29 @@ final class Report
             in[i] = true;
         }
         final List<Integer> neighbours = overlapping(shown, stuck);
+        if (neighbours.isEmpty())
+        {
+            out.append("    (none)\n");
+        }
         for (final int i : neighbours.subList(0, Math.min(NEIGHBOURS_SHOWN, neighbours.size())))
         {
-            out.append(in[i] ? "  * " : "    ").append(shown[i].describe(origin)).append('\n');
+            out.append(in[i] ? "  * " : "    ").append(show(failure, i, origin)).append('\n');
         }
         if (neighbours.size() > NEIGHBOURS_SHOWN)
         {
             out.append("    ... and ").append(neighbours.size() - NEIGHBOURS_SHOWN).append(" more\n");
         }
         return out.toString();
+    }
+
+    /** Operation {@code i} as recorded, noting when an observation pinned down its unknown outcome. */
+    private static String show(final Failure failure, final int i, final long origin)
+    {
+        final Op recorded = failure.shown()[i];
+        final Op searched = failure.ops()[i];
+        final String text = recorded.describe(origin);
+        return !recorded.completed() && searched.completed()
+            ? text + ", observed by " + (searched.responseNanos() - origin) : text;
     }
 
     /** The operation the failure is pinned on: the one answered at the cut, else the one the search stuck at. */

@@ -1,33 +1,40 @@
 package io.rdmakv.client.linearizability;
 
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
- * One Wing &amp; Gong search for a linearization, with Lowe's just-in-time pruning and memoization
- * of configurations: it tries, in time order, only the operations invoked before the first
- * outstanding response, linearizes one whose result the register allows, and backtracks when it
- * reaches a response it could not place. A configuration (set of linearized operations, register
- * state) it has seen before is never explored again. Operations whose response is at infinity need
- * not be linearized: the search succeeds once every completed operation is.
+ * One Wing &amp; Gong search for a linearization, with Lowe's just-in-time linearization and
+ * memoization of configurations (set of linearized operations, register state). It walks forward
+ * linearizing one candidate at a time ({@link Moves} says which), backtracks at a dead end (the
+ * first outstanding response is due and no candidate is left), and never explores a configuration
+ * it has reached before, or one that such a configuration subsumes ({@link Memo}). It succeeds
+ * once every completed operation is linearized: outcome-unknown ones are optional. The path is an
+ * explicit stack, so long histories need no deep recursion.
  */
 final class Search
 {
-    private static final int CLOCK_MASK = 4095;
+    private static final int CLOCK_MASK = 1023;
+    /** An observer taken alone: if what follows fails, so does the configuration before it. */
+    private static final byte FORCED = 0;
+    /** A completed write, one of several candidates. */
+    private static final byte CHOSEN = 1;
+    /** An outcome-unknown operation, one of several candidates. */
+    private static final byte GAMBLED = 2;
 
     private final Op[] ops;
     private final RegisterModel model;
-    private final EntryList entries;
-    private final LinearizedSet linearized;
-    private final Set<LinearizedSet.Key> seen = new HashSet<>();
-    private final int[] stackOp;
-    private final int[] stackState;
-    private final long deadlineNanos;
+    private final Frontier frontier;
+    private final Moves moves;
+    private final Memo memo = new Memo();
+    private final CandidateStack candidates = new CandidateStack();
+    private final int[] pathOp;
+    private final int[] pathState;
+    private final byte[] pathKind;
     private final Budget budget;
-    private final int completed;
+    private final long deadlineNanos;
     private int depth;
+    private int state;
     private DeadEnd deepest;
 
     /** A search over {@code ops} (in invocation order) from {@code initial}, giving up at {@code deadlineNanos}. */
@@ -35,21 +42,21 @@ final class Search
     {
         this.ops = ops;
         this.model = new RegisterModel(ops, initial);
-        this.entries = new EntryList(ops);
-        this.linearized = new LinearizedSet(ops.length);
-        this.stackOp = new int[ops.length];
-        this.stackState = new int[ops.length];
+        this.frontier = new Frontier(ops);
+        this.moves = new Moves(ops, model, frontier);
+        this.pathOp = new int[ops.length];
+        this.pathState = new int[ops.length];
+        this.pathKind = new byte[ops.length];
         this.budget = budget;
         this.deadlineNanos = deadlineNanos;
-        int c = 0;
-        for (final Op op : ops)
-        {
-            c += op.completed() ? 1 : 0;
-        }
-        this.completed = c;
+        this.state = model.initial();
     }
 
-    /** Where the search got stuck: after {@code prefix}, in {@code state}, at the response of {@code blocking}. */
+    /**
+     * Where the search got stuck: after the operations {@code prefix}, in model state
+     * {@code state}, the response of {@code blocking} was due and none of {@code candidates} led
+     * anywhere.
+     */
     record DeadEnd(int[] prefix, int state, int blocking, int[] candidates)
     {
     }
@@ -57,29 +64,23 @@ final class Search
     /**
      * What a search found.
      *
-     * @param verdict       the answer
-     * @param linearization the linearization (when there is one), else the current partial one
-     * @param deepest       the dead end with the longest partial linearization, or null if none was hit
-     * @param steps         operations tried
-     * @param configurations distinct configurations reached
-     * @param limit         which limit stopped an {@link Verdict#UNKNOWN} search, else null
+     * @param verdict        the answer
+     * @param linearization  the linearization (when there is one), else the partial one where the search stopped
+     * @param deepest        the dead end with the longest partial linearization, or null if none was hit
+     * @param steps          search steps
+     * @param configurations distinct configurations remembered
+     * @param limit          which limit stopped an {@link Verdict#UNKNOWN} search, else null
      */
     record Result(Verdict verdict, int[] linearization, DeadEnd deepest, long steps, int configurations, String limit)
     {
     }
 
-    RegisterModel model()
-    {
-        return model;
-    }
-
     Result run()
     {
-        int state = model.initial();
-        int entry = entries.first();
-        int done = 0;
+        frontier.remember(memo, state);
+        boolean entering = true;
         long steps = 0;
-        while (done < completed)
+        while (!frontier.complete())
         {
             steps++;
             final String limit = exceeded(steps);
@@ -87,45 +88,78 @@ final class Search
             {
                 return result(Verdict.UNKNOWN, steps, limit);
             }
-            if (EntryList.isCall(entry))
+            if (entering)
             {
-                final int op = EntryList.op(entry);
-                final int after = model.step(op, state);
-                if (after != RegisterModel.REJECTED)
+                entering = false;
+                final int observer = moves.fittingObserver(state);
+                if (observer < 0)
                 {
-                    linearized.set(op);
-                    if (seen.add(linearized.key(after)))
-                    {
-                        stackOp[depth] = op;
-                        stackState[depth] = state;
-                        depth++;
-                        done += ops[op].completed() ? 1 : 0;
-                        state = after;
-                        entries.lift(op);
-                        entry = entries.first();
-                        continue;
-                    }
-                    linearized.clear(op);
+                    candidates.open();
+                    moves.list(candidates, state, depth > 0 && pathKind[depth - 1] == GAMBLED);
+                    candidates.seal();
                 }
-                entry = entries.next(entry);
-            }
-            else
-            {
-                noteDeadEnd(entry, state);
-                if (depth == 0)
+                else if (push(observer, FORCED))
+                {
+                    entering = true;
+                }
+                else if (!backtrack())
                 {
                     return result(Verdict.NOT_LINEARIZABLE, steps, null);
                 }
-                depth--;
-                final int op = stackOp[depth];
-                state = stackState[depth];
-                done -= ops[op].completed() ? 1 : 0;
-                linearized.clear(op);
-                entries.unlift(op);
-                entry = entries.next(EntryList.callOf(op));
+                continue;
+            }
+            final int op = candidates.take();
+            if (op >= 0)
+            {
+                entering = push(op, ops[op].completed() ? CHOSEN : GAMBLED);
+                continue;
+            }
+            noteDeadEnd();
+            candidates.drop();
+            if (!backtrack())
+            {
+                return result(Verdict.NOT_LINEARIZABLE, steps, null);
             }
         }
         return result(Verdict.LINEARIZABLE, steps, null);
+    }
+
+    /** Linearizes {@code op} next if its result allows and that reaches a configuration not yet explored. */
+    private boolean push(final int op, final byte kind)
+    {
+        final int after = model.step(op, state);
+        if (after == RegisterModel.REJECTED)
+        {
+            return false;
+        }
+        frontier.include(op);
+        if (!frontier.remember(memo, after))
+        {
+            frontier.exclude(op);
+            return false;
+        }
+        pathOp[depth] = op;
+        pathState[depth] = state;
+        pathKind[depth] = kind;
+        depth++;
+        state = after;
+        return true;
+    }
+
+    /** Undoes linearizations up to the last one that left alternatives; false if there is none. */
+    private boolean backtrack()
+    {
+        while (depth > 0)
+        {
+            depth--;
+            frontier.exclude(pathOp[depth]);
+            state = pathState[depth];
+            if (pathKind[depth] != FORCED)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private String exceeded(final long steps)
@@ -134,7 +168,7 @@ final class Search
         {
             return "step limit " + budget.maxSteps();
         }
-        if (seen.size() > budget.maxConfigurations())
+        if (memo.size() > budget.maxConfigurations())
         {
             return "configuration limit " + budget.maxConfigurations();
         }
@@ -145,28 +179,32 @@ final class Search
         return null;
     }
 
-    private void noteDeadEnd(final int returnEntry, final int state)
+    /** Records this dead end if it is the deepest yet. */
+    private void noteDeadEnd()
     {
         if (deepest != null && deepest.prefix().length >= depth)
         {
             return;
         }
+        final int due = frontier.due();
+        final EntryList completed = frontier.completed();
+        final EntryList unknown = frontier.unknown();
+        final int[] found = new int[ops.length];
         int count = 0;
-        for (int e = entries.first(); e != returnEntry; e = entries.next(e))
+        for (int e = completed.first(); e != due; e = completed.next(e))
         {
-            count++;
+            found[count++] = EntryList.op(e);
         }
-        final int[] candidates = new int[count];
-        int i = 0;
-        for (int e = entries.first(); e != returnEntry; e = entries.next(e))
+        for (int e = unknown.first(); e != EntryList.NIL && frontier.invokedBy(EntryList.op(e), due);
+             e = unknown.next(e))
         {
-            candidates[i++] = EntryList.op(e);
+            found[count++] = EntryList.op(e);
         }
-        deepest = new DeadEnd(Arrays.copyOf(stackOp, depth), state, EntryList.op(returnEntry), candidates);
+        deepest = new DeadEnd(Arrays.copyOf(pathOp, depth), state, EntryList.op(due), Arrays.copyOf(found, count));
     }
 
     private Result result(final Verdict verdict, final long steps, final String limit)
     {
-        return new Result(verdict, Arrays.copyOf(stackOp, depth), deepest, steps, seen.size(), limit);
+        return new Result(verdict, Arrays.copyOf(pathOp, depth), deepest, steps, memo.size(), limit);
     }
 }

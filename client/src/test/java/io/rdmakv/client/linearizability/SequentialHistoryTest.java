@@ -44,7 +44,7 @@ class SequentialHistoryTest
         final CheckResult result = assertViolation(List.of(
             Op.put(0, 1, 0, 10),
             Op.get(1, 20, 30, some(99))));
-        assertTrue(result.explanation().contains("it read 99 but the value is 1"), result::explanation);
+        assertTrue(result.explanation().contains("it read 99 but the register holds 1"), result::explanation);
     }
 
     @Test

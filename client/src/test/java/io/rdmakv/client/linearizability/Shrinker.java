@@ -3,7 +3,6 @@ package io.rdmakv.client.linearizability;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.OptionalLong;
 
 /**
  * Finds the shortest failing prefix of a non-linearizable history by binary search over response
@@ -19,8 +18,7 @@ final class Shrinker
     }
 
     /** The shortest failing prefix of {@code whole}, or the shortest found before the deadline. */
-    static Failure shrink(final Failure whole, final OptionalLong initial, final Budget budget, final long deadlineNanos,
-                          final long[] stepsTaken)
+    static Failure shrink(final Failure whole, final Budget budget, final long deadlineNanos, final long[] stepsTaken)
     {
         final Op[] ops = whole.ops();
         final long[] cuts = Arrays.stream(ops).filter(Op::completed).mapToLong(Op::responseNanos)
@@ -35,7 +33,7 @@ final class Shrinker
         while (lo < hi)
         {
             final int mid = (lo + hi) >>> 1;
-            final Failure probe = prefix(ops, cuts[mid], initial, budget, deadlineNanos);
+            final Failure probe = prefix(whole, cuts[mid], budget, deadlineNanos);
             stepsTaken[0] += probe.result().steps();
             switch (probe.result().verdict())
             {
@@ -53,49 +51,53 @@ final class Shrinker
         }
         if (best == whole)
         {
-            return new Failure(whole.ops(), whole.shown(), whole.search(), whole.result(),
-                answeredAt(whole.shown(), cuts[hi]), true);
+            return new Failure(whole.initial(), whole.ops(), whole.shown(), whole.result(),
+                answeredAt(whole.ops(), whole.shown(), cuts[hi]), true);
         }
-        return new Failure(best.ops(), best.shown(), best.search(), best.result(), best.cut(), true);
+        return new Failure(best.initial(), best.ops(), best.shown(), best.result(), best.cut(), true);
     }
 
-    private static Failure prefix(final Op[] ops, final long cut, final OptionalLong initial, final Budget budget,
-                                  final long deadlineNanos)
+    private static Failure prefix(final Failure whole, final long cut, final Budget budget, final long deadlineNanos)
     {
+        final Op[] ops = whole.ops();
         final List<Op> kept = new ArrayList<>();
         final List<Op> shown = new ArrayList<>();
-        for (final Op op : ops)
+        for (int i = 0; i < ops.length && ops[i].invokeNanos() <= cut; i++)
         {
-            if (op.invokeNanos() > cut)
-            {
-                break;
-            }
+            final Op op = ops[i];
             if (op.responseNanos() <= cut)
             {
                 kept.add(op);
-                shown.add(op);
+                shown.add(whole.shown()[i]);
             }
             else if (op.writes())
             {
                 kept.add(op.withUnknownOutcome());
-                shown.add(op);
+                shown.add(whole.shown()[i]);
             }
         }
         final Op[] prefixOps = kept.toArray(Op[]::new);
         final Op[] prefixShown = shown.toArray(Op[]::new);
-        final Search search = new Search(prefixOps, initial, budget, deadlineNanos);
-        return new Failure(prefixOps, prefixShown, search, search.run(), answeredAt(prefixShown, cut), false);
+        final Search search = new Search(prefixOps, whole.initial(), budget, deadlineNanos);
+        return new Failure(whole.initial(), prefixOps, prefixShown, search.run(), answeredAt(prefixOps, prefixShown, cut),
+            false);
     }
 
-    private static int answeredAt(final Op[] ops, final long time)
+    /** The operation answered at {@code time}, preferring one whose response was recorded over a pinned one. */
+    private static int answeredAt(final Op[] ops, final Op[] shown, final long time)
     {
+        int found = -1;
         for (int i = 0; i < ops.length; i++)
         {
             if (ops[i].completed() && ops[i].responseNanos() == time)
             {
-                return i;
+                if (shown[i].completed())
+                {
+                    return i;
+                }
+                found = found < 0 ? i : found;
             }
         }
-        return -1;
+        return found;
     }
 }
