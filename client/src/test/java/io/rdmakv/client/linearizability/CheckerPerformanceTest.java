@@ -10,20 +10,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CheckerPerformanceTest
 {
-    private static final Budget BUDGET = Budget.ofTime(Duration.ofSeconds(5));
+    private static final Budget BUDGET = Budget.DEFAULT;
+    private static final int THREADS = 16;
+    private static final int OPS = 5_008;
 
-    private static List<Op> oneKey(final int threads, final int ops, final double unknownOutcomes, final long seed)
+    /** One key's history; with {@code yields} threads stall inside operations, so that many overlap. */
+    private static List<Op> oneKey(final boolean yields, final double unknownOutcomes, final long seed)
     {
-        final KeyedHistory<Integer> history = new SimulatedClients(threads, ops / threads, 1, unknownOutcomes)
-            .run(seed, SimulatedRegister::atomic);
-        return history.byKey().get(0);
+        return new SimulatedClients(THREADS, OPS / THREADS, 1, unknownOutcomes, yields)
+            .run(seed, SimulatedRegister::atomic).byKey().get(0);
     }
 
-    @Test
-    void sixteenThreadsFiveThousandOpsCheckWithinTheBudget()
+    private static void assertChecksInBudget(final List<Op> ops)
     {
-        final List<Op> ops = oneKey(16, 5_008, 0, 42);
-        assertEquals(5_008, ops.size());
         final CheckResult result = new LinearizabilityChecker(BUDGET).check(ops);
         System.out.println(result.explanation());
         assertTrue(result.isLinearizable(), result::explanation);
@@ -31,23 +30,38 @@ class CheckerPerformanceTest
     }
 
     @Test
-    void sixteenThreadsFiveThousandOpsWithLostResponsesCheckWithinTheBudget()
+    void sixteenThreadsFiveThousandOpsCheckWithinTheBudget()
     {
-        final List<Op> ops = oneKey(16, 5_000, 0.02, 43);
-        final CheckResult result = new LinearizabilityChecker(BUDGET).check(ops);
-        System.out.println(result.explanation());
-        assertTrue(result.isLinearizable(), result::explanation);
+        final List<Op> ops = oneKey(false, 0, 42);
+        assertEquals(OPS, ops.size());
+        assertChecksInBudget(ops);
+    }
+
+    @Test
+    void heavilyOverlappingSixteenThreadsFiveThousandOpsCheckWithinTheBudget()
+    {
+        assertChecksInBudget(oneKey(true, 0, 43));
+    }
+
+    @Test
+    void heavilyOverlappingHistoryWithLostResponsesChecksWithinTheBudget()
+    {
+        assertChecksInBudget(oneKey(true, 0.02, 44));
     }
 
     @Test
     void exhaustedBudgetIsReportedAsUnknown()
     {
-        final List<Op> ops = oneKey(16, 5_000, 0, 44);
+        final List<Op> ops = oneKey(false, 0, 45);
         final CheckResult bySteps = new LinearizabilityChecker(BUDGET.withMaxSteps(100)).check(ops);
         assertEquals(Verdict.UNKNOWN, bySteps.verdict(), bySteps::explanation);
         assertTrue(bySteps.explanation().contains("step limit 100"), bySteps::explanation);
         final CheckResult byTime = new LinearizabilityChecker(Budget.ofTime(Duration.ZERO)).check(ops);
         assertEquals(Verdict.UNKNOWN, byTime.verdict(), byTime::explanation);
         assertTrue(byTime.explanation().contains("time limit"), byTime::explanation);
+        final CheckResult bySize = new LinearizabilityChecker(new Budget(Duration.ofSeconds(10), Long.MAX_VALUE, 10))
+            .check(ops);
+        assertEquals(Verdict.UNKNOWN, bySize.verdict(), bySize::explanation);
+        assertTrue(bySize.explanation().contains("configuration limit 10"), bySize::explanation);
     }
 }

@@ -82,8 +82,7 @@ public final class LinearizabilityChecker
         final Op[] shown = relevant.toArray(Op[]::new);
         final Op[] ops = ObservedWrites.pin(shown);
         final int ignored = history.size() - ops.length;
-        final Search search = new Search(ops, initial, budget, deadline);
-        final Search.Result result = search.run();
+        final Search.Result result = Search.decide(ops, initial, budget, deadline);
         final long[] steps = {result.steps()};
         final List<Op> order = new ArrayList<>();
         for (final int i : result.linearization())

@@ -28,15 +28,19 @@ final class Moves
     private final Frontier frontier;
     private final int[] sameBehaviourBefore;
     private final int[] observers;
+    private final int[] representatives;
+    private final boolean gambles;
 
-    /** Moves over {@code ops}, linearized as {@code frontier} says. */
-    Moves(final Op[] ops, final RegisterModel model, final Frontier frontier)
+    /** Moves over {@code ops}, linearized as {@code frontier} says; outcome-unknown ones only if {@code gambles}. */
+    Moves(final Op[] ops, final RegisterModel model, final Frontier frontier, final boolean gambles)
     {
+        this.gambles = gambles;
         this.ops = ops;
         this.model = model;
         this.frontier = frontier;
         this.sameBehaviourBefore = new int[ops.length];
         this.observers = new int[ops.length];
+        this.representatives = new int[ops.length];
         final Map<Long, Integer> last = new HashMap<>();
         for (int i = 0; i < ops.length; i++)
         {
@@ -88,14 +92,26 @@ final class Moves
                 level.add(op, urgency(op, state, count));
             }
         }
+        if (!gambles)
+        {
+            return;
+        }
         final EntryList unknown = frontier.unknown();
+        int representatives = 0;
         for (int e = unknown.first(); e != EntryList.NIL && frontier.invokedBy(EntryList.op(e), due);
              e = unknown.next(e))
         {
-            final int op = EntryList.op(e);
+            if (firstInvoked(EntryList.op(e)))
+            {
+                this.representatives[representatives++] = EntryList.op(e);
+            }
+        }
+        for (int i = 0; i < representatives; i++)
+        {
+            final int op = this.representatives[i];
             final int after = model.step(op, state);
-            if (after != state && firstInvoked(op) && (!afterGamble || model.isConditional(op))
-                && enablesAny(state, after, due))
+            if (after != state && (!afterGamble || model.isConditional(op))
+                && enablesAny(state, after, due, representatives))
             {
                 level.add(op, Long.MAX_VALUE);
             }
@@ -147,9 +163,10 @@ final class Moves
      * it cannot do now: happen at all, or (a compare-and-set whose result is unknown) happen
      * differently. If not, every configuration the move leads to is subsumed by one reached
      * without it: no observer fits now, and every other write gives the same state from both or
-     * is rejected after the move.
+     * is rejected after the move. Of the outcome-unknown operations only the first
+     * {@code representatives} need asking: the others behave like one of them.
      */
-    private boolean enablesAny(final int state, final int after, final int due)
+    private boolean enablesAny(final int state, final int after, final int due, final int representatives)
     {
         final EntryList completed = frontier.completed();
         for (int e = completed.first(); e != due; e = completed.next(e))
@@ -159,11 +176,9 @@ final class Moves
                 return true;
             }
         }
-        final EntryList unknown = frontier.unknown();
-        for (int e = unknown.first(); e != EntryList.NIL && frontier.invokedBy(EntryList.op(e), due);
-             e = unknown.next(e))
+        for (int i = 0; i < representatives; i++)
         {
-            if (enables(EntryList.op(e), state, after))
+            if (enables(this.representatives[i], state, after))
             {
                 return true;
             }

@@ -35,6 +35,16 @@ class RandomizedRegisterTest
         assertTrue(result.isLinearizable(), () -> "seed " + seed + ": " + result.summary());
     }
 
+    @ParameterizedTest
+    @ValueSource(longs = {7, 8})
+    void atomicRegistersUnderHeavyOverlapAreAlwaysLinearizable(final long seed)
+    {
+        final KeyedHistory<Integer> history = new SimulatedClients(16, 400, 4, 0.03, true)
+            .run(seed, SimulatedRegister::atomic);
+        final KeyedCheckResult<Integer> result = history.check(CHECKER);
+        assertTrue(result.isLinearizable(), () -> "seed " + seed + ": " + result.summary());
+    }
+
     @Test
     void staleReadsAreCaught()
     {

@@ -78,8 +78,8 @@ final class Shrinker
         }
         final Op[] prefixOps = kept.toArray(Op[]::new);
         final Op[] prefixShown = shown.toArray(Op[]::new);
-        final Search search = new Search(prefixOps, whole.initial(), budget, deadlineNanos);
-        return new Failure(whole.initial(), prefixOps, prefixShown, search.run(), answeredAt(prefixOps, prefixShown, cut),
+        return new Failure(whole.initial(), prefixOps, prefixShown,
+            Search.decide(prefixOps, whole.initial(), budget, deadlineNanos), answeredAt(prefixOps, prefixShown, cut),
             false);
     }
 
