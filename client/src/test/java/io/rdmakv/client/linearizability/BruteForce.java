@@ -45,6 +45,16 @@ final class BruteForce
         return false;
     }
 
+    /**
+     * The history as it stood at time {@code cut}: the operations invoked by then, those still
+     * running then with their outcome unknown.
+     */
+    static List<Op> prefix(final List<Op> history, final long cut)
+    {
+        return history.stream().filter(op -> op.invokeNanos() <= cut)
+            .map(op -> op.responseNanos() <= cut ? op : op.withUnknownOutcome()).toList();
+    }
+
     /** Whether {@code order} is a linearization of {@code history} from {@code initial}. */
     static boolean isLinearization(final List<Op> history, final List<Op> order, final OptionalLong initial)
     {

@@ -8,9 +8,14 @@ import java.util.OptionalLong;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The checker agrees with exhaustive enumeration on many small random histories, right or wrong. */
+/**
+ * The checker agrees with exhaustive enumeration on many small random histories, right or wrong;
+ * its linearizations are linearizations, and the operation it blames answers the shortest prefix
+ * that fails.
+ */
 class BruteForceCrossCheckTest
 {
     private static final int HISTORIES = 20_000;
@@ -37,9 +42,26 @@ class BruteForceCrossCheckTest
                 assertTrue(BruteForce.isLinearization(history, result.linearization(), initial),
                     () -> "not a linearization: " + result.linearization());
             }
+            else
+            {
+                assertShortestFailingPrefix(history, initial, result);
+            }
         }
         final int both = linearizable;
         assertTrue(both > HISTORIES / 10 && both < HISTORIES * 9 / 10, () -> both + " linearizable: a poor mix");
+    }
+
+    /** The violation is pinned on the operation whose response makes the history fail: before it, it did not. */
+    private static void assertShortestFailingPrefix(final List<Op> history, final OptionalLong initial,
+                                                    final CheckResult result)
+    {
+        final Op culprit = result.involved().getFirst();
+        assertTrue(culprit.completed(), result::explanation);
+        final long cut = culprit.responseNanos();
+        assertFalse(BruteForce.linearizable(BruteForce.prefix(history, cut), initial), result::explanation);
+        final long before = history.stream().filter(Op::completed).mapToLong(Op::responseNanos)
+            .filter(t -> t < cut).max().orElse(Long.MIN_VALUE);
+        assertTrue(BruteForce.linearizable(BruteForce.prefix(history, before), initial), result::explanation);
     }
 
     /**

@@ -83,42 +83,47 @@ public final class LinearizabilityChecker
         final Op[] ops = ObservedWrites.pin(shown);
         final int ignored = history.size() - ops.length;
         final Search.Result result = Search.decide(ops, initial, budget, deadline);
-        final long[] steps = {result.steps()};
-        final List<Op> order = new ArrayList<>();
-        for (final int i : result.linearization())
+        return switch (result.verdict())
         {
-            order.add(shown[i]);
-        }
-        switch (result.verdict())
-        {
-            case LINEARIZABLE ->
-            {
-                final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-                return new CheckResult(Verdict.LINEARIZABLE, order, List.of(),
-                    Report.headline(Verdict.LINEARIZABLE, shown, ignored, steps[0], result.configurations(), elapsed),
-                    steps[0], result.configurations(), elapsed);
-            }
-            case UNKNOWN ->
-            {
-                final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-                final String headline = Report.headline(Verdict.UNKNOWN, shown, ignored, steps[0],
-                    result.configurations(), elapsed);
-                return new CheckResult(Verdict.UNKNOWN, order, List.of(), Report.unknown(headline, result, ops.length),
-                    steps[0], result.configurations(), elapsed);
-            }
-            default ->
-            {
-                final Failure whole = new Failure(initial, ops, shown, result, -1, false);
-                final long searched = System.nanoTime() - start;
-                final long shrinkBy = Math.min(deadline, System.nanoTime() + Math.max(SHRINK_FACTOR * searched,
-                    SHRINK_MINIMUM_NANOS));
-                final Failure failure = shrink ? Shrinker.shrink(whole, budget, shrinkBy, steps) : whole;
-                final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-                final String headline = Report.headline(Verdict.NOT_LINEARIZABLE, shown, ignored, steps[0],
-                    result.configurations(), elapsed);
-                return new CheckResult(Verdict.NOT_LINEARIZABLE, Report.partial(failure), Report.involved(failure),
-                    Report.violation(headline, failure), steps[0], result.configurations(), elapsed);
-            }
-        }
+            case LINEARIZABLE -> linearizable(shown, ignored, result, start);
+            case UNKNOWN -> unknown(shown, ignored, result, start);
+            case NOT_LINEARIZABLE -> violation(new Failure(initial, ops, shown, result, -1, false), ignored, start,
+                deadline);
+        };
+    }
+
+    private static CheckResult linearizable(final Op[] shown, final int ignored, final Search.Result result,
+                                            final long start)
+    {
+        final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        final String headline = Report.headline(Verdict.LINEARIZABLE, shown, ignored, result.steps(),
+            result.configurations(), elapsed);
+        return new CheckResult(Verdict.LINEARIZABLE, Report.ops(shown, result.linearization()), List.of(), headline,
+            result.steps(), result.configurations(), elapsed);
+    }
+
+    private static CheckResult unknown(final Op[] shown, final int ignored, final Search.Result result,
+                                       final long start)
+    {
+        final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        final String headline = Report.headline(Verdict.UNKNOWN, shown, ignored, result.steps(),
+            result.configurations(), elapsed);
+        return new CheckResult(Verdict.UNKNOWN, Report.ops(shown, Report.furthest(result)), List.of(),
+            Report.unknown(headline, result, shown.length), result.steps(), result.configurations(), elapsed);
+    }
+
+    private CheckResult violation(final Failure whole, final int ignored, final long start, final long deadline)
+    {
+        final long[] steps = {whole.result().steps()};
+        final long searched = System.nanoTime() - start;
+        final long shrinkBy = Math.min(deadline,
+            System.nanoTime() + Math.max(SHRINK_FACTOR * searched, SHRINK_MINIMUM_NANOS));
+        final Failure failure = shrink ? Shrinker.shrink(whole, budget, shrinkBy, steps) : whole;
+        final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        final int configurations = whole.result().configurations();
+        final String headline = Report.headline(Verdict.NOT_LINEARIZABLE, whole.shown(), ignored, steps[0],
+            configurations, elapsed);
+        return new CheckResult(Verdict.NOT_LINEARIZABLE, Report.partial(failure), Report.involved(failure),
+            Report.violation(headline, failure), steps[0], configurations, elapsed);
     }
 }

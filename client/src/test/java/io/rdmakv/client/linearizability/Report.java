@@ -30,10 +30,27 @@ final class Report
     /** Why the budget ran out, and how far the search got. */
     static String unknown(final String headline, final Search.Result result, final int size)
     {
-        final int reached = result.deepest() == null ? result.linearization().length
-            : Math.max(result.linearization().length, result.deepest().prefix().length);
         return headline + "\nbudget exceeded (" + result.limit() + ") before a decision; the deepest partial"
-            + " linearization reached " + reached + " of " + size + " ops";
+            + " linearization reached " + furthest(result).length + " of " + size + " ops";
+    }
+
+    /** The longest partial linearization a search reached: where it stopped, or its deepest dead end. */
+    static int[] furthest(final Search.Result result)
+    {
+        final Search.DeadEnd deepest = result.deepest();
+        return deepest == null || deepest.prefix().length <= result.linearization().length
+            ? result.linearization() : deepest.prefix();
+    }
+
+    /** The operations at {@code indices} of {@code ops}, in that order. */
+    static List<Op> ops(final Op[] ops, final int[] indices)
+    {
+        final List<Op> picked = new ArrayList<>(indices.length);
+        for (final int i : indices)
+        {
+            picked.add(ops[i]);
+        }
+        return picked;
     }
 
     /** The operation that cannot be linearized, then the operations overlapping it. */
@@ -53,12 +70,7 @@ final class Report
     /** The deepest partial linearization of a failure, as recorded. */
     static List<Op> partial(final Failure failure)
     {
-        final List<Op> partial = new ArrayList<>();
-        for (final int i : failure.result().deepest().prefix())
-        {
-            partial.add(failure.shown()[i]);
-        }
-        return partial;
+        return ops(failure.shown(), failure.result().deepest().prefix());
     }
 
     /** The explanation of a violation. */
