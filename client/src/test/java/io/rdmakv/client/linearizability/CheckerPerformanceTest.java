@@ -2,6 +2,8 @@ package io.rdmakv.client.linearizability;
 
 import org.junit.jupiter.api.Test;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.List;
 
@@ -10,7 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CheckerPerformanceTest
 {
-    private static final Budget BUDGET = Budget.DEFAULT;
+    /** Wall-clock time is at the mercy of whatever else the machine runs: the budget is generous ... */
+    private static final Budget BUDGET = Budget.ofTime(Duration.ofSeconds(60));
+    /** ... and the claim is about the checking thread's own CPU time. */
+    private static final Duration CPU_LIMIT = Duration.ofSeconds(5);
     private static final int THREADS = 16;
     private static final int OPS = 5_008;
 
@@ -23,10 +28,13 @@ class CheckerPerformanceTest
 
     private static void assertChecksInBudget(final List<Op> ops)
     {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final long before = threads.getCurrentThreadCpuTime();
         final CheckResult result = new LinearizabilityChecker(BUDGET).check(ops);
-        System.out.println(result.explanation());
+        final Duration cpu = Duration.ofNanos(threads.getCurrentThreadCpuTime() - before);
+        System.out.println(result.explanation() + "; " + cpu.toMillis() + " ms of CPU");
         assertTrue(result.isLinearizable(), result::explanation);
-        assertTrue(result.elapsed().compareTo(BUDGET.time()) < 0, result::explanation);
+        assertTrue(cpu.compareTo(CPU_LIMIT) < 0, () -> cpu + " of CPU: " + result.explanation());
     }
 
     @Test

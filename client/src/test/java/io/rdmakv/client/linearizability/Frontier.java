@@ -81,7 +81,7 @@ final class Frontier
     /** Remembers this configuration, with the register in {@code state}; false if {@code memo} subsumes it. */
     boolean remember(final Memo memo, final int state)
     {
-        return memo.add(completedSet.key(state), unknownSet);
+        return memo.add(completedSet.probe(state), unknownSet);
     }
 
     /** The completed operations left, as entries in time order. */

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * The set of operations linearized so far, as a bitset over operations numbered in invocation
  * order. Because the search linearizes roughly in that order, the set is a run of full words, a
- * short mixed stretch, then zeros; {@link #key} stores only the mixed stretch, so a memo entry
+ * short mixed stretch, then zeros; a memo {@link Key} holds only the mixed stretch, so an entry
  * costs the width of the concurrency window rather than the length of the history.
  */
 final class LinearizedSet
@@ -15,6 +15,7 @@ final class LinearizedSet
     private int full;
     /** Words above high are all zero; -1 when the set is empty. */
     private int high = -1;
+    private final Key probe = new Key();
 
     /** An empty set over {@code size} operations. */
     LinearizedSet(final int size)
@@ -60,40 +61,92 @@ final class LinearizedSet
         return high < 0;
     }
 
-    /** The words of the set up to its last nonzero one. */
+    /** A copy of the words of the set up to its last nonzero one. */
     long[] words()
     {
         return Arrays.copyOf(words, high + 1);
     }
 
-    /** A memo key for this set together with the model {@code state}. */
-    Key key(final int state)
+    /** Whether the set given by {@code other} (as from {@link #words}) is a subset of this one. */
+    boolean includes(final long[] other)
     {
-        final long[] tail = high < full ? new long[0] : Arrays.copyOfRange(words, full, high + 1);
-        return new Key(state, full, tail);
+        if (other.length > high + 1)
+        {
+            return false;
+        }
+        for (int i = 0; i < other.length; i++)
+        {
+            if ((other[i] & ~words[i]) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether this set is a subset of the one given by {@code other} (as from {@link #words}). */
+    boolean within(final long[] other)
+    {
+        if (high + 1 > other.length)
+        {
+            return false;
+        }
+        for (int i = 0; i <= high; i++)
+        {
+            if ((words[i] & ~other[i]) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A memo key for this set together with the model {@code state}: a view of the set as it is
+     * now, reused by the next call. Store {@link Key#copy()} instead.
+     */
+    Key probe(final int state)
+    {
+        return probe.view(state, full, words, full, Math.max(full, high + 1));
     }
 
     /** A configuration of the search: which operations are linearized, and the register's state after them. */
     static final class Key
     {
-        private final int state;
-        private final int full;
-        private final long[] tail;
-        private final int hash;
+        private int state;
+        private int full;
+        private long[] words;
+        private int from;
+        private int to;
+        private int hash;
 
-        private Key(final int state, final int full, final long[] tail)
+        private Key view(final int state, final int full, final long[] words, final int from, final int to)
         {
             this.state = state;
             this.full = full;
-            this.tail = tail;
-            this.hash = (Arrays.hashCode(tail) * 31 + full) * 31 + state;
+            this.words = words;
+            this.from = from;
+            this.to = to;
+            int h = state * 31 + full;
+            for (int i = from; i < to; i++)
+            {
+                h = h * 0x9E3779B1 + Long.hashCode(words[i] * 0xBF58476D1CE4E5B9L);
+            }
+            this.hash = h;
+            return this;
+        }
+
+        /** A key of its own, unaffected by later changes to the set. */
+        Key copy()
+        {
+            return new Key().view(state, full, Arrays.copyOfRange(words, from, to), 0, to - from);
         }
 
         @Override
         public boolean equals(final Object other)
         {
             return other instanceof Key k && k.hash == hash && k.state == state && k.full == full
-                && Arrays.equals(k.tail, tail);
+                && Arrays.equals(k.words, k.from, k.to, words, from, to);
         }
 
         @Override

@@ -19,46 +19,49 @@ final class Memo
     private final Map<LinearizedSet.Key, Object> seen = new HashMap<>();
     private int size;
 
-    /** Remembers a configuration; false if it (or one that subsumes it) was reached before. */
+    /**
+     * Remembers a configuration, given as a probe of the completed set with the state and the
+     * live set of outcome-unknown operations; false if it (or one that subsumes it) was reached before.
+     */
     boolean add(final LinearizedSet.Key completed, final LinearizedSet unknown)
     {
-        final long[] mine = unknown.isEmpty() ? NONE : unknown.words();
         final Object known = seen.get(completed);
         if (known == null)
         {
-            seen.put(completed, mine);
+            seen.put(completed.copy(), unknown.isEmpty() ? NONE : unknown.words());
             size++;
             return true;
         }
         if (known instanceof long[] one)
         {
-            if (subset(one, mine))
+            if (unknown.includes(one))
             {
                 return false;
             }
-            if (subset(mine, one))
+            final long[] mine = unknown.words();
+            if (unknown.within(one))
             {
-                seen.put(completed, mine);
+                seen.replace(completed, mine);
                 return true;
             }
             final List<long[]> many = new ArrayList<>(2);
             many.add(one);
             many.add(mine);
-            seen.put(completed, many);
+            seen.replace(completed, many);
             size++;
             return true;
         }
         @SuppressWarnings("unchecked") final List<long[]> many = (List<long[]>) known;
         for (final long[] other : many)
         {
-            if (subset(other, mine))
+            if (unknown.includes(other))
             {
                 return false;
             }
         }
         final int before = many.size();
-        many.removeIf(other -> subset(mine, other));
-        many.add(mine);
+        many.removeIf(unknown::within);
+        many.add(unknown.words());
         size += many.size() - before;
         return true;
     }
@@ -67,21 +70,5 @@ final class Memo
     int size()
     {
         return size;
-    }
-
-    private static boolean subset(final long[] a, final long[] b)
-    {
-        if (a.length > b.length)
-        {
-            return false;
-        }
-        for (int i = 0; i < a.length; i++)
-        {
-            if ((a[i] & ~b[i]) != 0)
-            {
-                return false;
-            }
-        }
-        return true;
     }
 }

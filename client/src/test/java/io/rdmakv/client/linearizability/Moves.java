@@ -26,6 +26,7 @@ final class Moves
     private final Op[] ops;
     private final RegisterModel model;
     private final Frontier frontier;
+    private final long[] behaviour;
     private final int[] sameBehaviourBefore;
     private final int[] observers;
     private final int[] representatives;
@@ -38,16 +39,18 @@ final class Moves
         this.ops = ops;
         this.model = model;
         this.frontier = frontier;
+        this.behaviour = new long[ops.length];
         this.sameBehaviourBefore = new int[ops.length];
         this.observers = new int[ops.length];
         this.representatives = new int[ops.length];
         final Map<Long, Integer> last = new HashMap<>();
         for (int i = 0; i < ops.length; i++)
         {
+            behaviour[i] = model.behaviour(i);
             sameBehaviourBefore[i] = -1;
             if (!ops[i].completed())
             {
-                final Integer before = last.put(model.behaviour(i), i);
+                final Integer before = last.put(behaviour[i], i);
                 sameBehaviourBefore[i] = before == null ? -1 : before;
             }
         }
@@ -121,14 +124,13 @@ final class Moves
     /** Whether no other candidate behaves like completed {@code op} and is due sooner. */
     private boolean firstDue(final int op, final int due)
     {
-        final long behaviour = model.behaviour(op);
         final long mine = ops[op].responseNanos();
         final EntryList completed = frontier.completed();
         for (int e = completed.first(); e != due; e = completed.next(e))
         {
             final int other = EntryList.op(e);
             final long theirs = ops[other].responseNanos();
-            if (other != op && model.behaviour(other) == behaviour && (theirs < mine || theirs == mine && other < op))
+            if (other != op && behaviour[other] == behaviour[op] && (theirs < mine || theirs == mine && other < op))
             {
                 return false;
             }
