@@ -81,9 +81,11 @@ class ControlCodecTest
         assertEquals(124, HelloOkMessage.CHUNK_SIZE_OFFSET);
         assertEquals(128, HelloOkMessage.MAX_KEY_LENGTH_OFFSET);
         assertEquals(132, HelloOkMessage.MAX_VALUE_LENGTH_OFFSET);
-        assertEquals(136, HelloOkMessage.ENDPOINT_LENGTH_OFFSET);
-        assertEquals(138, HelloOkMessage.RESERVED_OFFSET);
-        assertEquals(140, HelloOkMessage.CLUSTER_MAP_LENGTH_OFFSET);
+        assertEquals(136, HelloOkMessage.SESSION_ID_OFFSET);
+        assertEquals(144, HelloOkMessage.GRACE_NANOS_OFFSET);
+        assertEquals(152, HelloOkMessage.ENDPOINT_LENGTH_OFFSET);
+        assertEquals(154, HelloOkMessage.RESERVED_OFFSET);
+        assertEquals(156, HelloOkMessage.CLUSTER_MAP_LENGTH_OFFSET);
         assertEquals(160, HelloOkMessage.ENDPOINT_OFFSET);
 
         assertEquals(16, CodedText.CODE_OFFSET);
