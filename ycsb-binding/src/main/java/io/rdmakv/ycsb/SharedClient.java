@@ -4,6 +4,8 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvException;
 import site.ycsb.DBException;
 
+import java.util.stream.Collectors;
+
 /**
  * The process's one {@link KvClient}, shared by YCSB's DB instances (one per client thread): the first
  * {@link #acquire} connects, the last {@link #release} prints the counters and closes it. All state is
@@ -35,8 +37,9 @@ final class SharedClient
             }
             catch (final KvException e)
             {
-                throw new DBException("rdmakv: cannot connect to " + config.client().seeds() + ": " + e.getMessage(),
-                    e);
+                final String seeds = config.client().seeds().stream().map(a -> a.getHostString() + ":" + a.getPort())
+                    .collect(Collectors.joining(","));
+                throw new DBException("rdmakv: cannot connect to " + seeds + ": " + e.getMessage(), e);
             }
             printStats = config.printStats();
         }
