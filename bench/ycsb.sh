@@ -21,16 +21,24 @@ done
 positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "bench/ycsb.sh: $1 must be a positive integer, not '$2'" >&2; exit 2; }; }
 positive -r "$records"; positive -o "$ops"; positive -n "$nodes"
 IFS=, read -r -a thread_list <<<"$threads"
-for t in "${thread_list[@]}"; do positive -t "$t"; done
 IFS=, read -r -a workload_list <<<"$workloads"
+[ ${#thread_list[@]} -gt 0 ] && [ ${#workload_list[@]} -gt 0 ] || { echo "$usage" >&2; exit 2; }
+for t in "${thread_list[@]}"; do positive -t "$t"; done
 for w in "${workload_list[@]}"; do
   case "$w" in [AaBbCcDdFf]) ;; [Ee]) echo "bench/ycsb.sh: workload E scans; rdmakv (a hash store) has no scan" >&2; exit 2 ;;
     *) echo "bench/ycsb.sh: -w takes A, B, C, D or F, not '$w'" >&2; exit 2 ;; esac
 done
-# Room per node for the records, workload D's inserts, out-of-place updates in their grace period and
-# the 1 MiB chunks each client lane holds: about 3 KiB per record (a record's block is about 1.2 KiB).
+# Memory per node: 2 KiB (a record's block is about 1.2 KiB) for every record loaded and every write the
+# runs will make (updates and inserts: A 50%, B 5%, D 5%, F 50% of the operations), plus 64 MiB. Every
+# write gets fresh space because a node whose free space is fragmented into pieces under 1 MiB refuses
+# ALLOC (the client asks for a whole chunk as its minimum), so space freed by updates is barely reused.
 if [ -z "$memory" ]; then
-  mib=$(( (records + ops / 10) * 3 / 1024 / nodes + 64 ))
+  writes=0
+  for w in "${workload_list[@]}"; do
+    case "$w" in [Aa]|[Ff]) permille=500 ;; [Bb]|[Dd]) permille=50 ;; *) permille=0 ;; esac
+    writes=$(( writes + ops * permille / 1000 * ${#thread_list[@]} ))
+  done
+  mib=$(( (records + writes) * 2 / 1024 / nodes + 64 ))
   memory="$(( mib < 256 ? 256 : mib ))m"
 fi
 

@@ -64,6 +64,9 @@ final class BindingCounters
         line(out, "UpdateRetries", updateRetries.sum());
         ratio(out, "UpdateRetriesPerUpdate", updateRetries.sum(), updateCount);
         line(out, "ValidationRetries", client.validationRetries());
+        line(out, "CacheHits", client.cacheHits());
+        line(out, "ControlMessages", client.controlMessages());
+        line(out, "DroppedFrees", client.droppedFrees());
         line(out, "Errors", errors());
         for (final Map.Entry<String, LongAdder> e : new TreeMap<>(errors).entrySet())
         {
