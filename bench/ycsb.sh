@@ -28,17 +28,10 @@ for w in "${workload_list[@]}"; do
   case "$w" in [AaBbCcDdFf]) ;; [Ee]) echo "bench/ycsb.sh: workload E scans; rdmakv (a hash store) has no scan" >&2; exit 2 ;;
     *) echo "bench/ycsb.sh: -w takes A, B, C, D or F, not '$w'" >&2; exit 2 ;; esac
 done
-# Memory per node: 2 KiB (a record's block is about 1.2 KiB) for every record loaded and every write the
-# runs will make (updates and inserts: A 50%, B 5%, D 5%, F 50% of the operations), plus 64 MiB. Every
-# write gets fresh space because a node whose free space is fragmented into pieces under 1 MiB refuses
-# ALLOC (the client asks for a whole chunk as its minimum), so space freed by updates is barely reused.
+# Memory per node: 4 KiB per loaded record (a record's block is about 1.2 KiB; the rest is headroom for
+# updates whose superseded blocks wait out the grace period before reuse), plus 128 MiB.
 if [ -z "$memory" ]; then
-  writes=0
-  for w in "${workload_list[@]}"; do
-    case "$w" in [Aa]|[Ff]) permille=500 ;; [Bb]|[Dd]) permille=50 ;; *) permille=0 ;; esac
-    writes=$(( writes + ops * permille / 1000 * ${#thread_list[@]} ))
-  done
-  mib=$(( (records + writes) * 2 / 1024 / nodes + 64 ))
+  mib=$(( records * 4 / 1024 / nodes + 128 ))
   memory="$(( mib < 256 ? 256 : mib ))m"
 fi
 

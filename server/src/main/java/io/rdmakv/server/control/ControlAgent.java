@@ -25,8 +25,6 @@ import io.rdmakv.verbs.WorkCompletions;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -232,7 +230,8 @@ public final class ControlAgent implements Runnable
                 "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes"));
             return;
         }
-        final Extent extent = allocator.grant(min, Math.max(min, geometry.chunkSize()), System.nanoTime());
+        final Extent extent =
+            allocator.grant(min, Math.max(min, geometry.chunkSize()), System.nanoTime(), session.id());
         if (extent == null)
         {
             counters.allocFailures++;
@@ -241,7 +240,6 @@ public final class ControlAgent implements Runnable
                 " bytes free, " + allocator.graceBytes() + " waiting out the grace period)"));
             return;
         }
-        session.extents().add(extent);
         publishSpace();
         reply(session, new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length()));
     }
@@ -252,8 +250,7 @@ public final class ControlAgent implements Runnable
         final long now = System.nanoTime();
         for (int i = 0; i < free.count(); i++)
         {
-            if (allocator.isGrantedRange(free.offset(i), free.length(i)) &&
-                !allocator.overlapsFree(free.offset(i), free.length(i)) &&
+            if (allocator.isReleasable(free.offset(i), free.length(i)) &&
                 !liveBlocks.containsLiveBlock(free.offset(i), free.length(i)) &&
                 allocator.release(free.offset(i), free.length(i), now))
             {
@@ -296,14 +293,8 @@ public final class ControlAgent implements Runnable
         byQpNum.remove(session.qp().qpNum(), session);
         session.qp().modifyToError();
         session.close();
-        final List<Extent> extents = new ArrayList<>(session.extents());
-        final IndexScanner.Departure found = scanner.scanDeparture(extents, session.id());
-        long reclaimed = 0;
-        final long now = System.nanoTime();
-        for (int i = 0; i < extents.size(); i++)
-        {
-            reclaimed += allocator.reclaim(extents.get(i), found.liveByExtent().get(i), now);
-        }
+        final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session.id()), session.id());
+        final long reclaimed = allocator.reclaim(session.id(), found.liveBlocks(), System.nanoTime());
         counters.sessionsClosed++;
         counters.reclaimedBytes += reclaimed;
         counters.locksReleased += found.locksReleased();

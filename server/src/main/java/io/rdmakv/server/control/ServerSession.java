@@ -1,6 +1,5 @@
 package io.rdmakv.server.control;
 
-import io.rdmakv.server.space.Extent;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -11,12 +10,10 @@ import io.rdmakv.verbs.SendWorkRequests;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Socket;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The server's side of one client session: its queue pair, control buffers, the bootstrap socket that
- * is its lease, and the extents granted to it. Owned by the control agent once registered.
+ * is its lease. What space it holds, the allocator knows (the session id is the owner). Owned by the control agent once registered.
  *
  * <pre>
  * buffers: [RECV 0] .. [RECV n-1] [SEND reply] [SEND notice], each MAX_MESSAGE_LENGTH bytes
@@ -36,7 +33,6 @@ public final class ServerSession implements AutoCloseable
     private final MemoryRegion mr;
     private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(RECV_BUFFERS, 1);
     private final SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
-    private final List<Extent> extents = new ArrayList<>();
     private QueuePair qp;
     private Socket bootstrap;
     private volatile boolean departed;
@@ -99,11 +95,6 @@ public final class ServerSession implements AutoCloseable
         sends.at(buffer - REPLY_BUFFER).wrId(1000 + buffer).sendFlags(io.rdmakv.verbs.SendFlags.SIGNALED)
             .send(mr.address() + bufferOffset(buffer), length, mr.lkey()).next(null);
         return qp.postSend(sends.at(buffer - REPLY_BUFFER)) == 0;
-    }
-
-    List<Extent> extents()
-    {
-        return extents;
     }
 
     boolean departed()

@@ -9,27 +9,40 @@ import java.util.TreeMap;
 /**
  * Who owns which bytes of a node's data area. Runs on the control agent's thread only.
  *
- * <p>Space is granted to clients as extents (ALLOC): fresh space from a bump pointer first, then
- * reclaimed space, largest free extent first. Freed blocks (FREE, or a dead client's unreferenced
- * space) wait out a grace period before they may be granted again, so that a slow reader mostly
- * finds the block it looked up intact (its checksum catches the rest). Adjacent free ranges coalesce.
+ * <p>Every byte is in exactly one state: <em>granted</em> (to a session, or, once that session left, to
+ * nobody: a block some slot still references), <em>waiting</em> (freed, out of circulation for the grace
+ * period, or the longer quarantine of space reclaimed from a departed session), <em>free</em>, or never
+ * used (beyond the bump pointer).
+ *
+ * <p>Space is granted as extents (ALLOC): fresh space from the bump pointer first, then the largest
+ * free range. A FREE must name space that lies inside one granted range; it is carved out of it, so a
+ * session's grants always describe what it still holds and nothing it gave back. Freed space waits out
+ * the grace period, so that a slow reader mostly finds the block it looked up intact (its checksum
+ * catches the rest). Adjacent free ranges coalesce.
  *
  * <p>Offsets are relative to the data area. The first {@code alignment} bytes are never granted, so
  * that offset 0 can mean "no block" in a slot word.
  */
 public final class DataAreaAllocator
 {
+    /** The owner of granted space whose session has left: blocks that slots still reference. */
+    public static final long NO_OWNER = 0;
+
+    private static final int LENGTH = 0;
+    private static final int OWNER = 1;
+
     private final long capacity;
     private final int alignment;
     private final long graceNanos;
+    private final long quarantineNanos;
     private long bump;
+    private final TreeMap<Long, long[]> granted = new TreeMap<>();
     private final TreeMap<Long, Long> free = new TreeMap<>();
+    private final TreeMap<Long, Long> waiting = new TreeMap<>();
     private final ArrayDeque<long[]> grace = new ArrayDeque<>();
     private final ArrayDeque<long[]> quarantine = new ArrayDeque<>();
-    private final long quarantineNanos;
-    private final TreeMap<Long, Long> inGrace = new TreeMap<>();
     private long freeBytes;
-    private long graceBytes;
+    private long waitingBytes;
     private long reclaimedBytes;
     private long grantedExtents;
 
@@ -39,7 +52,7 @@ public final class DataAreaAllocator
     }
 
     /**
-     * @param quarantineNanos how long space reclaimed from a departed client waits (at least the grace
+     * @param quarantineNanos how long space reclaimed from a departed session waits (at least the grace
      *                        period; see {@link io.rdmakv.common.SpaceTiming})
      */
     public DataAreaAllocator(final long capacity, final int alignment, final long graceNanos,
@@ -57,10 +70,10 @@ public final class DataAreaAllocator
     }
 
     /**
-     * Grants an extent of at least {@code minBytes} and at most {@code preferredBytes}, or null when no
-     * free range is that large.
+     * Grants {@code owner} an extent of at least {@code minBytes} and at most {@code preferredBytes}, or
+     * returns null when no free range is that large.
      */
-    public Extent grant(final long minBytes, final long preferredBytes, final long nowNanos)
+    public Extent grant(final long minBytes, final long preferredBytes, final long nowNanos, final long owner)
     {
         expireGrace(nowNanos);
         if (minBytes > capacity)
@@ -69,75 +82,111 @@ public final class DataAreaAllocator
         }
         final long min = align(Math.max(minBytes, alignment));
         final long preferred = Math.max(min, align(Math.min(preferredBytes, capacity)));
+        final Extent extent;
         if (capacity - bump >= min)
         {
             final long length = Math.min(preferred, capacity - bump);
-            final Extent e = new Extent(bump, length - length % alignment);
-            bump += e.length();
-            grantedExtents++;
-            return e;
+            extent = new Extent(bump, length - length % alignment);
+            bump += extent.length();
         }
-        Map.Entry<Long, Long> best = null;
+        else
+        {
+            extent = takeFree(min, preferred);
+            if (extent == null)
+            {
+                return null;
+            }
+        }
+        granted.put(extent.offset(), new long[] {extent.length(), owner});
+        grantedExtents++;
+        return extent;
+    }
+
+    private Extent takeFree(final long min, final long preferred)
+    {
+        // Copy the chosen range out: a TreeMap entry seen while iterating may be rewritten by remove().
+        long bestOffset = -1;
+        long bestLength = 0;
         for (final Map.Entry<Long, Long> e : free.entrySet())
         {
-            if (e.getValue() >= min && (best == null || e.getValue() > best.getValue()))
+            final long length = e.getValue();
+            if (length >= min && length > bestLength)
             {
-                best = e;
-                if (e.getValue() >= preferred)
+                bestOffset = e.getKey();
+                bestLength = length;
+                if (length >= preferred)
                 {
                     break;
                 }
             }
         }
-        if (best == null)
+        if (bestOffset < 0)
         {
             return null;
         }
-        final long length = Math.min(preferred, best.getValue());
-        free.remove(best.getKey());
-        if (best.getValue() > length)
+        final long length = Math.min(preferred, bestLength);
+        free.remove(bestOffset);
+        if (bestLength > length)
         {
-            free.put(best.getKey() + length, best.getValue() - length);
+            free.put(bestOffset + length, bestLength - length);
         }
         freeBytes -= length;
-        grantedExtents++;
-        return new Extent(best.getKey(), length);
+        return new Extent(bestOffset, length);
     }
 
-    /** A client freed a block: it becomes grantable after the grace period. Misaligned or outside ranges are refused. */
-    public boolean release(final long offset, final long length, final long nowNanos)
+    /** True when {@code [offset, offset + length)} is aligned and lies inside one granted range. */
+    public boolean isReleasable(final long offset, final long length)
     {
-        return release(offset, length, nowNanos, graceNanos);
-    }
-
-    /** True when {@code [offset, offset + length)} is an aligned range of granted space (free or not). */
-    public boolean isGrantedRange(final long offset, final long length)
-    {
-        return offset >= alignment && length > 0 && offset % alignment == 0 && length % alignment == 0 &&
-            offset <= bump - length;
-    }
-
-    private boolean release(final long offset, final long length, final long nowNanos, final long delayNanos)
-    {
-        if (!isGrantedRange(offset, length) || overlapsFree(offset, length))
+        if (offset < alignment || length <= 0 || offset % alignment != 0 || length % alignment != 0 ||
+            offset > capacity - length)
         {
             return false;
         }
-        final long[] entry = {offset, length, nowNanos + delayNanos};
-        if (delayNanos == graceNanos)
+        final Map.Entry<Long, long[]> g = granted.floorEntry(offset);
+        return g != null && offset + length <= g.getKey() + g.getValue()[LENGTH];
+    }
+
+    /**
+     * A client freed a block (or the unused tail of an extent): it leaves its grant and becomes
+     * grantable after the grace period. Refused (false) unless it lies inside one granted range.
+     */
+    public boolean release(final long offset, final long length, final long nowNanos)
+    {
+        if (!isReleasable(offset, length))
         {
-            grace.addLast(entry);
+            return false;
         }
-        else
-        {
-            quarantine.addLast(entry);
-        }
-        inGrace.put(offset, length);
-        graceBytes += length;
+        carve(offset, length);
+        wait(offset, length, nowNanos + graceNanos, grace);
         return true;
     }
 
-    /** Moves ranges whose grace period ended into the free set. */
+    /** Removes {@code [offset, offset + length)} from the granted range that holds it (checked by the caller). */
+    private void carve(final long offset, final long length)
+    {
+        final Map.Entry<Long, long[]> g = granted.floorEntry(offset);
+        final long start = g.getKey();
+        final long end = start + g.getValue()[LENGTH];
+        final long owner = g.getValue()[OWNER];
+        granted.remove(start);
+        if (offset > start)
+        {
+            granted.put(start, new long[] {offset - start, owner});
+        }
+        if (offset + length < end)
+        {
+            granted.put(offset + length, new long[] {end - offset - length, owner});
+        }
+    }
+
+    private void wait(final long offset, final long length, final long readyAt, final ArrayDeque<long[]> queue)
+    {
+        queue.addLast(new long[] {offset, length, readyAt});
+        waiting.put(offset, length);
+        waitingBytes += length;
+    }
+
+    /** Moves ranges whose grace period or quarantine ended into the free set. */
     public void expireGrace(final long nowNanos)
     {
         expire(grace, nowNanos);
@@ -149,8 +198,8 @@ public final class DataAreaAllocator
         while (!queue.isEmpty() && queue.peekFirst()[2] - nowNanos <= 0)
         {
             final long[] r = queue.pollFirst();
-            inGrace.remove(r[0]);
-            graceBytes -= r[1];
+            waiting.remove(r[0]);
+            waitingBytes -= r[1];
             addFree(r[0], r[1]);
         }
     }
@@ -176,10 +225,10 @@ public final class DataAreaAllocator
         freeBytes += length;
     }
 
-    /** True when any byte of the range is free or waiting out its grace period. */
+    /** True when any byte of the range is free or waiting. */
     public boolean overlapsFree(final long offset, final long length)
     {
-        return overlaps(free, offset, length) || overlaps(inGrace, offset, length);
+        return overlaps(free, offset, length) || overlaps(waiting, offset, length);
     }
 
     private static boolean overlaps(final TreeMap<Long, Long> ranges, final long offset, final long length)
@@ -188,45 +237,62 @@ public final class DataAreaAllocator
         return floor != null && floor.getKey() + floor.getValue() > offset;
     }
 
+    /** What {@code owner} holds now: its grants, less everything it gave back. */
+    public List<Extent> grantsOf(final long owner)
+    {
+        final List<Extent> result = new ArrayList<>();
+        for (final Map.Entry<Long, long[]> g : granted.entrySet())
+        {
+            if (g.getValue()[OWNER] == owner)
+            {
+                result.add(new Extent(g.getKey(), g.getValue()[LENGTH]));
+            }
+        }
+        return result;
+    }
+
     /**
-     * Reclaims what a departed client held: every part of {@code extent} that is neither referenced
-     * ({@code live}, sorted by offset, non-overlapping) nor already free waits out the quarantine, then
-     * becomes free.
+     * Reclaims what a departed session held: every part of its grants that no slot references ({@code
+     * live}: the referenced blocks inside its grants, sorted by offset) waits out the quarantine, then
+     * becomes free; the referenced blocks stay granted, to nobody, until a client frees them.
      *
      * @return the bytes reclaimed
      */
-    public long reclaim(final Extent extent, final List<Extent> live, final long nowNanos)
+    public long reclaim(final long owner, final List<Extent> live, final long nowNanos)
     {
         long reclaimed = 0;
-        long cursor = extent.offset();
-        final List<Extent> gaps = new ArrayList<>();
-        for (final Extent l : live)
+        for (final Extent grant : grantsOf(owner))
         {
-            if (l.offset() > cursor)
+            long cursor = grant.offset();
+            final List<Extent> gaps = new ArrayList<>();
+            for (final Extent l : live)
             {
-                gaps.add(new Extent(cursor, Math.min(l.offset(), extent.end()) - cursor));
+                if (l.end() <= grant.offset() || l.offset() >= grant.end())
+                {
+                    continue;
+                }
+                if (l.offset() > cursor)
+                {
+                    gaps.add(new Extent(cursor, l.offset() - cursor));
+                }
+                cursor = Math.max(cursor, l.end());
             }
-            cursor = Math.max(cursor, l.end());
-        }
-        if (cursor < extent.end())
-        {
-            gaps.add(new Extent(cursor, extent.end() - cursor));
-        }
-        for (final Extent gap : gaps)
-        {
-            long p = gap.offset();
-            while (p < gap.end())
+            if (cursor < grant.end())
             {
-                final long runStart = p;
-                final boolean isFree = overlapsFree(p, alignment);
-                while (p < gap.end() && overlapsFree(p, alignment) == isFree)
-                {
-                    p += alignment;
-                }
-                if (!isFree && release(runStart, p - runStart, nowNanos, quarantineNanos))
-                {
-                    reclaimed += p - runStart;
-                }
+                gaps.add(new Extent(cursor, grant.end() - cursor));
+            }
+            for (final Extent gap : gaps)
+            {
+                carve(gap.offset(), gap.length());
+                wait(gap.offset(), gap.length(), nowNanos + quarantineNanos, quarantine);
+                reclaimed += gap.length();
+            }
+        }
+        for (final Map.Entry<Long, long[]> g : granted.entrySet())
+        {
+            if (g.getValue()[OWNER] == owner)
+            {
+                g.getValue()[OWNER] = NO_OWNER;
             }
         }
         reclaimedBytes += reclaimed;
@@ -255,9 +321,10 @@ public final class DataAreaAllocator
         return freeBytes + capacity - bump;
     }
 
+    /** Bytes waiting out the grace period or the quarantine. */
     public long graceBytes()
     {
-        return graceBytes;
+        return waitingBytes;
     }
 
     public int graceRanges()

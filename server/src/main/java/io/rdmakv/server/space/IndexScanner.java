@@ -52,24 +52,20 @@ public final class IndexScanner
         return (long)LONG.getAcquire(region, geometry.slotRegionOffset(group, slot));
     }
 
-    /** What a scan for a departed session found. */
-    public record Departure(List<List<Extent>> liveByExtent, int locksReleased)
+    /** What a scan for a departed session found: the referenced blocks inside its grants, sorted. */
+    public record Departure(List<Extent> liveBlocks, int locksReleased)
     {
     }
 
     /**
-     * For each of {@code extents}, the blocks inside it that a slot references (sorted by offset), and
-     * releases every insert lock whose word is {@code lockWord}.
+     * The blocks inside {@code grants} that a slot references (sorted by offset), and releases every
+     * insert lock whose word is {@code lockWord}.
      */
-    public Departure scanDeparture(final List<Extent> extents, final long lockWord)
+    public Departure scanDeparture(final List<Extent> grants, final long lockWord)
     {
-        final List<Extent> sorted = new ArrayList<>(extents);
+        final List<Extent> sorted = new ArrayList<>(grants);
         sorted.sort(Comparator.comparingLong(Extent::offset));
-        final List<List<Extent>> live = new ArrayList<>();
-        for (int i = 0; i < sorted.size(); i++)
-        {
-            live.add(new ArrayList<>());
-        }
+        final List<Extent> live = new ArrayList<>();
         int locks = 0;
         final long groups = geometry.groupCount();
         for (long g = 0; g < groups; g++)
@@ -88,28 +84,14 @@ public final class IndexScanner
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
                 final long word = slot(g, s);
-                if (word == SlotWord.EMPTY)
+                if (word != SlotWord.EMPTY && find(sorted, SlotWord.blockOffset(word)) >= 0)
                 {
-                    continue;
-                }
-                final long offset = SlotWord.blockOffset(word);
-                final int e = find(sorted, offset);
-                if (e >= 0)
-                {
-                    live.get(e).add(new Extent(offset, SlotWord.blockLength(word)));
+                    live.add(new Extent(SlotWord.blockOffset(word), SlotWord.blockLength(word)));
                 }
             }
         }
-        for (final List<Extent> l : live)
-        {
-            l.sort(Comparator.comparingLong(Extent::offset));
-        }
-        final List<List<Extent>> byInput = new ArrayList<>();
-        for (final Extent e : extents)
-        {
-            byInput.add(live.get(sorted.indexOf(e)));
-        }
-        return new Departure(byInput, locks);
+        live.sort(Comparator.comparingLong(Extent::offset));
+        return new Departure(live, locks);
     }
 
     private static int find(final List<Extent> sorted, final long offset)

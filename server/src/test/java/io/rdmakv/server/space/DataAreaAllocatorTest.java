@@ -17,24 +17,24 @@ class DataAreaAllocatorTest
     void grantsFreshSpaceAfterTheReservedFirstUnit()
     {
         final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE);
-        final Extent e = a.grant(100, 4096, 0);
+        final Extent e = a.grant(100, 4096, 0, 1);
         assertEquals(new Extent(64, 4096), e);
-        assertEquals(new Extent(64 + 4096, 4096), a.grant(100, 4096, 0));
+        assertEquals(new Extent(64 + 4096, 4096), a.grant(100, 4096, 0, 1));
     }
 
     @Test
     void freedSpaceIsReusedOnlyAfterTheGracePeriodAndCoalesces()
     {
         final DataAreaAllocator a = new DataAreaAllocator(64 * 4, 64, GRACE);
-        final Extent e = a.grant(64, 192, 0);
+        final Extent e = a.grant(64, 192, 0, 1);
         assertEquals(192, e.length());
-        assertNull(a.grant(64, 64, 0), "no fresh space left");
+        assertNull(a.grant(64, 64, 0, 1), "no fresh space left");
         assertTrue(a.release(64, 64, 0));
         assertTrue(a.release(128, 128, 0));
         assertFalse(a.release(128, 64, 0), "double free refused");
-        assertNull(a.grant(64, 64, GRACE - 1), "still in grace");
+        assertNull(a.grant(64, 64, GRACE - 1, 1), "still in grace");
         assertEquals(192, a.graceBytes());
-        assertEquals(new Extent(64, 192), a.grant(64, 1024, GRACE), "coalesced into one extent");
+        assertEquals(new Extent(64, 192), a.grant(64, 1024, GRACE, 1), "coalesced into one extent");
         assertEquals(0, a.graceBytes());
     }
 
@@ -42,7 +42,7 @@ class DataAreaAllocatorTest
     void refusesReleasesOutsideGrantedSpaceOrMisaligned()
     {
         final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE);
-        a.grant(64, 1024, 0);
+        a.grant(64, 1024, 0, 1);
         assertFalse(a.release(0, 64, 0), "unit 0 is reserved");
         assertFalse(a.release(96, 64, 0), "misaligned");
         assertFalse(a.release(64 + 1024, 64, 0), "never granted");
@@ -50,12 +50,14 @@ class DataAreaAllocatorTest
     }
 
     @Test
-    void reclaimKeepsReferencedBlocksAndWhatIsAlreadyFree()
+    void reclaimKeepsReferencedBlocksAndWhatWasGivenBack()
     {
         final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE);
-        final Extent e = a.grant(64, 64 * 10, 0);
+        final Extent e = a.grant(64, 64 * 10, 0, 7);
         assertTrue(a.release(e.offset() + 64 * 8, 64, 0));
-        final long reclaimed = a.reclaim(e,
+        assertEquals(List.of(new Extent(e.offset(), 64 * 8), new Extent(e.offset() + 64 * 9, 64)), a.grantsOf(7),
+            "a release is carved out of the owner's grant");
+        final long reclaimed = a.reclaim(7,
             List.of(new Extent(e.offset() + 64, 128), new Extent(e.offset() + 64 * 5, 64)), 0);
         assertEquals(64 * (10 - 3 - 1), reclaimed);
         assertTrue(a.overlapsFree(e.offset(), 64));
@@ -63,5 +65,84 @@ class DataAreaAllocatorTest
         assertFalse(a.overlapsFree(e.offset() + 64 * 5, 64));
         assertTrue(a.overlapsFree(e.offset() + 64 * 9, 64));
         assertEquals(64 * 7, a.graceBytes());
+        assertEquals(List.of(), a.grantsOf(7), "the departed owner holds nothing");
+        assertEquals(List.of(new Extent(e.offset() + 64, 128), new Extent(e.offset() + 64 * 5, 64)),
+            a.grantsOf(DataAreaAllocator.NO_OWNER), "referenced blocks stay granted, to nobody");
+        assertTrue(a.release(e.offset() + 64 * 5, 64, 0), "a referenced block can still be freed later");
+    }
+
+    @Test
+    void spaceGivenBackAndGrantedToAnotherIsNotReclaimedWithTheFirstOwner()
+    {
+        final DataAreaAllocator a = new DataAreaAllocator(64 * 8, 64, GRACE);
+        final Extent first = a.grant(64, 64 * 7, 0, 1);
+        assertEquals(new Extent(64, 64 * 7), first);
+        assertTrue(a.release(64 * 4, 64 * 4, 0), "owner 1 gives back the tail of its extent");
+        final Extent second = a.grant(64, 64 * 4, GRACE, 2);
+        assertEquals(new Extent(64 * 4, 64 * 4), second, "the tail goes to owner 2");
+        assertEquals(64 * 3, a.reclaim(1, List.of(), GRACE), "owner 1 leaves: only what it still holds");
+        assertEquals(List.of(second), a.grantsOf(2), "owner 2 keeps its grant");
+        assertFalse(a.overlapsFree(second.offset(), second.length()));
+    }
+
+    @Test
+    void aReleaseMustLieInsideOneGrant()
+    {
+        final DataAreaAllocator a = new DataAreaAllocator(64 * 64, 64, GRACE);
+        final Extent x = a.grant(64, 128, 0, 1);
+        final Extent y = a.grant(64, 128, 0, 2);
+        assertFalse(a.release(x.offset() + 64, 128, 0), "across two grants");
+        assertTrue(a.release(x.offset(), 128, 0));
+        assertFalse(a.release(x.offset(), 64, 0), "no longer granted");
+        assertTrue(a.release(y.offset() + 64, 64, 0));
+    }
+
+    /** Random grants and releases: no byte is ever granted twice while it is held. */
+    @Test
+    void neverGrantsHeldSpaceAgain()
+    {
+        final int unit = 64;
+        final DataAreaAllocator a = new DataAreaAllocator(unit * 4096, unit, 10);
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        final java.util.List<Extent> held = new java.util.ArrayList<>();
+        final boolean[] owned = new boolean[4096];
+        long now = 0;
+        for (int step = 0; step < 200_000; step++)
+        {
+            now += random.nextInt(3);
+            if (held.isEmpty() || random.nextInt(100) < 55)
+            {
+                final Extent e = a.grant(unit * (1 + random.nextInt(4)), unit * (1 + random.nextInt(64)), now, 1);
+                if (e == null)
+                {
+                    continue;
+                }
+                for (long u = e.offset() / unit; u < e.end() / unit; u++)
+                {
+                    if (owned[(int)u])
+                    {
+                        throw new AssertionError("unit " + u + " granted twice at step " + step + ": " + e);
+                    }
+                    owned[(int)u] = true;
+                }
+                held.add(e);
+            }
+            else
+            {
+                final Extent e = held.remove(random.nextInt(held.size()));
+                // release it in pieces, as clients free block by block
+                long p = e.offset();
+                while (p < e.end())
+                {
+                    final long len = Math.min(e.end() - p, unit * (1 + random.nextInt(3)));
+                    assertTrue(a.release(p, len, now), "release of held space");
+                    for (long u = p / unit; u < (p + len) / unit; u++)
+                    {
+                        owned[(int)u] = false;
+                    }
+                    p += len;
+                }
+            }
+        }
     }
 }
