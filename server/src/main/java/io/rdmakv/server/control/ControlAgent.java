@@ -59,6 +59,7 @@ public final class ControlAgent implements Runnable
     private volatile boolean running = true;
     private volatile long freeBytes;
     private volatile long graceBytes;
+    private volatile long graceRanges;
     private volatile long grantedExtents;
     private long lastExpiry;
 
@@ -92,6 +93,11 @@ public final class ControlAgent implements Runnable
     public long graceBytes()
     {
         return graceBytes;
+    }
+
+    public long graceRanges()
+    {
+        return graceRanges;
     }
 
     public long grantedExtents()
@@ -169,7 +175,7 @@ public final class ControlAgent implements Runnable
         }
         if (!wc.isSuccess())
         {
-            counters.completionErrors++;
+            counters.completionError(wc.status());
             depart(session, "its queue pair failed (" + wc.statusEnum() + ")");
             return;
         }
@@ -316,6 +322,7 @@ public final class ControlAgent implements Runnable
     {
         freeBytes = allocator.freeBytes();
         graceBytes = allocator.graceBytes();
+        graceRanges = allocator.graceRanges();
         grantedExtents = allocator.grantedExtents();
     }
 
