@@ -66,13 +66,15 @@ final class Launchers
         return cp;
     }
 
-    /** Sets what bin/kvserver needs to run on the test's classes without building. */
+    /**
+     * Sets what bin/kvserver needs to run on the test's classes without building, and drops every other
+     * RDMAKV_* variable of the developer's environment (it would configure the child nodes).
+     */
     static void environment(final Map<String, String> env) throws IOException
     {
+        env.keySet().removeIf(name -> name.startsWith("RDMAKV_"));
         env.put("RDMAKV_CLASSPATH", classPath());
         env.put("RDMAKV_JAVA_OPTS", CHILD_JVM_OPTS);
         env.put("JAVA_HOME", System.getProperty("java.home"));
-        env.remove("RDMAKV_CONFIG");
-        env.remove("RDMAKV_AUTH_TOKEN");
     }
 }
