@@ -6,6 +6,9 @@ import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
 import io.rdmakv.client.internal.Status;
+import io.rdmakv.client.metrics.ClientMetrics;
+import io.rdmakv.client.metrics.OperationRecorder;
+import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.hash.KeyHash;
@@ -56,6 +59,7 @@ public final class KvClient implements AutoCloseable
     private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
     private final LaneCounters retired = new LaneCounters();
     private final ExecutorService async;
+    private final ClientMetrics metrics;
     private volatile boolean closed;
 
     private KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd,
@@ -81,6 +85,8 @@ public final class KvClient implements AutoCloseable
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;
         lanes = ThreadLocal.withInitial(() -> new Session[nodeAddresses.length]);
+        metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), this::stats,
+            sessions::size);
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
@@ -105,12 +111,15 @@ public final class KvClient implements AutoCloseable
         final List<String> failures = new ArrayList<>();
         for (final InetSocketAddress seed : config.seeds())
         {
+            final ClusterMap map;
+            final int maxKey;
+            final int maxValue;
             try (Session session = Session.open(context, pd, resolve(seed), config.authToken().getBytes(
                 java.nio.charset.StandardCharsets.UTF_8), config.connectTimeout().toNanos(), config.opTimeout().toNanos()))
             {
-                final ClusterMap map = ClusterMap.fromJson(session.hello().clusterMapJson());
-                return new KvClient(config, context, pd, map, session.hello().geometry().maxKeyLength(),
-                    session.hello().geometry().maxValueLength());
+                map = ClusterMap.fromJson(session.hello().clusterMapJson());
+                maxKey = session.hello().geometry().maxKeyLength();
+                maxValue = session.hello().geometry().maxValueLength();
             }
             catch (final SessionRefusedException e)
             {
@@ -121,6 +130,17 @@ public final class KvClient implements AutoCloseable
             catch (final RuntimeException e)
             {
                 failures.add(e.getMessage());
+                continue;
+            }
+            try
+            {
+                return new KvClient(config, context, pd, map, maxKey, maxValue);
+            }
+            catch (final RuntimeException e)
+            {
+                pd.close();
+                context.close();
+                throw e;
             }
         }
         pd.close();
@@ -171,7 +191,9 @@ public final class KvClient implements AutoCloseable
         final Session session = session(key, 0, key.length);
         final Lane lane = session.lane();
         lane.key(key, 0, key.length);
+        final OperationRecorder recorder = begin(session);
         final int rc = lane.get();
+        end(recorder, Operations.GET, rc);
         if (rc == Status.OK)
         {
             final byte[] value = new byte[lane.valueLength()];
@@ -197,7 +219,9 @@ public final class KvClient implements AutoCloseable
         final Session session = session(key, keyLength);
         final Lane lane = session.lane();
         lane.key(key, 0, keyLength);
+        final OperationRecorder recorder = begin(session);
         final int rc = lane.get();
+        end(recorder, Operations.GET, rc);
         if (rc == Status.OK)
         {
             final int length = lane.valueLength();
@@ -224,7 +248,9 @@ public final class KvClient implements AutoCloseable
         final Lane lane = session.lane();
         lane.key(key, 0, key.length);
         lane.value(value, 0, value.length);
+        final OperationRecorder recorder = begin(session);
         final int rc = lane.put();
+        end(recorder, Operations.PUT, rc);
         if (rc != Status.OK)
         {
             throw failure(session, rc, "put");
@@ -241,7 +267,9 @@ public final class KvClient implements AutoCloseable
         final Lane lane = session.lane();
         lane.key(key, 0, keyLength);
         lane.value(value, 0, (int)value.byteSize());
+        final OperationRecorder recorder = begin(session);
         final int rc = lane.put();
+        end(recorder, Operations.PUT, rc);
         if (rc != Status.OK)
         {
             throw failure(session, rc, "put");
@@ -262,7 +290,9 @@ public final class KvClient implements AutoCloseable
         final Lane lane = session.lane();
         lane.key(key, 0, key.length);
         lane.value(value, 0, value.length);
+        final OperationRecorder recorder = begin(session);
         final int rc = lane.compareAndSet(expectedVersion);
+        end(recorder, Operations.COMPARE_AND_SET, rc);
         if (rc == Status.OK || rc == Status.CONFLICT)
         {
             return rc == Status.OK;
@@ -277,7 +307,9 @@ public final class KvClient implements AutoCloseable
         final Session session = session(key, 0, key.length);
         final Lane lane = session.lane();
         lane.key(key, 0, key.length);
+        final OperationRecorder recorder = begin(session);
         final int rc = lane.delete();
+        end(recorder, Operations.DELETE, rc);
         if (rc == Status.OK || rc == Status.NOT_FOUND)
         {
             return rc == Status.OK;
@@ -388,7 +420,25 @@ public final class KvClient implements AutoCloseable
         }
         catch (final SessionRefusedException | SessionFailedException e)
         {
+            if (metrics != null)
+            {
+                metrics.connectFailed();
+            }
             throw new KvConnectionException(e.getMessage(), e);
+        }
+    }
+
+    /** Starts timing an operation on {@code session} when metrics are on; null (and no cost) when off. */
+    private OperationRecorder begin(final Session session)
+    {
+        return metrics == null ? null : metrics.recorder().begin(session.counters());
+    }
+
+    private static void end(final OperationRecorder recorder, final int op, final int status)
+    {
+        if (recorder != null)
+        {
+            recorder.end(op, status);
         }
     }
 
@@ -467,6 +517,10 @@ public final class KvClient implements AutoCloseable
         }
         closed = true;
         async.shutdownNow();
+        if (metrics != null)
+        {
+            metrics.unregister();
+        }
         for (final Session s : sessions)
         {
             retire(s);

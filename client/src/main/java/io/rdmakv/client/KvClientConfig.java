@@ -1,5 +1,7 @@
 package io.rdmakv.client;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,8 @@ import java.util.List;
  * @param opTimeout      how long one operation may take before it fails with {@link KvTimeoutException}
  * @param connectTimeout how long opening a session may take
  * @param asyncThreads   threads that run the asynchronous API's operations
+ * @param metrics        where the client registers its metrics ({@code rdmakv_client_*}), or null for none;
+ *                       one client per registry
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -23,7 +27,8 @@ public record KvClientConfig(
     String tcpBindHost,
     Duration opTimeout,
     Duration connectTimeout,
-    int asyncThreads)
+    int asyncThreads,
+    PrometheusRegistry metrics)
 {
     public static final int DEFAULT_PORT = 7400;
 
@@ -45,6 +50,13 @@ public record KvClientConfig(
         }
     }
 
+    /** A configuration without metrics (the form before metrics existed). */
+    public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
+        final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads)
+    {
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null);
+    }
+
     /** Defaults for {@code hosts} ("host:port,host:port"): no token, transport auto, 5 s timeouts, 4 async threads. */
     public static KvClientConfig of(final String hosts)
     {
@@ -54,27 +66,43 @@ public record KvClientConfig(
 
     public KvClientConfig withAuthToken(final String token)
     {
-        return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads);
+        return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
-        return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads);
+        return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
-        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads);
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
+            metrics);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
-        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads);
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
+            metrics);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
-        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads);
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
+            metrics);
+    }
+
+    /**
+     * Registers the client's metrics in {@code registry} when it connects (and removes them when it
+     * closes): operations by type and result, latency and round trips per operation, retries. Counting
+     * stays on the client's threads as plain per-thread counters; the registry reads them when scraped.
+     */
+    public KvClientConfig withMetrics(final PrometheusRegistry registry)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            registry);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

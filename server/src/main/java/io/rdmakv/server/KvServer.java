@@ -58,6 +58,7 @@ public final class KvServer implements AutoCloseable
     private final Region region;
     private final CompletionQueue cq;
     private final ControlAgent agent;
+    private final IndexScanner scanner;
     private final Thread agentThread;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
     private volatile boolean shuttingDown;
@@ -79,9 +80,10 @@ public final class KvServer implements AutoCloseable
                 this::openSession);
             this.clusterMap = loadClusterMap(config, bound.port());
             this.clusterMapJson = clusterMap.toJson().getBytes(StandardCharsets.UTF_8);
-            opened = Providers.open(config.transport(), VerbsConfig.DEFAULT.withTcpBindHost(tcpBindHost(config)));
+            opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
+                tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
-            created = new Region(allocated, geometry, config.nodeId());
+            created = new Region(allocated, geometry, config.nodeId(), config.hugePages());
             createdCq = opened.createCompletionQueue(CONTROL_CQ_CAPACITY);
         }
         catch (final IOException | RuntimeException e)
@@ -100,8 +102,9 @@ public final class KvServer implements AutoCloseable
         cq = createdCq;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
-        agent = new ControlAgent(cq, allocator, new IndexScanner(region.segment(), geometry),
-            new LiveBlockCheck(region.segment(), geometry), geometry, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
+        scanner = new IndexScanner(region.segment(), geometry);
+        agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry), geometry,
+            MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         agentThread = Thread.ofPlatform().name("rdmakv-control").start(agent);
         listener.start();
     }
@@ -235,6 +238,51 @@ public final class KvServer implements AutoCloseable
     public long freeBytes()
     {
         return agent.freeBytes();
+    }
+
+    /** The name of the opened device, e.g. {@code mlx5_0}, {@code rxe0}, {@code tcp0}. */
+    public String deviceName()
+    {
+        return context.deviceName();
+    }
+
+    /** What the opened device can do: atomics, port state, link layer. */
+    public io.rdmakv.verbs.DeviceAttributes deviceAttributes()
+    {
+        return context.attributes();
+    }
+
+    /** Whether the region was mapped for transparent huge pages and the kernel accepted the advice. */
+    public boolean hugePagesAdvised()
+    {
+        return region.hugePagesAdvised();
+    }
+
+    /** Bytes of the data area freed or reclaimed and waiting out the grace period (or quarantine). */
+    public long graceBytes()
+    {
+        return agent.graceBytes();
+    }
+
+    /** Freed blocks and reclaimed ranges waiting out the grace period (or quarantine). */
+    public long graceRanges()
+    {
+        return agent.graceRanges();
+    }
+
+    /** Extents (chunks) granted since start. */
+    public long grantedExtents()
+    {
+        return agent.grantedExtents();
+    }
+
+    /**
+     * Used index slots, counted by walking the whole index now (O(index size): callers cache it). 0 once
+     * the node is closed.
+     */
+    public synchronized long usedSlots()
+    {
+        return closed ? 0 : scanner.usedSlots();
     }
 
     /** The region's memory, for tests that play a misbehaving NIC or a flipped bit. */

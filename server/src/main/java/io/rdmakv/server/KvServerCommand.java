@@ -1,19 +1,34 @@
 package io.rdmakv.server;
 
-import io.rdmakv.common.SpaceTiming;
-import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.verbs.Providers;
+import io.rdmakv.server.config.ConfigFile;
+import io.rdmakv.server.config.ConfigFileException;
+import io.rdmakv.server.config.LayeredDefaults;
+import io.rdmakv.server.config.MetricsOptions;
+import io.rdmakv.server.config.NodeOptions;
+import io.rdmakv.server.config.SpaceOptions;
+import io.rdmakv.server.config.TransportOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
-/** {@code kvserver}: runs one rdmakv node until SIGTERM or SIGINT. */
+/**
+ * {@code kvserver}: runs one rdmakv node until SIGTERM or SIGINT.
+ *
+ * <p>Parsing is separate from running: the command turns its options into a {@link ServerConfig} and
+ * hands it to the {@link StartAction} it was built with, so tests parse without starting a node. Each
+ * option's value comes from the command line, else its {@code RDMAKV_*} environment variable, else the
+ * config file ({@code --config}), else the built-in default.
+ */
 @Command(
     name = "kvserver",
     mixinStandardHelpOptions = true,
@@ -21,155 +36,203 @@ import java.util.concurrent.TimeUnit;
     sortOptions = false,
     usageHelpAutoWidth = true,
     description = "Runs one rdmakv node: registers a region (hash index + key-value blocks) that clients read and " +
-        "write with one-sided RDMA, and serves the control plane (space grants, frees, statistics).%n")
+        "write with one-sided RDMA, and serves the control plane (space grants, frees, statistics).%n",
+    footer = {"%nEvery option can also be set by an environment variable, RDMAKV_ plus the option name in upper case " +
+        "with '_' for '-' (RDMAKV_MEMORY, RDMAKV_NODE_ID, RDMAKV_AUTH_TOKEN, ...), or by a key of the config file " +
+        "named like the option (memory: 4g). A flag beats the environment, which beats the file, which beats the " +
+        "default.",
+        "%nExit codes: 0 stopped by SIGTERM/SIGINT, 1 could not start, 2 bad usage or configuration."})
 public final class KvServerCommand implements Callable<Integer>
 {
     /** The auth token may come from here instead of the command line (which other users can see). */
     public static final String TOKEN_ENV = "RDMAKV_AUTH_TOKEN";
+    /** The config file when {@code --config} is not given. */
+    public static final String CONFIG_ENV = "RDMAKV_CONFIG";
+    public static final int EXIT_START_FAILED = 1;
+    public static final int EXIT_USAGE = 2;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:" + ServerConfig.DEFAULT_PORT,
-        description = "Address of the bootstrap listener clients connect to. Default: ${DEFAULT-VALUE}.")
-    String listen;
-
-    @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "1g", converter = SizeConverter.class,
-        description = "Region size: index plus data area, e.g. 512m, 4g. Default: ${DEFAULT-VALUE}.")
-    long memory;
-
-    @Option(names = "--transport", paramLabel = "auto|tcp|ibverbs", defaultValue = "auto",
-        description = "RDMA transport: ibverbs (a real RDMA device), tcp (software, any machine) or auto " +
-            "(ibverbs when a usable device exists). Default: ${DEFAULT-VALUE}.")
-    String transport;
-
-    @Option(names = "--node-id", paramLabel = "ID", defaultValue = "0",
-        description = "This node's id in the cluster map. Default: ${DEFAULT-VALUE}.")
-    int nodeId;
-
-    @Option(names = "--cluster", paramLabel = "FILE",
-        description = "Cluster map (JSON) listing every node; without it the node is a cluster of one.")
-    Path cluster;
-
-    @Option(names = "--auth-token", paramLabel = "TOKEN",
-        description = "Token clients must present. Also read from $" + TOKEN_ENV + ". Default: none (any client).")
-    String authToken;
-
-    @Option(names = "--grace-ms", paramLabel = "MS", defaultValue = "100",
-        description = "How long freed space waits before reuse. Default: ${DEFAULT-VALUE}.")
-    long graceMs;
-
-    @Option(names = "--chunk-size", paramLabel = "SIZE", defaultValue = "1m", converter = SizeConverter.class,
-        description = "Data space granted to a client per request. Default: ${DEFAULT-VALUE}.")
-    long chunkSize;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
-    private final PrintWriter out;
-    private final java.util.Map<String, String> environment;
-
-    KvServerCommand(final PrintWriter out, final java.util.Map<String, String> environment)
+    /** What runs a node once its configuration is parsed; returns the exit code. */
+    @FunctionalInterface
+    public interface StartAction
     {
-        this.out = out;
-        this.environment = environment;
+        int start(ServerConfig config) throws Exception;
     }
 
-    /** Builds the configuration from the parsed options; throws {@link CommandLine.ParameterException} on bad values. */
-    ServerConfig config(final CommandLine cmd)
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "YAML or JSON file whose keys are the long option names (listen, memory, node-id, ...). " +
+            "Also $" + CONFIG_ENV + ". Default: none.")
+    private Path configFile;
+
+    @Mixin
+    private NodeOptions node;
+
+    @Mixin
+    private SpaceOptions space;
+
+    @Mixin
+    private TransportOptions transport;
+
+    @Mixin
+    private MetricsOptions metrics;
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    private final StartAction startAction;
+
+    KvServerCommand(final StartAction startAction)
     {
-        final int colon = listen.lastIndexOf(':');
-        if (colon <= 0)
-        {
-            throw new CommandLine.ParameterException(cmd, "--listen must be HOST:PORT, not '" + listen + "'");
-        }
-        final int port;
-        try
-        {
-            port = Integer.parseInt(listen.substring(colon + 1));
-        }
-        catch (final NumberFormatException e)
-        {
-            throw new CommandLine.ParameterException(cmd, "--listen port must be a number: '" + listen + "'");
-        }
-        if (port < 0 || port > 65535)
-        {
-            throw new CommandLine.ParameterException(cmd, "--listen port must be 0..65535: " + port);
-        }
-        if (!Providers.NAMES.contains(transport))
-        {
-            throw new CommandLine.ParameterException(cmd, "--transport must be one of " + Providers.NAMES + ", not '" +
-                transport + "'");
-        }
-        if (graceMs < 0)
-        {
-            throw new CommandLine.ParameterException(cmd, "--grace-ms must not be negative");
-        }
-        if (chunkSize <= 0 || chunkSize > RegionGeometry.MAX_CHUNK_SIZE)
-        {
-            throw new CommandLine.ParameterException(cmd, "--chunk-size must be 1.." + RegionGeometry.MAX_CHUNK_SIZE +
-                " bytes");
-        }
-        final String token = authToken != null ? authToken : environment.getOrDefault(TOKEN_ENV, "");
-        return new ServerConfig(listen.substring(0, colon), port, memory, transport, nodeId, cluster, token,
-            TimeUnit.MILLISECONDS.toNanos(graceMs), (int)chunkSize);
+        this.startAction = startAction;
+    }
+
+    /** The configuration the parsed options say; throws {@link CommandLine.ParameterException} on bad values. */
+    ServerConfig config()
+    {
+        final ServerConfig.Builder builder = ServerConfig.builder();
+        node.configure(builder, spec);
+        space.configure(builder, spec);
+        transport.configure(builder, spec);
+        metrics.configure(builder, spec);
+        return builder.build();
     }
 
     @Override
     public Integer call() throws Exception
     {
-        final ServerConfig config = config(spec.commandLine());
-        final KvServer server;
-        try
+        return startAction.start(config());
+    }
+
+    /**
+     * Parses {@code args} with defaults from {@code environment} and the config file, and runs
+     * {@code startAction} with the result. Usage and configuration errors print one line to {@code err}
+     * and return {@value #EXIT_USAGE}; help and version go to {@code out}.
+     */
+    public static int execute(final PrintWriter out, final PrintWriter err, final Map<String, String> environment,
+        final StartAction startAction, final String... args)
+    {
+        final CommandLine cmd = new CommandLine(new KvServerCommand(startAction));
+        cmd.setOut(out);
+        cmd.setErr(err);
+        final Set<String> given = longOptionsIn(args);
+        final boolean helpOnly = given.contains("--help") || given.contains("--version") ||
+            List.of(args).contains("-h") || List.of(args).contains("-V");
+        LayeredDefaults defaults = null;
+        if (!helpOnly)
         {
-            server = KvServer.start(config);
+            try
+            {
+                defaults = new LayeredDefaults(given, environment, configFile(cmd, args, environment));
+            }
+            catch (final ConfigFileException e)
+            {
+                return usageError(err, e.getMessage());
+            }
+            cmd.setDefaultValueProvider(defaults);
         }
-        catch (final Exception e)
-        {
-            System.err.println("kvserver: " + e.getMessage());
-            return 1;
-        }
-        final CountDownLatch stop = new CountDownLatch(1);
-        ShutdownSignals.onTerminate(stop::countDown);
-        out.printf("kvserver node %d listening on %s:%d, transport %s, region %d bytes (%d index slots, %d data " +
-                "bytes), grace %d ms%n", config.nodeId(), config.listenHost(), server.port(), server.transport(),
-            server.geometry().regionLength(), server.geometry().slotCount(), server.geometry().dataLength(),
-            TimeUnit.NANOSECONDS.toMillis(config.graceNanos()));
+        final LayeredDefaults sources = defaults;
+        cmd.setParameterExceptionHandler((e, a) -> badUsage(e, sources));
+        final int code = cmd.execute(args);
         out.flush();
-        stop.await();
-        out.println("kvserver: shutting down");
-        out.flush();
-        server.close();
-        out.println("kvserver: stopped");
-        out.flush();
-        return 0;
+        err.flush();
+        return code;
     }
 
     public static void main(final String[] args)
     {
         final PrintWriter out = new PrintWriter(System.out, true);
-        final KvServerCommand command = new KvServerCommand(out, System.getenv());
-        final int code = new CommandLine(command).setParameterExceptionHandler(KvServerCommand::badUsage).execute(args);
-        System.exit(code);
+        final PrintWriter err = new PrintWriter(System.err, true);
+        System.exit(execute(out, err, System.getenv(), config -> NodeRunner.run(config, out, err), args));
     }
 
-    /** One line for a bad flag or value, and where to look: no wall of usage text. */
-    static int badUsage(final CommandLine.ParameterException e, final String[] args)
+    /** The config file named by {@code --config FILE}, {@code --config=FILE} or the environment, read and checked. */
+    private static ConfigFile configFile(final CommandLine cmd, final String[] args,
+        final Map<String, String> environment)
     {
-        final PrintWriter err = e.getCommandLine().getErr();
-        err.println(e.getCommandLine().getCommandName() + ": " + e.getMessage());
-        err.println("Try '" + e.getCommandLine().getCommandName() + " --help' for the options.");
-        err.flush();
-        return 2;
+        String path = environment.get(CONFIG_ENV);
+        for (int i = 0; i < args.length; i++)
+        {
+            if ("--".equals(args[i]))
+            {
+                break;
+            }
+            if ("--config".equals(args[i]) && i + 1 < args.length)
+            {
+                path = args[i + 1];
+            }
+            else if (args[i].startsWith("--config="))
+            {
+                path = args[i].substring("--config=".length());
+            }
+        }
+        if (path == null || path.isBlank())
+        {
+            return null;
+        }
+        return ConfigFile.load(Path.of(path), fileKeys(cmd));
     }
 
-    /** The version from the jar's manifest, or "development". */
+    /** The keys a config file may set: every long option name except config, help and version. */
+    static List<String> fileKeys(final CommandLine cmd)
+    {
+        final List<String> keys = new ArrayList<>();
+        for (final CommandLine.Model.OptionSpec option : cmd.getCommandSpec().options())
+        {
+            final String name = option.longestName();
+            if (!option.usageHelp() && !option.versionHelp() && !"--config".equals(name))
+            {
+                keys.add(name.substring(2));
+            }
+        }
+        return keys;
+    }
+
+    /** The long options ({@code --memory}) among {@code args}, with or without {@code =value}. */
+    private static Set<String> longOptionsIn(final String[] args)
+    {
+        final Set<String> names = new HashSet<>();
+        for (final String arg : args)
+        {
+            if ("--".equals(arg))
+            {
+                break;
+            }
+            if (arg.startsWith("--"))
+            {
+                final int eq = arg.indexOf('=');
+                names.add(eq < 0 ? arg : arg.substring(0, eq));
+            }
+        }
+        return names;
+    }
+
+    /** One line for a bad flag or value, saying where a value from the environment or the file came from. */
+    private static int badUsage(final CommandLine.ParameterException e, final LayeredDefaults sources)
+    {
+        String source = null;
+        if (sources != null && e.getArgSpec() instanceof CommandLine.Model.OptionSpec option)
+        {
+            source = sources.sourceOf(option.longestName());
+        }
+        final PrintWriter err = e.getCommandLine().getErr();
+        return usageError(err, (source == null ? "" : source + ": ") + e.getMessage());
+    }
+
+    private static int usageError(final PrintWriter err, final String message)
+    {
+        err.println("kvserver: " + message);
+        err.println("Try 'kvserver --help' for the options.");
+        err.flush();
+        return EXIT_USAGE;
+    }
+
+    /** The version from the build, the region layout and the protocol. */
     static final class Version implements CommandLine.IVersionProvider
     {
         @Override
         public String[] getVersion()
         {
-            final String v = KvServerCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"kvserver " + (v == null ? "development" : v) + " (layout version " +
-                io.rdmakv.common.layout.RegionHeaderDescriptor.LAYOUT_VERSION + ", protocol " +
-                io.rdmakv.common.protocol.MessageHeaderDescriptor.PROTOCOL_VERSION + ")"};
+            return new String[] {"kvserver " + BuildInfo.VERSION + " (layout version " + BuildInfo.LAYOUT_VERSION +
+                ", protocol " + BuildInfo.PROTOCOL_VERSION + ")"};
         }
     }
 }

@@ -23,15 +23,30 @@ final class Region implements AutoCloseable
     private final MemorySegment segment;
     private final MemoryRegion indexRegion;
     private final MemoryRegion dataRegion;
+    private final boolean hugePagesAdvised;
 
-    Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId)
+    /**
+     * @param hugePages map the region 2 MiB aligned and advise transparent huge pages before any page is
+     *                  touched (else a plain page-aligned allocation)
+     */
+    Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId, final boolean hugePages)
     {
         this.geometry = geometry;
         try
         {
-            segment = arena.allocate(geometry.regionLength(), PAGE);
+            if (hugePages)
+            {
+                final HugePages.Mapping mapping = HugePages.map(arena, geometry.regionLength());
+                segment = mapping.segment();
+                hugePagesAdvised = mapping.advised();
+            }
+            else
+            {
+                segment = arena.allocate(geometry.regionLength(), PAGE);
+                hugePagesAdvised = false;
+            }
         }
-        catch (final OutOfMemoryError | IllegalArgumentException e)
+        catch (final OutOfMemoryError | IllegalArgumentException | IllegalStateException e)
         {
             arena.close();
             throw new IllegalStateException("cannot allocate a region of " + geometry.regionLength() +
@@ -56,6 +71,11 @@ final class Region implements AutoCloseable
             arena.close();
             throw e;
         }
+    }
+
+    boolean hugePagesAdvised()
+    {
+        return hugePagesAdvised;
     }
 
     RegionGeometry geometry()

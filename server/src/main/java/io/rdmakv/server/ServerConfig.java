@@ -1,6 +1,10 @@
 package io.rdmakv.server;
 
+import io.rdmakv.common.SpaceTiming;
+import io.rdmakv.common.layout.RegionGeometry;
+
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Everything a {@link KvServer} needs, built once by the command line (or a test) and immutable.
@@ -14,6 +18,12 @@ import java.nio.file.Path;
  * @param authToken   the token clients must present; empty accepts any client
  * @param graceNanos  how long freed space waits before reuse
  * @param chunkSize   bytes granted to a client per ALLOC
+ * @param device      the RDMA device to open ({@code mlx5_0}, {@code rxe0}); null picks the first with an
+ *                    active port
+ * @param devicePort  the device's port number (ibverbs; usually 1)
+ * @param hugePages   whether to align the region to 2 MiB and ask for transparent huge pages
+ * @param metricsHost address of the Prometheus endpoint
+ * @param metricsPort port of the Prometheus endpoint; 0 turns it off
  */
 public record ServerConfig(
     String listenHost,
@@ -24,49 +34,207 @@ public record ServerConfig(
     Path clusterFile,
     String authToken,
     long graceNanos,
-    int chunkSize)
+    int chunkSize,
+    String device,
+    int devicePort,
+    boolean hugePages,
+    String metricsHost,
+    int metricsPort)
 {
     public static final int DEFAULT_PORT = 7400;
+    public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
+    public static final long DEFAULT_MEMORY_BYTES = 1L << 30;
+    public static final String DEFAULT_TRANSPORT = "auto";
+    public static final int DEFAULT_DEVICE_PORT = 1;
+    public static final String DEFAULT_METRICS_HOST = "0.0.0.0";
+    /** The port the sample configurations, the container and the Kubernetes manifests use for metrics. */
+    public static final int RECOMMENDED_METRICS_PORT = 9400;
 
     public ServerConfig
     {
         authToken = authToken == null ? "" : authToken;
+        metricsHost = metricsHost == null ? DEFAULT_METRICS_HOST : metricsHost;
+    }
+
+    /** The configuration as it was before device, huge pages and metrics existed (metrics off). */
+    public ServerConfig(final String listenHost, final int listenPort, final long memoryBytes, final String transport,
+        final int nodeId, final Path clusterFile, final String authToken, final long graceNanos, final int chunkSize)
+    {
+        this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
+            null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0);
     }
 
     /** A local test node: 127.0.0.1, a free port, the tcp transport, node 0, no token, 100 ms grace, 1 MiB chunks. */
     public static ServerConfig local(final long memoryBytes)
     {
-        return new ServerConfig("127.0.0.1", 0, memoryBytes, "tcp", 0, null, "",
-            io.rdmakv.common.SpaceTiming.DEFAULT_GRACE_NANOS, io.rdmakv.common.layout.RegionGeometry.DEFAULT_CHUNK_SIZE);
+        return builder().listen(DEFAULT_LISTEN_HOST, 0).memoryBytes(memoryBytes).transport("tcp").build();
+    }
+
+    /** A builder holding the defaults of {@code kvserver}. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    public Builder toBuilder()
+    {
+        return new Builder(this);
+    }
+
+    /** True when the Prometheus endpoint is on. */
+    public boolean metricsEnabled()
+    {
+        return metricsPort > 0;
     }
 
     public ServerConfig withAuthToken(final String token)
     {
-        return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, token, graceNanos,
-            chunkSize);
+        return toBuilder().authToken(token).build();
     }
 
     public ServerConfig withListen(final String host, final int port)
     {
-        return new ServerConfig(host, port, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos,
-            chunkSize);
+        return toBuilder().listen(host, port).build();
     }
 
     public ServerConfig withCluster(final int id, final Path file)
     {
-        return new ServerConfig(listenHost, listenPort, memoryBytes, transport, id, file, authToken, graceNanos,
-            chunkSize);
+        return toBuilder().nodeId(id).clusterFile(file).build();
     }
 
     public ServerConfig withGraceNanos(final long grace)
     {
-        return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, grace,
-            chunkSize);
+        return toBuilder().graceNanos(grace).build();
     }
 
     public ServerConfig withChunkSize(final int size)
     {
-        return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
-            graceNanos, size);
+        return toBuilder().chunkSize(size).build();
+    }
+
+    public ServerConfig withMetrics(final String host, final int port)
+    {
+        return toBuilder().metrics(host, port).build();
+    }
+
+    /** Collects a configuration one concern at a time (the command line's option groups each set theirs). */
+    public static final class Builder
+    {
+        private String listenHost = DEFAULT_LISTEN_HOST;
+        private int listenPort = DEFAULT_PORT;
+        private long memoryBytes = DEFAULT_MEMORY_BYTES;
+        private String transport = DEFAULT_TRANSPORT;
+        private int nodeId;
+        private Path clusterFile;
+        private String authToken = "";
+        private long graceNanos = SpaceTiming.DEFAULT_GRACE_NANOS;
+        private int chunkSize = RegionGeometry.DEFAULT_CHUNK_SIZE;
+        private String device;
+        private int devicePort = DEFAULT_DEVICE_PORT;
+        private boolean hugePages;
+        private String metricsHost = DEFAULT_METRICS_HOST;
+        private int metricsPort;
+
+        private Builder()
+        {
+        }
+
+        private Builder(final ServerConfig c)
+        {
+            listenHost = c.listenHost;
+            listenPort = c.listenPort;
+            memoryBytes = c.memoryBytes;
+            transport = c.transport;
+            nodeId = c.nodeId;
+            clusterFile = c.clusterFile;
+            authToken = c.authToken;
+            graceNanos = c.graceNanos;
+            chunkSize = c.chunkSize;
+            device = c.device;
+            devicePort = c.devicePort;
+            hugePages = c.hugePages;
+            metricsHost = c.metricsHost;
+            metricsPort = c.metricsPort;
+        }
+
+        public Builder listen(final String host, final int port)
+        {
+            listenHost = host;
+            listenPort = port;
+            return this;
+        }
+
+        public Builder memoryBytes(final long bytes)
+        {
+            memoryBytes = bytes;
+            return this;
+        }
+
+        public Builder transport(final String name)
+        {
+            transport = name;
+            return this;
+        }
+
+        public Builder nodeId(final int id)
+        {
+            nodeId = id;
+            return this;
+        }
+
+        public Builder clusterFile(final Path file)
+        {
+            clusterFile = file;
+            return this;
+        }
+
+        public Builder authToken(final String token)
+        {
+            authToken = token;
+            return this;
+        }
+
+        public Builder graceNanos(final long nanos)
+        {
+            graceNanos = nanos;
+            return this;
+        }
+
+        public Builder graceMillis(final long millis)
+        {
+            return graceNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+        }
+
+        public Builder chunkSize(final int bytes)
+        {
+            chunkSize = bytes;
+            return this;
+        }
+
+        public Builder device(final String name, final int port)
+        {
+            device = name;
+            devicePort = port;
+            return this;
+        }
+
+        public Builder hugePages(final boolean on)
+        {
+            hugePages = on;
+            return this;
+        }
+
+        public Builder metrics(final String host, final int port)
+        {
+            metricsHost = host;
+            metricsPort = port;
+            return this;
+        }
+
+        public ServerConfig build()
+        {
+            return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
+                graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort);
+        }
     }
 }

@@ -4,29 +4,32 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.client.KvException;
-import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.verbs.Providers;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code kvctl}: get, put and delete keys and show node statistics from the command line.
- * Exit codes: 0 done, 1 key not found, 2 bad usage, 3 cannot reach the cluster, 4 other failure.
+ * {@code kvctl}: get, put and delete keys, show node statistics, ping the nodes and print the cluster map
+ * from the command line. Human-readable output by default, one JSON document per command with
+ * {@code --json}. Exit codes: 0 done, 1 key not found, 2 bad usage, 3 cannot reach the cluster, 4 other
+ * failure.
  */
 @Command(
     name = "kvctl",
     mixinStandardHelpOptions = true,
     versionProvider = KvCtl.Version.class,
-    description = "Talks to an rdmakv cluster.%nExit codes: 0 done, 1 key not found, 2 bad usage, " +
-        "3 cannot reach the cluster, 4 other failure.%n",
-    subcommands = {KvCtl.Get.class, KvCtl.Put.class, KvCtl.Delete.class, KvCtl.Stats.class})
+    description = "Talks to an rdmakv cluster.%n",
+    footer = "%nExit codes: 0 done, 1 key not found, 2 bad usage, 3 cannot reach the cluster, 4 other failure." +
+        "%nWith --json, each command prints one JSON document on stdout; a failure prints {\"error\": ..., " +
+        "\"exitCode\": N} there too.",
+    subcommands = {KeyCommands.Get.class, KeyCommands.Put.class, KeyCommands.Delete.class, StatsCommand.class,
+        PingCommand.class, ClusterCommand.class})
 public final class KvCtl implements Callable<Integer>
 {
     public static final int OK = 0;
@@ -34,6 +37,8 @@ public final class KvCtl implements Callable<Integer>
     public static final int USAGE = 2;
     public static final int UNREACHABLE = 3;
     public static final int FAILED = 4;
+    /** The auth token when {@code --auth-token} is not given. */
+    public static final String TOKEN_ENV = "RDMAKV_AUTH_TOKEN";
 
     @Option(names = "--hosts", paramLabel = "HOST:PORT[,...]", defaultValue = "127.0.0.1:7400",
         description = "Any node(s) of the cluster. Default: ${DEFAULT-VALUE}.", scope = CommandLine.ScopeType.INHERIT)
@@ -45,15 +50,28 @@ public final class KvCtl implements Callable<Integer>
     String transport;
 
     @Option(names = "--auth-token", paramLabel = "TOKEN",
-        description = "The cluster's token (also $RDMAKV_AUTH_TOKEN).", scope = CommandLine.ScopeType.INHERIT)
+        description = "The cluster's token. Default: $" + TOKEN_ENV + ", else none.",
+        scope = CommandLine.ScopeType.INHERIT)
     String authToken;
 
     @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "5000",
-        description = "Per-operation timeout. Default: ${DEFAULT-VALUE}.", scope = CommandLine.ScopeType.INHERIT)
+        description = "Per-operation and connect timeout. Default: ${DEFAULT-VALUE}.",
+        scope = CommandLine.ScopeType.INHERIT)
     long timeoutMs;
+
+    @Option(names = "--json", description = "Print JSON for scripts instead of text.",
+        scope = CommandLine.ScopeType.INHERIT)
+    boolean json;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    private final Map<String, String> environment;
+
+    KvCtl(final Map<String, String> environment)
+    {
+        this.environment = environment;
+    }
 
     @Override
     public Integer call()
@@ -62,143 +80,51 @@ public final class KvCtl implements Callable<Integer>
         return USAGE;
     }
 
-    KvClient connect()
-    {
-        final String token = authToken != null ? authToken : System.getenv().getOrDefault("RDMAKV_AUTH_TOKEN", "");
-        return KvClient.connect(KvClientConfig.of(hosts).withTransport(transport).withAuthToken(token)
-            .withOpTimeout(Duration.ofMillis(timeoutMs)).withConnectTimeout(Duration.ofMillis(timeoutMs))
-            .withAsyncThreads(1));
-    }
-
-    private static byte[] bytes(final String s)
-    {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Runs {@code action} with a client, mapping failures to exit codes and one-line messages. */
-    static int withClient(final KvCtl parent, final ClientAction action)
-    {
-        final PrintWriter err = parent.spec.commandLine().getErr();
-        try (KvClient client = parent.connect())
-        {
-            return action.run(client, parent.spec.commandLine().getOut());
-        }
-        catch (final KvConnectionException e)
-        {
-            err.println("kvctl: " + e.getMessage());
-            return UNREACHABLE;
-        }
-        catch (final KvException | IllegalArgumentException e)
-        {
-            err.println("kvctl: " + e.getMessage());
-            return FAILED;
-        }
-    }
-
+    /** What a subcommand does with a connected client; returns the exit code. */
     @FunctionalInterface
     interface ClientAction
     {
-        int run(KvClient client, PrintWriter out);
+        int run(KvClient client, Output out);
     }
 
-    @Command(name = "get", description = "Prints the value of KEY (exit 1 when absent).")
-    static final class Get implements Callable<Integer>
+    /** Connects, runs {@code action}, and maps failures to exit codes and one-line messages. */
+    int withClient(final ClientAction action)
     {
-        @CommandLine.ParentCommand
-        KvCtl parent;
-
-        @Parameters(index = "0", paramLabel = "KEY")
-        String key;
-
-        @Override
-        public Integer call()
+        final Output out = output();
+        if (!Providers.NAMES.contains(transport))
         {
-            return withClient(parent, (client, out) ->
-            {
-                final byte[] value = client.get(bytes(key));
-                if (value == null)
-                {
-                    parent.spec.commandLine().getErr().println("kvctl: key not found: " + key);
-                    return NOT_FOUND;
-                }
-                out.println(new String(value, StandardCharsets.UTF_8));
-                return OK;
-            });
+            return out.failure(USAGE, "--transport must be one of " + String.join(", ", Providers.NAMES) + ", not '" +
+                transport + "'");
+        }
+        final KvClientConfig config;
+        try
+        {
+            final String token = authToken != null ? authToken : environment.getOrDefault(TOKEN_ENV, "");
+            config = KvClientConfig.of(hosts).withTransport(transport).withAuthToken(token)
+                .withOpTimeout(Duration.ofMillis(timeoutMs)).withConnectTimeout(Duration.ofMillis(timeoutMs))
+                .withAsyncThreads(1);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return out.failure(USAGE, e.getMessage());
+        }
+        try (KvClient client = KvClient.connect(config))
+        {
+            return action.run(client, out);
+        }
+        catch (final KvConnectionException e)
+        {
+            return out.failure(UNREACHABLE, e.getMessage());
+        }
+        catch (final KvException | IllegalArgumentException e)
+        {
+            return out.failure(FAILED, e.getMessage());
         }
     }
 
-    @Command(name = "put", description = "Sets KEY to VALUE.")
-    static final class Put implements Callable<Integer>
+    Output output()
     {
-        @CommandLine.ParentCommand
-        KvCtl parent;
-
-        @Parameters(index = "0", paramLabel = "KEY")
-        String key;
-
-        @Parameters(index = "1", paramLabel = "VALUE")
-        String value;
-
-        @Override
-        public Integer call()
-        {
-            return withClient(parent, (client, out) ->
-            {
-                client.put(bytes(key), bytes(value));
-                out.println("OK");
-                return OK;
-            });
-        }
-    }
-
-    @Command(name = "delete", description = "Removes KEY (exit 1 when absent).")
-    static final class Delete implements Callable<Integer>
-    {
-        @CommandLine.ParentCommand
-        KvCtl parent;
-
-        @Parameters(index = "0", paramLabel = "KEY")
-        String key;
-
-        @Override
-        public Integer call()
-        {
-            return withClient(parent, (client, out) ->
-            {
-                if (!client.delete(bytes(key)))
-                {
-                    parent.spec.commandLine().getErr().println("kvctl: key not found: " + key);
-                    return NOT_FOUND;
-                }
-                out.println("DELETED");
-                return OK;
-            });
-        }
-    }
-
-    @Command(name = "stats", description = "Prints each node's memory, index load and clients.")
-    static final class Stats implements Callable<Integer>
-    {
-        @CommandLine.ParentCommand
-        KvCtl parent;
-
-        @Override
-        public Integer call()
-        {
-            return withClient(parent, (client, out) ->
-            {
-                for (final Map.Entry<Integer, StatsOkMessage> e : client.nodeStats().entrySet())
-                {
-                    final StatsOkMessage s = e.getValue();
-                    out.printf("node %d: memory %d/%d bytes used (%d free), index %d/%d slots (load %.4f), " +
-                            "%d client session(s), %d grants%n", e.getKey(), s.memoryUsed(), s.memoryTotal(),
-                        s.memoryFree(), s.indexSlotsUsed(), s.indexSlotsTotal(),
-                        s.indexSlotsTotal() == 0 ? 0.0 : (double)s.indexSlotsUsed() / s.indexSlotsTotal(),
-                        s.clients(), s.grants());
-                }
-                return OK;
-            });
-        }
+        return new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
     }
 
     static final class Version implements CommandLine.IVersionProvider
@@ -211,10 +137,17 @@ public final class KvCtl implements Callable<Integer>
         }
     }
 
-    /** Runs kvctl with {@code args}; returns the exit code (for tests and {@link #main}). */
+    /** Runs kvctl with {@code args} and the process environment; returns the exit code. */
     public static int run(final PrintWriter out, final PrintWriter err, final String... args)
     {
-        final CommandLine cmd = new CommandLine(new KvCtl());
+        return run(out, err, System.getenv(), args);
+    }
+
+    /** Runs kvctl with {@code args} and {@code environment}; returns the exit code (tests, {@link #main}). */
+    public static int run(final PrintWriter out, final PrintWriter err, final Map<String, String> environment,
+        final String... args)
+    {
+        final CommandLine cmd = new CommandLine(new KvCtl(environment));
         cmd.setOut(out);
         cmd.setErr(err);
         cmd.setParameterExceptionHandler((e, a) ->
@@ -224,16 +157,16 @@ public final class KvCtl implements Callable<Integer>
             e.getCommandLine().getErr().flush();
             return USAGE;
         });
-        return cmd.execute(args);
+        final int code = cmd.execute(args);
+        out.flush();
+        err.flush();
+        return code;
     }
 
     public static void main(final String[] args)
     {
         final PrintWriter out = new PrintWriter(System.out, true);
         final PrintWriter err = new PrintWriter(System.err, true);
-        final int code = run(out, err, args);
-        out.flush();
-        err.flush();
-        System.exit(code);
+        System.exit(run(out, err, args));
     }
 }

@@ -57,6 +57,7 @@ public final class ControlAgent implements Runnable
     private volatile boolean running = true;
     private volatile long freeBytes;
     private volatile long graceBytes;
+    private volatile long graceRanges;
     private volatile long grantedExtents;
     private long lastExpiry;
 
@@ -90,6 +91,11 @@ public final class ControlAgent implements Runnable
     public long graceBytes()
     {
         return graceBytes;
+    }
+
+    public long graceRanges()
+    {
+        return graceRanges;
     }
 
     public long grantedExtents()
@@ -167,7 +173,7 @@ public final class ControlAgent implements Runnable
         }
         if (!wc.isSuccess())
         {
-            counters.completionErrors++;
+            counters.completionError(wc.status());
             depart(session, "its queue pair failed (" + wc.statusEnum() + ")");
             return;
         }
@@ -307,6 +313,7 @@ public final class ControlAgent implements Runnable
     {
         freeBytes = allocator.freeBytes();
         graceBytes = allocator.graceBytes();
+        graceRanges = allocator.graceRanges();
         grantedExtents = allocator.grantedExtents();
     }
 

@@ -1,11 +1,16 @@
 package io.rdmakv.server.control;
 
+import java.util.concurrent.atomic.AtomicLongArray;
+
 /**
  * What the control agent counts. Written by the agent's thread only; read as gauges by statistics
  * and metrics (volatile, so a reader sees recent values; never atomics on the agent's path).
  */
 public final class ServerCounters
 {
+    /** Completion status codes counted one by one; higher codes are counted under the last. */
+    public static final int STATUS_CODES = 32;
+
     volatile long sessionsOpened;
     volatile long sessionsClosed;
     volatile long allocRequests;
@@ -19,6 +24,21 @@ public final class ServerCounters
     volatile long completionErrors;
     volatile long reclaimedBytes;
     volatile long locksReleased;
+    /** Failed completions by {@code ibv_wc_status} code (agent thread writes with release stores, no RMW). */
+    private final AtomicLongArray completionErrorsByStatus = new AtomicLongArray(STATUS_CODES);
+
+    void completionError(final int status)
+    {
+        completionErrors++;
+        final int i = status >= 0 && status < STATUS_CODES ? status : STATUS_CODES - 1;
+        completionErrorsByStatus.setRelease(i, completionErrorsByStatus.getPlain(i) + 1);
+    }
+
+    /** Failed completions with status code {@code status} ({@code enum ibv_wc_status}). */
+    public long completionErrors(final int status)
+    {
+        return completionErrorsByStatus.getAcquire(status);
+    }
 
     public long sessionsOpened()
     {

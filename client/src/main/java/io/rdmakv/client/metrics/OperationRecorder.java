@@ -1,0 +1,80 @@
+package io.rdmakv.client.metrics;
+
+import io.rdmakv.client.internal.LaneCounters;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+
+/**
+ * One thread's operation counts, latency histogram and round-trip histogram. Written only by its thread,
+ * with plain stores into preallocated arrays ({@link #begin}/{@link #end}: two {@code nanoTime} calls, a
+ * bucket search over 19 bounds, four increments; no allocation, no atomics, no locks); read by the
+ * scraping thread with opaque loads, so a scrape sees recent, not necessarily simultaneous, values.
+ */
+public final class OperationRecorder
+{
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    final long[] results = new long[Operations.COUNT * Operations.RESULT_COUNT];
+    final long[] latency = new long[Operations.COUNT * Buckets.LATENCY_COUNT];
+    final long[] latencyNanos = new long[Operations.COUNT];
+    final long[] roundTrips = new long[Operations.COUNT * Buckets.ROUND_TRIP_COUNT];
+    final long[] roundTripSum = new long[Operations.COUNT];
+    private final WeakReference<Thread> owner;
+    private LaneCounters lane;
+    private long startNanos;
+    private long startRoundTrips;
+
+    OperationRecorder(final Thread owner)
+    {
+        this.owner = new WeakReference<>(owner);
+    }
+
+    /** Starts timing an operation on the lane whose counters are {@code counters}. Owner thread only. */
+    public OperationRecorder begin(final LaneCounters counters)
+    {
+        lane = counters;
+        startRoundTrips = counters.roundTrips();
+        startNanos = System.nanoTime();
+        return this;
+    }
+
+    /** Ends the operation begun last: counts {@code op} with the result of {@code status}. Owner thread only. */
+    public void end(final int op, final int status)
+    {
+        final long nanos = System.nanoTime() - startNanos;
+        final long trips = lane.roundTrips() - startRoundTrips;
+        lane = null;
+        results[op * Operations.RESULT_COUNT + Operations.resultIndex(status)]++;
+        latency[op * Buckets.LATENCY_COUNT + Buckets.of(Buckets.LATENCY_NANOS, nanos)]++;
+        latencyNanos[op] += nanos;
+        roundTrips[op * Buckets.ROUND_TRIP_COUNT + Buckets.of(Buckets.ROUND_TRIPS, trips)]++;
+        roundTripSum[op] += trips;
+    }
+
+    /** True once the owning thread has ended (its counts can be folded into a retired total). */
+    boolean ownerGone()
+    {
+        final Thread t = owner.get();
+        return t == null || !t.isAlive();
+    }
+
+    /** Adds this recorder's counts into {@code total} (reading opaquely: the owner may be writing). */
+    void addTo(final OperationRecorder total)
+    {
+        add(results, total.results);
+        add(latency, total.latency);
+        add(latencyNanos, total.latencyNanos);
+        add(roundTrips, total.roundTrips);
+        add(roundTripSum, total.roundTripSum);
+    }
+
+    private static void add(final long[] from, final long[] to)
+    {
+        for (int i = 0; i < from.length; i++)
+        {
+            to[i] += (long)LONGS.getOpaque(from, i);
+        }
+    }
+}

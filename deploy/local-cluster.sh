@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Starts, inspects and stops an N-node rdmakv cluster on loopback.
+#
+#   deploy/local-cluster.sh start N [--transport tcp|ibverbs|auto] [--memory SIZE] [--base-port PORT]
+#                                   [--metrics-base-port PORT] [--dir RUN_DIR] [--timeout SECONDS]
+#   deploy/local-cluster.sh status [--dir RUN_DIR]
+#   deploy/local-cluster.sh stop   [--dir RUN_DIR] [--timeout SECONDS]
+#
+# start writes, under RUN_DIR: cluster.json (the map: node i at 127.0.0.1:BASE_PORT+i), node-i.yaml (its
+# config file), node-i.log, node-i.pid and, once it ended, node-i.exit; it waits until every node printed
+# "kvserver: ready" and prints the --hosts string for kvctl. If a node fails to start, the others are
+# stopped and start fails. stop sends SIGTERM to every node, waits for each to exit and checks that it
+# exited 0. status prints one line per node.
+#
+# Defaults: transport tcp, memory 64m, base port 7400, metrics off (with --metrics-base-port P, node i
+# serves /metrics, /ready and /live on 127.0.0.1:P+i), RUN_DIR /tmp/rdmakv-local-cluster-$UID, timeout 60 s.
+# The kvserver command is $RDMAKV_KVSERVER (default: bin/kvserver of this checkout).
+#
+# Exit codes: 0 done (status: every node running and ready), 1 a node failed (to start, to be ready, or to
+# exit 0), 2 bad usage, 3 status/stop found no cluster.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+kvserver=${RDMAKV_KVSERVER:-"$root/bin/kvserver"}
+dir="/tmp/rdmakv-local-cluster-$(id -u)"
+transport=tcp memory=64m base_port=7400 metrics_base_port=0 timeout=60 nodes=
+
+usage() {
+  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+[ $# -ge 1 ] || usage
+command=$1; shift
+if [ "$command" = start ]; then
+  [ $# -ge 1 ] || usage
+  nodes=$1; shift
+  [[ "$nodes" =~ ^[1-9][0-9]*$ ]] || { echo "local-cluster: N must be a positive number, not '$nodes'" >&2; exit 2; }
+fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --transport) transport=${2:?}; shift 2 ;;
+    --memory) memory=${2:?}; shift 2 ;;
+    --base-port) base_port=${2:?}; shift 2 ;;
+    --metrics-base-port) metrics_base_port=${2:?}; shift 2 ;;
+    --dir) dir=${2:?}; shift 2 ;;
+    --timeout) timeout=${2:?}; shift 2 ;;
+    *) echo "local-cluster: unknown option '$1'" >&2; usage ;;
+  esac
+done
+
+pid_of() { cat "$dir/node-$1.pid" 2>/dev/null; }
+alive() { local pid; pid=$(pid_of "$1") && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+node_ids() {
+  local f
+  for f in "$dir"/node-*.pid; do [ -e "$f" ] || continue; f=${f##*/node-}; echo "${f%.pid}"; done | sort -n
+}
+
+# Waits until node $1's launcher shell recorded its exit code (or $2 seconds pass); prints the code.
+wait_exit() {
+  local id=$1 deadline=$((SECONDS + $2))
+  while [ ! -s "$dir/node-$id.exit" ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  cat "$dir/node-$id.exit" 2>/dev/null || echo timeout
+}
+
+stop_nodes() {
+  local id failed=0 code ids
+  ids=$(node_ids)
+  [ -n "$ids" ] || { echo "local-cluster: no cluster in $dir" >&2; return 3; }
+  for id in $ids; do
+    if alive "$id"; then kill -TERM "$(pid_of "$id")" 2>/dev/null; fi
+  done
+  for id in $ids; do
+    code=$(wait_exit "$id" "$timeout")
+    if [ "$code" = timeout ]; then
+      echo "node $id: did not exit within ${timeout}s of SIGTERM; killing it" >&2
+      kill -KILL "$(pid_of "$id")" 2>/dev/null
+      failed=1
+    elif [ "$code" != 0 ]; then
+      echo "node $id: exited with $code (log: $dir/node-$id.log)" >&2
+      failed=1
+    else
+      echo "node $id: stopped (exit 0)"
+    fi
+    rm -f "$dir/node-$id.pid"
+  done
+  return $failed
+}
+
+start_nodes() {
+  local id port
+  if [ -n "$(node_ids)" ]; then
+    for id in $(node_ids); do
+      if alive "$id"; then echo "local-cluster: a cluster is already running in $dir (stop it first)" >&2; exit 1; fi
+    done
+  fi
+  mkdir -p "$dir" || exit 1
+  rm -f "$dir"/node-*.pid "$dir"/node-*.exit "$dir"/node-*.log "$dir"/node-*.yaml
+  {
+    echo '{'
+    echo '  "epoch": 1,'
+    echo '  "nodes": ['
+    for ((id = 0; id < nodes; id++)); do
+      printf '    {"id": %d, "host": "127.0.0.1", "port": %d}%s\n' $id $((base_port + id)) \
+        "$([ $id -lt $((nodes - 1)) ] && echo ,)"
+    done
+    echo '  ]'
+    echo '}'
+  } > "$dir/cluster.json"
+  for ((id = 0; id < nodes; id++)); do
+    port=$((base_port + id))
+    {
+      echo "listen: 127.0.0.1:$port"
+      echo "node-id: $id"
+      echo "cluster: $dir/cluster.json"
+      echo "memory: $memory"
+      echo "transport: $transport"
+      if [ "$metrics_base_port" -gt 0 ]; then
+        echo "metrics-host: 127.0.0.1"
+        echo "metrics-port: $((metrics_base_port + id))"
+      fi
+    } > "$dir/node-$id.yaml"
+    # The subshell waits for the node and records how it ended; the pid file holds the node's own pid.
+    (
+      "$kvserver" --config "$dir/node-$id.yaml" < /dev/null > "$dir/node-$id.log" 2>&1 &
+      echo $! > "$dir/node-$id.pid"
+      wait $!
+      echo $? > "$dir/node-$id.exit"
+    ) < /dev/null > /dev/null 2>&1 &
+  done
+  local deadline=$((SECONDS + timeout)) pending
+  while :; do
+    pending=0
+    for ((id = 0; id < nodes; id++)); do
+      if grep -q '^kvserver: ready' "$dir/node-$id.log" 2>/dev/null; then continue; fi
+      if [ -s "$dir/node-$id.exit" ]; then
+        echo "node $id: exited with $(cat "$dir/node-$id.exit") before it was ready:" >&2
+        tail -n 5 "$dir/node-$id.log" >&2
+        stop_nodes > /dev/null 2>&1
+        exit 1
+      fi
+      pending=1
+    done
+    [ $pending -eq 0 ] && break
+    if [ $SECONDS -ge $deadline ]; then
+      echo "local-cluster: not every node was ready within ${timeout}s; stopping" >&2
+      stop_nodes >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+  local hosts=""
+  for ((id = 0; id < nodes; id++)); do hosts="$hosts${hosts:+,}127.0.0.1:$((base_port + id))"; done
+  echo "started $nodes node(s), transport $transport, memory $memory each; run dir $dir"
+  echo "hosts: $hosts"
+  echo "try:   bin/kvctl --hosts $hosts --transport $transport cluster"
+}
+
+status_nodes() {
+  local id state ids running=0 total=0
+  ids=$(node_ids)
+  if [ -z "$ids" ]; then echo "local-cluster: no cluster in $dir"; return 3; fi
+  for id in $ids; do
+    total=$((total + 1))
+    if alive "$id"; then
+      if grep -q '^kvserver: ready' "$dir/node-$id.log" 2>/dev/null; then state=ready; running=$((running + 1));
+      else state=starting; fi
+      echo "node $id: $state, pid $(pid_of "$id"), $(grep -o 'listening on [^,]*' "$dir/node-$id.log" | head -n 1)"
+    else
+      echo "node $id: not running$([ -s "$dir/node-$id.exit" ] && echo " (exit $(cat "$dir/node-$id.exit"))")"
+    fi
+  done
+  [ $running -eq $total ]
+}
+
+case "$command" in
+  start) start_nodes ;;
+  stop) stop_nodes ;;
+  status) status_nodes ;;
+  *) usage ;;
+esac

@@ -1,0 +1,88 @@
+package io.rdmakv.server;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.server.metrics.MetricsEndpoint;
+import io.rdmakv.server.metrics.Readiness;
+import io.rdmakv.server.metrics.ServerMetrics;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a node for {@code kvserver}: starts it, prints the self-check, serves metrics when asked, says
+ * "kvserver: ready", and on SIGTERM or SIGINT stops it (not ready, SHUTDOWN to clients, sessions closed,
+ * memory deregistered) and returns 0.
+ */
+final class NodeRunner
+{
+    /** The line a launcher waits for: the region is registered and clients are accepted. */
+    static final String READY_LINE = "kvserver: ready";
+
+    private NodeRunner()
+    {
+    }
+
+    static int run(final ServerConfig config, final PrintWriter out, final PrintWriter err)
+        throws InterruptedException
+    {
+        final CountDownLatch stop = new CountDownLatch(1);
+        ShutdownSignals.onTerminate(stop::countDown);
+        final KvServer server;
+        try
+        {
+            server = KvServer.start(config);
+        }
+        catch (final Exception e)
+        {
+            err.println("kvserver: " + e.getMessage());
+            err.flush();
+            return KvServerCommand.EXIT_START_FAILED;
+        }
+        final Readiness readiness = new Readiness();
+        MetricsEndpoint endpoint = null;
+        if (config.metricsEnabled())
+        {
+            final PrometheusRegistry registry = new PrometheusRegistry();
+            ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS);
+            try
+            {
+                endpoint = MetricsEndpoint.start(config.metricsHost(), config.metricsPort(), registry, readiness);
+            }
+            catch (final IOException e)
+            {
+                err.println("kvserver: " + e.getMessage());
+                err.flush();
+                server.close();
+                return KvServerCommand.EXIT_START_FAILED;
+            }
+        }
+        out.printf("kvserver node %d listening on %s:%d, transport %s, region %d bytes (%d index slots, %d data " +
+                "bytes), grace %d ms%n", config.nodeId(), config.listenHost(), server.port(), server.transport(),
+            server.geometry().regionLength(), server.geometry().slotCount(), server.geometry().dataLength(),
+            TimeUnit.NANOSECONDS.toMillis(config.graceNanos()));
+        SelfCheck.report(config, server).forEach(out::println);
+        if (endpoint != null)
+        {
+            out.printf("kvserver: metrics on http://%s:%d/metrics (readiness /ready, liveness /live)%n",
+                config.metricsHost(), endpoint.port());
+        }
+        readiness.ready();
+        out.println(READY_LINE);
+        out.flush();
+        stop.await();
+        readiness.stopping();
+        out.println("kvserver: shutting down");
+        out.flush();
+        final long t0 = System.nanoTime();
+        server.close();
+        if (endpoint != null)
+        {
+            endpoint.close();
+        }
+        out.println("kvserver: stopped in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,203 @@
+package io.rdmakv.server.metrics;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Info;
+import io.prometheus.metrics.model.registry.Collector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.server.BuildInfo;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.control.ServerCounters;
+import io.rdmakv.verbs.DeviceAttributes;
+import io.rdmakv.verbs.WcStatus;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A node's metrics in a Prometheus registry: build and transport, clients, control-plane requests and
+ * errors, space (granted chunks, data area in use and free, grace period, reclaim), index load and
+ * completion errors by status. Every value is a callback that reads the node's counters at scrape time.
+ * Names are listed in the README (Operations, Metrics).
+ */
+public final class ServerMetrics
+{
+    /** How old the used-slot count may be before a scrape walks the index again. */
+    public static final long DEFAULT_INDEX_SCAN_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final PrometheusRegistry registry;
+    private final List<Collector> collectors = new ArrayList<>();
+    private final IndexLoad indexLoad;
+
+    private ServerMetrics(final PrometheusRegistry registry, final KvServer server, final Readiness readiness,
+        final long indexScanMaxAgeNanos)
+    {
+        this.registry = registry;
+        this.indexLoad = new IndexLoad(server::usedSlots, System::nanoTime, indexScanMaxAgeNanos);
+        identity(server);
+        state(server, readiness);
+        control(server.counters());
+        space(server);
+        index(server);
+        completionErrors(server.counters());
+    }
+
+    /** Registers the node's metrics in {@code registry}. */
+    public static ServerMetrics register(final PrometheusRegistry registry, final KvServer server,
+        final Readiness readiness, final long indexScanMaxAgeNanos)
+    {
+        return new ServerMetrics(registry, server, readiness, indexScanMaxAgeNanos);
+    }
+
+    /** The cached index walk behind {@code rdmakv_index_slots_used} (tests). */
+    public IndexLoad indexLoad()
+    {
+        return indexLoad;
+    }
+
+    /** Removes every metric this registered. */
+    public void unregister()
+    {
+        for (final Collector c : collectors)
+        {
+            registry.unregister(c);
+        }
+        collectors.clear();
+    }
+
+    private <C extends Collector> C add(final C collector)
+    {
+        registry.register(collector);
+        collectors.add(collector);
+        return collector;
+    }
+
+    private void identity(final KvServer server)
+    {
+        final Info build = add(Info.builder().name("rdmakv_build_info")
+            .help("The kvserver build: version, region layout version and control protocol version")
+            .labelNames("version", "layout_version", "protocol_version").build());
+        build.setLabelValues(BuildInfo.VERSION, String.valueOf(BuildInfo.LAYOUT_VERSION),
+            String.valueOf(BuildInfo.PROTOCOL_VERSION));
+        final DeviceAttributes device = server.deviceAttributes();
+        final Info transport = add(Info.builder().name("rdmakv_transport_info")
+            .help("The RDMA transport in use and its device: name, link layer, atomic capability, port state")
+            .labelNames("transport", "device", "link_layer", "atomics", "port_state").build());
+        transport.setLabelValues(server.transport(), server.deviceName(), device.linkLayer(),
+            device.atomicCapability(), device.portState());
+        final Info node = add(Info.builder().name("rdmakv_node_info")
+            .help("This node's id in the cluster map and its bootstrap address")
+            .labelNames("node_id", "listen").build());
+        node.setLabelValues(String.valueOf(server.config().nodeId()),
+            server.config().listenHost() + ":" + server.port());
+    }
+
+    private void state(final KvServer server, final Readiness readiness)
+    {
+        add(GaugeWithCallback.builder().name("rdmakv_ready")
+            .help("1 once the region is registered and clients are accepted, 0 while starting or shutting down")
+            .callback(cb -> cb.call(readiness.isReady() ? 1 : 0)).build());
+        add(GaugeWithCallback.builder().name("rdmakv_connected_clients")
+            .help("Client sessions (one per client thread and node) connected now")
+            .callback(cb -> cb.call(server.sessionCount())).build());
+        add(CounterWithCallback.builder().name("rdmakv_sessions_opened_total")
+            .help("Client sessions opened since start")
+            .callback(cb -> cb.call(server.counters().sessionsOpened())).build());
+        add(CounterWithCallback.builder().name("rdmakv_sessions_closed_total")
+            .help("Client sessions ended since start (BYE, closed connection or failed queue pair)")
+            .callback(cb -> cb.call(server.counters().sessionsClosed())).build());
+    }
+
+    private void control(final ServerCounters c)
+    {
+        add(CounterWithCallback.builder().name("rdmakv_control_requests_total")
+            .help("Control-plane requests served, by type (alloc, free, stats, bye)")
+            .labelNames("type")
+            .callback(cb ->
+            {
+                cb.call(c.allocRequests(), "alloc");
+                cb.call(c.freeRequests(), "free");
+                cb.call(c.statsRequests(), "stats");
+                cb.call(c.byeRequests(), "bye");
+            }).build());
+        add(CounterWithCallback.builder().name("rdmakv_control_errors_total")
+            .help("Control-plane requests refused, by error: alloc_failed (data area full), free_refused (a FREE " +
+                "of a range not granted), malformed (an undecodable or unexpected message)")
+            .labelNames("error")
+            .callback(cb ->
+            {
+                cb.call(c.allocFailures(), "alloc_failed");
+                cb.call(c.refusedFrees(), "free_refused");
+                cb.call(c.malformedMessages(), "malformed");
+            }).build());
+    }
+
+    private void space(final KvServer server)
+    {
+        // the first block-aligned unit is never granted (offset 0 means "no block" in a slot word)
+        final long capacity = server.geometry().dataLength() - KvBlockDescriptor.ALIGNMENT;
+        add(CounterWithCallback.builder().name("rdmakv_granted_chunks_total")
+            .help("Extents of the data area granted to clients (ALLOC) since start")
+            .callback(cb -> cb.call(server.grantedExtents())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_region_bytes")
+            .help("Size of the registered region: header, index and data area")
+            .callback(cb -> cb.call(server.geometry().regionLength())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_data_area_capacity_bytes")
+            .help("Bytes of the data area that can hold key-value blocks: used + free + grace period")
+            .callback(cb -> cb.call(capacity)).build());
+        add(GaugeWithCallback.builder().name("rdmakv_data_area_used_bytes")
+            .help("Data area bytes granted to clients and not freed (blocks in use plus clients' unused grants)")
+            .callback(cb -> cb.call(capacity - server.freeBytes() - server.graceBytes())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_data_area_free_bytes")
+            .help("Data area bytes that can be granted now")
+            .callback(cb -> cb.call(server.freeBytes())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_grace_period_bytes")
+            .help("Data area bytes freed or reclaimed and waiting out the grace period before reuse")
+            .callback(cb -> cb.call(server.graceBytes())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_grace_period_blocks")
+            .help("Freed blocks and reclaimed ranges waiting out the grace period before reuse")
+            .callback(cb -> cb.call(server.graceRanges())).build());
+        add(CounterWithCallback.builder().name("rdmakv_freed_blocks_total")
+            .help("Blocks clients freed (FREE entries accepted)")
+            .callback(cb -> cb.call(server.counters().freedBlocks())).build());
+        add(CounterWithCallback.builder().name("rdmakv_reclaimed_bytes_total")
+            .help("Bytes reclaimed from departed sessions' grants that no slot referenced")
+            .callback(cb -> cb.call(server.counters().reclaimedBytes())).build());
+        add(CounterWithCallback.builder().name("rdmakv_insert_locks_released_total")
+            .help("Insert locks a departed session held that the server released")
+            .callback(cb -> cb.call(server.counters().locksReleased())).build());
+    }
+
+    private void index(final KvServer server)
+    {
+        final long slots = server.geometry().slotCount();
+        add(GaugeWithCallback.builder().name("rdmakv_index_slots")
+            .help("Slots in the hash index")
+            .callback(cb -> cb.call(slots)).build());
+        add(GaugeWithCallback.builder().name("rdmakv_index_slots_used")
+            .help("Index slots holding a key (counted by walking the index, at most every few seconds)")
+            .callback(cb -> cb.call(indexLoad.usedSlots())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_index_load_ratio")
+            .help("Used index slots over all index slots (0..1)")
+            .callback(cb -> cb.call(slots == 0 ? 0 : (double)indexLoad.usedSlots() / slots)).build());
+    }
+
+    private void completionErrors(final ServerCounters c)
+    {
+        add(CounterWithCallback.builder().name("rdmakv_completion_errors_total")
+            .help("Failed work completions on the control plane's queue pairs, by ibv_wc_status")
+            .labelNames("status")
+            .callback(cb ->
+            {
+                for (final WcStatus status : WcStatus.values())
+                {
+                    if (status != WcStatus.SUCCESS && status.code() < ServerCounters.STATUS_CODES)
+                    {
+                        cb.call(c.completionErrors(status.code()), status.name());
+                    }
+                }
+            }).build());
+    }
+}

@@ -1,0 +1,212 @@
+package io.rdmakv.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The files under deploy/ say what the server accepts: sample configs parse into the configuration they
+ * claim, and the Kubernetes manifests agree with their ConfigMap (probes on the metrics port, ports,
+ * RDMA resources, IPC_LOCK, node id from the pod index).
+ */
+class DeployFilesTest
+{
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static Path deploy;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void findDeploy()
+    {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.isDirectory(p.resolve("deploy/kubernetes")))
+        {
+            p = p.getParent();
+        }
+        assertNotNull(p, "deploy/ above " + Path.of("").toAbsolutePath());
+        deploy = p.resolve("deploy");
+    }
+
+    private static ServerConfig parse(final Path config)
+    {
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
+        assertEquals(0, run.code(), config + ": " + run.err());
+        return run.config();
+    }
+
+    @Test
+    void theSingleNodeSamplesParseAndAgree()
+    {
+        final ServerConfig yaml = parse(deploy.resolve("config/single-node.yaml"));
+        assertEquals(yaml, parse(deploy.resolve("config/single-node.json")), "YAML and JSON samples say the same");
+        assertEquals(ServerConfig.RECOMMENDED_METRICS_PORT, yaml.metricsPort());
+        assertEquals("0.0.0.0", yaml.listenHost());
+        assertTrue(yaml.hugePages());
+    }
+
+    @Test
+    void theClusterSamplesListEveryNodeWhereItListens() throws IOException
+    {
+        final ClusterMap map = ClusterMap.fromJson(Files.readString(deploy.resolve("config/cluster/cluster.json")));
+        assertEquals(3, map.nodes().size());
+        for (final ClusterNode node : map.nodes())
+        {
+            final ServerConfig c = parse(deploy.resolve("config/cluster/node-" + node.id() + ".yaml"));
+            assertEquals(node.id(), c.nodeId());
+            assertEquals(node.host(), c.listenHost());
+            assertEquals(node.port(), c.listenPort());
+            assertEquals(Path.of("/etc/rdmakv/cluster.json"), c.clusterFile());
+            assertEquals("ibverbs", c.transport());
+            assertTrue(c.metricsEnabled());
+        }
+    }
+
+    private static Map<String, JsonNode> kubernetes() throws IOException
+    {
+        final Map<String, JsonNode> byKind = new HashMap<>();
+        try (Stream<Path> files = Files.list(deploy.resolve("kubernetes")))
+        {
+            for (final Path f : files.filter(f -> f.toString().endsWith(".yaml")).toList())
+            {
+                try (MappingIterator<JsonNode> docs = YAML.readerFor(JsonNode.class).readValues(f.toFile()))
+                {
+                    while (docs.hasNext())
+                    {
+                        final JsonNode doc = docs.next();
+                        byKind.put(doc.path("kind").asText(), doc);
+                    }
+                }
+            }
+        }
+        return byKind;
+    }
+
+    @Test
+    void theKubernetesManifestsAgreeWithTheirConfigMap() throws IOException
+    {
+        final Map<String, JsonNode> k8s = kubernetes();
+        assertEquals(List.of("ConfigMap", "Service", "StatefulSet"), k8s.keySet().stream().sorted().toList());
+        final JsonNode configMap = k8s.get("ConfigMap");
+        final JsonNode service = k8s.get("Service");
+        final JsonNode statefulSet = k8s.get("StatefulSet");
+
+        final Path config = tmp.resolve("kvserver.yaml");
+        Files.writeString(config, configMap.at("/data/kvserver.yaml").asText());
+        final ServerConfig c = parse(config);
+        assertTrue(c.metricsEnabled(), "probes need the metrics endpoint");
+        final int metricsPort = c.metricsPort();
+
+        assertEquals("None", service.at("/spec/clusterIP").asText(), "headless service");
+        assertEquals(service.at("/metadata/name").asText(), statefulSet.at("/spec/serviceName").asText());
+        final JsonNode template = statefulSet.at("/spec/template");
+        assertEquals(service.at("/spec/selector"), template.at("/metadata/labels"));
+        assertEquals(statefulSet.at("/spec/selector/matchLabels"), template.at("/metadata/labels"));
+
+        final JsonNode container = template.at("/spec/containers/0");
+        assertEquals("/ready", container.at("/readinessProbe/httpGet/path").asText());
+        assertEquals(metricsPort, container.at("/readinessProbe/httpGet/port").asInt(), "readiness on metrics-port");
+        assertEquals("/live", container.at("/livenessProbe/httpGet/path").asText());
+        assertEquals(metricsPort, container.at("/livenessProbe/httpGet/port").asInt(), "liveness on metrics-port");
+        assertEquals(String.valueOf(metricsPort), template.at("/metadata/annotations/prometheus.io~1port").asText());
+
+        final Map<String, Integer> ports = new HashMap<>();
+        container.path("ports").forEach(p -> ports.put(p.path("name").asText(), p.path("containerPort").asInt()));
+        assertEquals(Map.of("bootstrap", c.listenPort(), "metrics", metricsPort), ports);
+        final Map<String, Integer> servicePorts = new HashMap<>();
+        service.at("/spec/ports").forEach(p -> servicePorts.put(p.path("name").asText(), p.path("port").asInt()));
+        assertEquals(ports, servicePorts);
+
+        for (final String kind : new String[] {"requests", "limits"})
+        {
+            assertEquals(1, container.at("/resources/" + kind + "/rdma~1hca_shared_devices_a").asInt(),
+                "an RDMA device in " + kind);
+        }
+        final long memoryLimit = kubernetesBytes(container.at("/resources/limits/memory").asText());
+        assertTrue(memoryLimit > c.memoryBytes(), "the memory limit covers the region plus the heap");
+
+        final List<String> added = new ArrayList<>();
+        container.at("/securityContext/capabilities/add").forEach(n -> added.add(n.asText()));
+        assertEquals(List.of("IPC_LOCK"), added, "memlock through CAP_IPC_LOCK");
+        assertEquals("ALL", container.at("/securityContext/capabilities/drop/0").asText());
+
+        final Map<String, JsonNode> env = new HashMap<>();
+        container.path("env").forEach(e -> env.put(e.path("name").asText(), e));
+        assertEquals("metadata.labels['apps.kubernetes.io/pod-index']",
+            env.get("RDMAKV_NODE_ID").at("/valueFrom/fieldRef/fieldPath").asText(), "node id from the pod ordinal");
+
+        final JsonNode mount = container.at("/volumeMounts/0");
+        assertEquals(List.of("--config", mount.path("mountPath").asText() + "/kvserver.yaml"),
+            List.of(container.at("/args/0").asText(), container.at("/args/1").asText()));
+        assertEquals(configMap.at("/metadata/name").asText(),
+            template.at("/spec/volumes/0/configMap/name").asText());
+        assertEquals(mount.path("mountPath").asText() + "/cluster.json", c.clusterFile().toString());
+
+        final ClusterMap map = ClusterMap.fromJson(configMap.at("/data/cluster.json").asText());
+        final int replicas = statefulSet.at("/spec/replicas").asInt();
+        assertEquals(replicas, map.nodes().size(), "one node per replica");
+        for (int i = 0; i < replicas; i++)
+        {
+            final ClusterNode node = map.node(i);
+            assertEquals(statefulSet.at("/metadata/name").asText() + "-" + i + "." +
+                service.at("/metadata/name").asText(), node.host(), "pod DNS name through the headless service");
+            assertEquals(c.listenPort(), node.port());
+        }
+    }
+
+    private static long kubernetesBytes(final String quantity)
+    {
+        final String[][] units = {{"Ki", "10"}, {"Mi", "20"}, {"Gi", "30"}, {"Ti", "40"}};
+        for (final String[] u : units)
+        {
+            if (quantity.endsWith(u[0]))
+            {
+                return Long.parseLong(quantity.substring(0, quantity.length() - 2)) << Integer.parseInt(u[1]);
+            }
+        }
+        return Long.parseLong(quantity);
+    }
+
+    @Test
+    void theSystemdUnitRunsTheServerAsItsOwnUserWithUnlimitedMemlock() throws IOException
+    {
+        final String unit = Files.readString(deploy.resolve("systemd/kvserver.service"));
+        for (final String line : new String[] {"LimitMEMLOCK=infinity", "User=rdmakv", "Restart=on-failure",
+            "RestartPreventExitStatus=2", "KillSignal=SIGTERM", "io.rdmakv.server.KvServerCommand",
+            "--config /etc/rdmakv/kvserver.yaml"})
+        {
+            assertTrue(unit.contains(line), line);
+        }
+        assertTrue(Files.readString(deploy.resolve("systemd/rdmakv.sysusers.conf")).contains("u rdmakv "));
+    }
+
+    @Test
+    void theContainerfileStartsTheServerClass() throws IOException, ClassNotFoundException
+    {
+        final String containerfile = Files.readString(deploy.resolve("Containerfile"));
+        assertTrue(containerfile.contains("debian:12"));
+        assertTrue(containerfile.contains("temurin-${JAVA_VERSION}-jre") && containerfile.contains("JAVA_VERSION=25"));
+        assertTrue(containerfile.contains("\"" + KvServerCommand.class.getName() + "\""));
+        Class.forName(KvServerCommand.class.getName());
+    }
+}

@@ -1,0 +1,261 @@
+package io.rdmakv.server;
+
+import io.rdmakv.common.SpaceTiming;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Precedence (flag, environment, file, default) and refusals of kvserver's configuration. */
+class KvServerCommandTest
+{
+    @TempDir
+    Path dir;
+
+    private Path file(final String name, final String content) throws IOException
+    {
+        final Path p = dir.resolve(name);
+        Files.writeString(p, content);
+        return p;
+    }
+
+    @Test
+    void withNothingGivenEveryValueIsTheDocumentedDefault()
+    {
+        final CommandRun run = CommandRun.of();
+        assertEquals(0, run.code(), run.err());
+        assertEquals(ServerConfig.builder().build(), run.config());
+        assertEquals("127.0.0.1", run.config().listenHost());
+        assertEquals(7400, run.config().listenPort());
+        assertEquals(1L << 30, run.config().memoryBytes());
+        assertEquals("auto", run.config().transport());
+        assertEquals(SpaceTiming.DEFAULT_GRACE_NANOS, run.config().graceNanos());
+        assertEquals(1 << 20, run.config().chunkSize());
+        assertFalse(run.config().metricsEnabled(), "metrics are off by default");
+        assertFalse(run.config().hugePages());
+        assertNull(run.config().device());
+    }
+
+    @Test
+    void aFlagBeatsTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefault() throws IOException
+    {
+        final Path config = file("kv.yaml", "memory: 64m\nnode-id: 3\nmetrics-port: 9400\ngrace-ms: 250\n");
+        final Map<String, String> env = Map.of("RDMAKV_MEMORY", "32m", "RDMAKV_NODE_ID", "4");
+
+        final ServerConfig all = CommandRun.of(env, "--config", config.toString(), "--memory", "16m").config();
+        assertEquals(16L << 20, all.memoryBytes(), "flag beats environment and file");
+        assertEquals(4, all.nodeId(), "environment beats file");
+        assertEquals(9400, all.metricsPort(), "file beats default");
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(250), all.graceNanos());
+        assertEquals(7400, all.listenPort(), "default where nothing says otherwise");
+
+        assertEquals(32L << 20, CommandRun.of(env, "--config=" + config).config().memoryBytes(),
+            "environment beats file");
+        assertEquals(64L << 20, CommandRun.of(Map.of(), "--config", config.toString()).config().memoryBytes(),
+            "file beats default");
+    }
+
+    @Test
+    void theConfigFileCanComeFromTheEnvironment() throws IOException
+    {
+        final Path config = file("kv.yaml", "listen: 0.0.0.0:7500\n");
+        final ServerConfig c = CommandRun.of(Map.of("RDMAKV_CONFIG", config.toString())).config();
+        assertEquals("0.0.0.0", c.listenHost());
+        assertEquals(7500, c.listenPort());
+    }
+
+    @Test
+    void everyKeyOfAYamlFileIsUsed() throws IOException
+    {
+        final Path cluster = file("cluster.json", "{}");
+        final Path config = file("kv.yaml", """
+            # a comment
+            listen: 10.1.2.3:7401
+            node-id: 2
+            cluster: %s
+            auth-token: s3cret
+            memory: 2g
+            chunk-size: 512k
+            grace-ms: 50
+            huge-pages: true
+            transport: tcp
+            device: mlx5_1
+            device-port: 2
+            metrics-port: 9401
+            metrics-host: 127.0.0.1
+            """.formatted(cluster));
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
+        assertEquals(0, run.code(), run.err());
+        assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
+            TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401), run.config());
+    }
+
+    @Test
+    void aJsonFileIsReadLikeYaml() throws IOException
+    {
+        final Path config = file("kv.json", "{\"memory\": \"128m\", \"node-id\": 1, \"huge-pages\": false}");
+        final ServerConfig c = CommandRun.of(Map.of(), "--config", config.toString()).config();
+        assertEquals(128L << 20, c.memoryBytes());
+        assertEquals(1, c.nodeId());
+    }
+
+    @Test
+    void hugePagesIsAFlagWithAnOptionalValue() throws IOException
+    {
+        assertTrue(CommandRun.of("--huge-pages").config().hugePages());
+        assertFalse(CommandRun.of("--huge-pages=false").config().hugePages());
+        final Path config = file("kv.yaml", "huge-pages: true\n");
+        assertTrue(CommandRun.of(Map.of(), "--config", config.toString()).config().hugePages());
+        assertFalse(CommandRun.of(Map.of(), "--config", config.toString(), "--huge-pages=false").config().hugePages());
+    }
+
+    @Test
+    void theAuthTokenComesFromTheEnvironmentUnlessAFlagGivesIt()
+    {
+        final Map<String, String> env = Map.of(KvServerCommand.TOKEN_ENV, "from-env");
+        assertEquals("from-env", CommandRun.of(env).config().authToken());
+        assertEquals("flag", CommandRun.of(env, "--auth-token", "flag").config().authToken());
+        assertEquals("", CommandRun.of().config().authToken());
+    }
+
+    @Test
+    void anUnknownKeyIsRefusedWithItsNameAndTheKnownKeys() throws IOException
+    {
+        final Path config = file("kv.yaml", "memory: 1g\nmemroy: 2g\n");
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
+        assertEquals(KvServerCommand.EXIT_USAGE, run.code());
+        assertNull(run.config(), "nothing started");
+        assertTrue(run.err().contains("unknown key 'memroy'"), run.err());
+        assertTrue(run.err().contains("listen, node-id, cluster"), run.err());
+        assertTrue(run.err().contains(config.toString()), run.err());
+    }
+
+    @Test
+    void aBadValueInTheFileNamesTheFileTheKeyAndWhatWasExpected() throws IOException
+    {
+        assertRefused(file("a.yaml", "memory: lots\n"), "key 'memory'", "'lots' is not a size");
+        assertRefused(file("b.yaml", "transport: rdma\n"), "key 'transport'", "expected one of auto, tcp, ibverbs");
+        assertRefused(file("c.yaml", "listen: nowhere\n"), "key 'listen'", "expected HOST:PORT");
+        assertRefused(file("d.yaml", "grace-ms: -1\n"), "key 'grace-ms'", "milliseconds");
+        assertRefused(file("e.yaml", "node-id: one\n"), "key 'node-id'", "'one' is not an int");
+        assertRefused(file("f.yaml", "metrics-port: 70000\n"), "key 'metrics-port'", "a port in 1..65535");
+        assertRefused(file("g.yaml", "memory: 1k\n"), "key 'memory'", "expected at least");
+        assertRefused(file("h.yaml", "chunk-size: 0\n"), "key 'chunk-size'", "expected 1..");
+    }
+
+    private static void assertRefused(final Path config, final String... expected)
+    {
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
+        assertEquals(KvServerCommand.EXIT_USAGE, run.code(), run.err());
+        assertNull(run.config());
+        assertTrue(run.err().startsWith("kvserver: config file " + config), run.err());
+        for (final String e : expected)
+        {
+            assertTrue(run.err().contains(e), "'" + e + "' in: " + run.err());
+        }
+    }
+
+    @Test
+    void aBadValueInTheEnvironmentNamesTheVariable()
+    {
+        final CommandRun run = CommandRun.of(Map.of("RDMAKV_TRANSPORT", "rdma"));
+        assertEquals(KvServerCommand.EXIT_USAGE, run.code());
+        assertTrue(run.err().startsWith("kvserver: environment variable RDMAKV_TRANSPORT:"), run.err());
+        assertTrue(run.err().contains("expected one of auto, tcp, ibverbs, not 'rdma'"), run.err());
+    }
+
+    @Test
+    void aBadFlagSaysSoWithoutBlamingTheFileOrEnvironment() throws IOException
+    {
+        final Path config = file("kv.yaml", "memory: 64m\n");
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString(), "--memory", "much");
+        assertEquals(KvServerCommand.EXIT_USAGE, run.code());
+        assertTrue(run.err().startsWith("kvserver: Invalid value for option '--memory'"), run.err());
+        final CommandRun unknown = CommandRun.of("--memroy", "1g");
+        assertEquals(KvServerCommand.EXIT_USAGE, unknown.code());
+        assertTrue(unknown.err().contains("Unknown options: '--memroy'"), unknown.err());
+    }
+
+    @Test
+    void aFlagOverridesABadValueInTheFile() throws IOException
+    {
+        final Path config = file("kv.yaml", "memory: lots\n");
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString(), "--memory", "64m");
+        assertEquals(0, run.code(), run.err());
+        assertEquals(64L << 20, run.config().memoryBytes());
+    }
+
+    @Test
+    void malformedFilesAreRefusedSayingWhy() throws IOException
+    {
+        assertFileRefused(file("list.yaml", "memory: [1g, 2g]\n"), "key 'memory' must be a single value");
+        assertFileRefused(file("map.yaml", "memory:\n  size: 1g\n"), "key 'memory' must be a single value");
+        assertFileRefused(file("empty-value.yaml", "memory:\n"), "key 'memory' has no value");
+        assertFileRefused(file("twice.yaml", "memory: 1g\nmemory: 2g\n"), "Duplicate field 'memory'");
+        assertFileRefused(file("scalar.yaml", "just text\n"), "must be a mapping");
+        assertFileRefused(file("broken.json", "{\"memory\": "), "is not valid JSON");
+        assertFileRefused(file("config.yaml", "config: other.yaml\n"), "unknown key 'config'");
+        assertFileRefused(dir.resolve("missing.yaml"), "cannot read config file");
+    }
+
+    private static void assertFileRefused(final Path config, final String expected)
+    {
+        final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
+        assertEquals(KvServerCommand.EXIT_USAGE, run.code(), run.err());
+        assertTrue(run.err().contains(expected), "'" + expected + "' in: " + run.err());
+    }
+
+    @Test
+    void anEmptyFileSetsNothing() throws IOException
+    {
+        final CommandRun run = CommandRun.of(Map.of(), "--config", file("empty.yaml", "").toString());
+        assertEquals(0, run.code(), run.err());
+        assertEquals(ServerConfig.builder().build(), run.config());
+    }
+
+    @Test
+    void helpDocumentsEveryOptionWithItsDefaultAndTheEnvironment()
+    {
+        final CommandRun run = CommandRun.of("--help");
+        assertEquals(0, run.code());
+        final CommandLine cmd = new CommandLine(new KvServerCommand(config -> 0));
+        for (final CommandLine.Model.OptionSpec option : cmd.getCommandSpec().options())
+        {
+            assertTrue(run.out().contains(option.longestName()), option.longestName());
+            if (!option.usageHelp() && !option.versionHelp())
+            {
+                assertTrue(String.join(" ", option.description()).contains("Default"),
+                    option.longestName() + " documents its default");
+            }
+        }
+        assertTrue(run.out().contains("RDMAKV_MEMORY"), run.out());
+        assertTrue(run.out().contains("A flag beats the environment, which beats the file"), run.out());
+        assertEquals(KvServerCommand.fileKeys(cmd).size() + 1, cmd.getCommandSpec().options().size() - 2,
+            "every option but config, help and version is a file key");
+    }
+
+    @Test
+    void helpIgnoresABrokenConfigFile() throws IOException
+    {
+        final Path config = file("kv.yaml", "memroy: 1g\n");
+        assertEquals(0, CommandRun.of(Map.of("RDMAKV_CONFIG", config.toString()), "--help").code());
+    }
+
+    @Test
+    void versionNamesTheBuildLayoutAndProtocol()
+    {
+        final CommandRun run = CommandRun.of("--version");
+        assertEquals(0, run.code());
+        assertTrue(run.out().startsWith("kvserver " + BuildInfo.VERSION + " (layout version "), run.out());
+    }
+}
