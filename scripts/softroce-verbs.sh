@@ -163,7 +163,7 @@ check() {
     echo "[softroce-verbs] $1 FAILED: only $ok tests succeeded, expected at least $4" >&2; return 1
   fi
   if [ "${aborted:-0}" != 0 ]; then
-    echo "[softroce-verbs] $1: aborted (accepted known deviations, see the reasons above):"
+    echo "[softroce-verbs] $1: aborted (assumptions not met, with the reasons; the Soft-RoCE ones are in the README):"
     grep -F '■' "$2" | sed 's/^[│├└─ ]*/    /' | sort | uniq -c | sed 's/^ */    /'
   fi
   echo "[softroce-verbs] $1 OK"
