@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# Runs the verbs module's ibverbs tests (and the verbs conformance suite, once it exists) against a
-# real kernel RDMA device: a Soft-RoCE device (rxe0) in a throwaway qemu VM started by
+# Runs the verbs module's ibverbs tests, the verbs conformance suite and the store's end-to-end tests
+# against a real kernel RDMA device: a Soft-RoCE device (rxe0) in a throwaway qemu VM started by
 # ../shared/softroce/run-in-softroce-vm.sh. Builds on this machine first; the VM runs precompiled
-# classes in one JVM.
+# classes, one JVM per test set.
 #
-# Usage: scripts/softroce-verbs.sh [--tests] [--latency] [--all]
-#   --tests    (default) JUnit Platform Console Launcher over io.rdmakv.verbs.ibverbs and
-#              io.rdmakv.verbs.conformance with -Drdmakv.conformance.providers=ibverbs; fails if any
-#              test fails or fewer than SOFTROCE_MIN_TESTS succeed
+# Usage: scripts/softroce-verbs.sh [--tests] [--verbs] [--store] [--latency] [--all]
+#   --tests    (default) --verbs and --store, in one VM boot
+#   --verbs    JUnit Platform Console Launcher over io.rdmakv.verbs.ibverbs and io.rdmakv.verbs.conformance
+#              with -Drdmakv.conformance.providers=ibverbs; fails if any test fails or fewer than
+#              SOFTROCE_MIN_TESTS succeed
+#   --store    the client module's test classes that start a LocalCluster (kvserver and KvClient in one
+#              JVM) with -Drdmakv.test.transport=ibverbs; fails if any test fails or fewer than
+#              SOFTROCE_MIN_STORE_TESTS succeed
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
-#   --all      both, in one VM boot
-# Env: SOFTROCE_MIN_TESTS (default 31)   SOFTROCE_TEST_TIMEOUT seconds for the test JVM (default 900)
-#      SOFTROCE_MEMLOCK_KB memlock limit of the test JVM, which runs without CAP_IPC_LOCK so that the
-#                          limit applies (default 65536)
+#   --all      tests and latency, in one VM boot
+# Env: SOFTROCE_MIN_TESTS (default 84)   SOFTROCE_MIN_STORE_TESTS (default 10; lower it with SOFTROCE_STORE_EXCLUDE)
+#      SOFTROCE_TEST_TIMEOUT / SOFTROCE_STORE_TIMEOUT seconds for each test JVM (default 900 / 600)
+#      SOFTROCE_MEMLOCK_KB memlock limit of the verbs test JVM, which runs without CAP_IPC_LOCK so that
+#                          the limit applies (default 65536: the memlock test needs a finite limit)
+#      SOFTROCE_STORE_MEMLOCK_KB the same for the store test JVM (default 262144: a test server registers
+#                          a region of up to 64 MiB, and its clients their buffers)
+#      SOFTROCE_STORE_EXCLUDE  simple names of store test classes not to run (printed; default none)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
-# Output and reports: verbs/target/softroce/ (console.log, reports/, latency.log)
+# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, reports/{verbs,store}/, latency.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -27,32 +35,40 @@ if [ ! -x "$VM_RUNNER" ]; then
   exit 2
 fi
 
-MODE_TESTS=0; MODE_LATENCY=0
-[ $# -eq 0 ] && MODE_TESTS=1
+MODE_VERBS=0; MODE_STORE=0; MODE_LATENCY=0
+[ $# -eq 0 ] && { MODE_VERBS=1; MODE_STORE=1; }
 for arg in "$@"; do
   case "$arg" in
-    --tests) MODE_TESTS=1 ;;
+    --tests) MODE_VERBS=1; MODE_STORE=1 ;;
+    --verbs) MODE_VERBS=1 ;;
+    --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
-    --all) MODE_TESTS=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --all) MODE_VERBS=1; MODE_STORE=1; MODE_LATENCY=1 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
 
 GUEST_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 [ -x "$GUEST_JAVA" ] || { echo "softroce-verbs: $GUEST_JAVA is missing (the guest sees this machine's /)" >&2; exit 2; }
-MIN_TESTS=${SOFTROCE_MIN_TESTS:-31}
+MIN_TESTS=${SOFTROCE_MIN_TESTS:-84}
+MIN_STORE_TESTS=${SOFTROCE_MIN_STORE_TESTS:-10}
 TEST_TIMEOUT=${SOFTROCE_TEST_TIMEOUT:-900}
+STORE_TIMEOUT=${SOFTROCE_STORE_TIMEOUT:-600}
 MEMLOCK_KB=${SOFTROCE_MEMLOCK_KB:-65536}
+STORE_MEMLOCK_KB=${SOFTROCE_STORE_MEMLOCK_KB:-262144}
 LAT_ITERS=${LAT_ITERS:-5000}
 LAT_WARMUP=${LAT_WARMUP:-20000}
 OUT=verbs/target/softroce
 
-# 1. build here: test classes, the test classpath, and the console launcher matching our JUnit
+# 1. build here: test classes, the test classpaths, and the console launcher matching our JUnit
 start=$(date +%s)
 echo "[softroce-verbs] building on the host"
 rm -rf "$OUT"; mkdir -p "$OUT/reports"
-scripts/mvn -B -q -pl verbs test-compile dependency:build-classpath \
+MODULES=verbs
+[ $MODE_STORE = 1 ] && MODULES=verbs,client
+# -am builds client's reactor dependencies (common, server) too; their classpaths resolve to target/classes
+scripts/mvn -B -q -pl "$MODULES" -am test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/softroce/classpath.full -Dmdep.includeScope=test
 PLATFORM_VERSION=$(tr ':' '\n' < "$OUT/classpath.full" | sed -n 's#.*/junit-platform-engine-\([^/]*\)\.jar$#\1#p' | head -1)
 [ -n "$PLATFORM_VERSION" ] || { echo "softroce-verbs: no junit-platform-engine on the test classpath" >&2; exit 1; }
@@ -60,25 +76,50 @@ scripts/mvn -B -q -pl verbs dependency:copy \
   -Dartifact=org.junit.platform:junit-platform-console-standalone:"$PLATFORM_VERSION" \
   -DoutputDirectory=target/softroce -Dmdep.stripVersion=true
 # the standalone launcher brings JUnit itself: keep only our other dependencies
-CP=$(tr ':' '\n' < "$OUT/classpath.full" | grep -vE '/org/junit/|/org/opentest4j/|/org/apiguardian/' | paste -sd: -)
+without_junit() { tr ':' '\n' < "$1" | grep -vE '/org/junit/|/org/opentest4j/|/org/apiguardian/' | paste -sd: -; }
+CP=$(without_junit "$OUT/classpath.full")
 CLASSES=$ROOT/verbs/target/test-classes:$ROOT/verbs/target/classes${CP:+:$CP}
+STORE_CLASSES=""; STORE_SELECT=""
+if [ $MODE_STORE = 1 ]; then
+  STORE_CP=$(without_junit client/target/softroce/classpath.full)
+  STORE_CLASSES=$ROOT/client/target/test-classes:$ROOT/client/target/classes${STORE_CP:+:$STORE_CP}
+  # every client test class that starts a real kvserver (LocalCluster), so new store tests join by themselves
+  for f in $(grep -l 'new LocalCluster' -r client/src/test/java --include='*Test.java' | sort); do
+    class=$(echo "${f#client/src/test/java/}" | sed 's#/#.#g; s#\.java$##')
+    if [[ " ${SOFTROCE_STORE_EXCLUDE:-} " == *" ${class##*.} "* ]]; then
+      echo "[softroce-verbs] NOT running $class (SOFTROCE_STORE_EXCLUDE)"; continue
+    fi
+    STORE_SELECT+=" --select-class $class"
+  done
+  [ -n "$STORE_SELECT" ] || { echo "softroce-verbs: no client test class starts a LocalCluster" >&2; exit 1; }
+fi
 echo "[softroce-verbs] built in $(( $(date +%s) - start ))s (JUnit Platform $PLATFORM_VERSION)"
 
 # 2. what the guest runs (bash -c, in this directory, with this environment)
 JVM_FLAGS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xshare:auto"
+LAUNCHER="-jar $ROOT/$OUT/junit-platform-console-standalone.jar execute --details=tree --disable-banner --disable-ansi-colors"
+NOCAP="setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock --"
 GUEST=""
-if [ $MODE_TESTS = 1 ]; then
+if [ $MODE_VERBS = 1 ]; then
   # One JVM, C1 only (start-up is ~15x slower under TCG). Without CAP_IPC_LOCK and with a finite
   # memlock limit, so that the memlock test runs and everything else proves it fits in the limit.
-  GUEST+="echo '[guest] tests: memlock '$MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
-ulimit -l $MEMLOCK_KB;
-timeout -k 10 $TEST_TIMEOUT setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock -- \
+  GUEST+="echo '[guest] verbs tests: memlock '$MEMLOCK_KB' KiB, no CAP_IPC_LOCK, kernel '\$(uname -r); t0=\$(date +%s.%N);
+(ulimit -l $MEMLOCK_KB; timeout -k 10 $TEST_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/verbs -Drdmakv.conformance.providers=ibverbs \
-  -jar $ROOT/$OUT/junit-platform-console-standalone.jar execute \
-  --class-path '$CLASSES' \
+  $LAUNCHER --class-path '$CLASSES' \
   --select-package io.rdmakv.verbs.ibverbs --select-package io.rdmakv.verbs.conformance \
-  --details=tree --disable-banner --disable-ansi-colors --reports-dir $ROOT/$OUT/reports;
-rc=\$?; echo \"[guest] test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/tests.rc;
+  --reports-dir $ROOT/$OUT/reports/verbs) 2>&1 | tee $ROOT/$OUT/verbs.log;
+rc=\${PIPESTATUS[0]}; echo \"[guest] verbs test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/verbs.rc;
+"
+fi
+if [ $MODE_STORE = 1 ]; then
+  # kvserver and KvClient in one JVM on rxe0, the same way (C1, no CAP_IPC_LOCK, a finite memlock limit)
+  GUEST+="echo '[guest] store tests over ibverbs: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
+(ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/client -Drdmakv.test.transport=ibverbs \
+  $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
+  --reports-dir $ROOT/$OUT/reports/store) 2>&1 | tee $ROOT/$OUT/store.log;
+rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store.rc;
 "
 fi
 if [ $MODE_LATENCY = 1 ]; then
@@ -91,7 +132,7 @@ timeout 300 $t -d rxe0 -x 1 -s 8 -n $LAT_ITERS 127.0.0.1 2>&1 | grep -E '#bytes|
   GUEST+="echo '[guest] java'; timeout 900 $GUEST_JAVA $JVM_FLAGS -cp '$CLASSES' io.rdmakv.verbs.ibverbs.IbverbsLatency $LAT_ITERS $LAT_WARMUP 8;
 "
 fi
-GUEST+="exit \$(cat $ROOT/$OUT/tests.rc 2>/dev/null || echo 0)"
+GUEST+="exit 0"
 
 # 3. run it in the VM; output and reports come back through the shared (read-write) $OUT
 echo "[softroce-verbs] starting the Soft-RoCE VM"
@@ -105,21 +146,30 @@ echo "[softroce-verbs] VM run took $(( $(date +%s) - vm_start ))s, exit $vm_rc"
 status=0
 if [ $MODE_LATENCY = 1 ]; then
   grep -E '^\[guest\] ib_|#bytes|^ *8 |^java |^ibverbs latency' "$OUT/console.log" > "$OUT/latency.log" || true
+  [ "$vm_rc" = 0 ] || status=1
 fi
-if [ $MODE_TESTS = 1 ]; then
-  count() { sed -n "s/^\[ *\([0-9][0-9]*\) tests $1 *\]$/\1/p" "$OUT/console.log" | tail -1; }
-  ok=$(count successful); failed=$(count failed); aborted=$(count aborted); skipped=$(count skipped)
-  echo "[softroce-verbs] tests: ${ok:-?} successful, ${failed:-?} failed, ${aborted:-?} aborted (assumptions), ${skipped:-?} skipped; at least $MIN_TESTS must succeed"
+# $1 name, $2 log, $3 exit status file, $4 minimum successful
+check() {
+  local ok failed aborted skipped rc
+  count() { sed -n "s/^\[ *\([0-9][0-9]*\) tests $1 *\]$/\1/p" "$2" 2>/dev/null | tail -1; }
+  ok=$(count successful "$2"); failed=$(count failed "$2"); aborted=$(count aborted "$2"); skipped=$(count skipped "$2")
+  rc=$(cat "$3" 2>/dev/null || echo none)
+  echo "[softroce-verbs] $1 tests: ${ok:-?} successful, ${failed:-?} failed, ${aborted:-?} aborted (assumptions), ${skipped:-?} skipped; at least $4 must succeed"
   if [ -z "$ok" ]; then
-    echo "[softroce-verbs] FAILED: no test summary in the output (JVM crashed or timed out?)" >&2; status=1
-  elif [ "${failed:-0}" != 0 ] || [ "$vm_rc" != 0 ]; then
-    echo "[softroce-verbs] FAILED: test failures (exit $vm_rc)" >&2; status=1
-  elif [ "$ok" -lt "$MIN_TESTS" ]; then
-    echo "[softroce-verbs] FAILED: only $ok tests succeeded, expected at least $MIN_TESTS" >&2; status=1
-  else
-    echo "[softroce-verbs] OK"
+    echo "[softroce-verbs] $1 FAILED: no test summary in the output (JVM crashed or timed out? exit $rc, VM exit $vm_rc)" >&2; return 1
+  elif [ "${failed:-0}" != 0 ] || [ "$rc" != 0 ]; then
+    echo "[softroce-verbs] $1 FAILED: test failures (test JVM exit $rc)" >&2; return 1
+  elif [ "$ok" -lt "$4" ]; then
+    echo "[softroce-verbs] $1 FAILED: only $ok tests succeeded, expected at least $4" >&2; return 1
   fi
-elif [ "$vm_rc" != 0 ]; then
-  status=1
-fi
+  if [ "${aborted:-0}" != 0 ]; then
+    echo "[softroce-verbs] $1: aborted (assumptions not met, with the reasons; the Soft-RoCE ones are in the README):"
+    grep -F '■' "$2" | sed 's/^[│├└─ ]*/    /' | sort | uniq -c | sed 's/^ */    /'
+  fi
+  echo "[softroce-verbs] $1 OK"
+}
+if [ $MODE_VERBS = 1 ]; then check verbs "$OUT/verbs.log" "$OUT/verbs.rc" "$MIN_TESTS" || status=1; fi
+if [ $MODE_STORE = 1 ]; then check store "$OUT/store.log" "$OUT/store.rc" "$MIN_STORE_TESTS" || status=1; fi
+if [ "$vm_rc" != 0 ]; then echo "[softroce-verbs] the VM run itself failed (exit $vm_rc)" >&2; status=1; fi
+[ $status = 0 ] && echo "[softroce-verbs] OK" || echo "[softroce-verbs] FAILED" >&2
 exit $status

@@ -7,10 +7,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 
-/** A real kvserver on loopback over the tcp transport, and clients for it. */
+/**
+ * A real kvserver on loopback, and clients for it, both on the transport named by
+ * {@code -Drdmakv.test.transport} ({@code tcp} by default; {@code scripts/softroce-verbs.sh} runs these
+ * tests with {@code ibverbs} on a Soft-RoCE device). Every server started here uses that transport,
+ * whatever the given {@link ServerConfig} says.
+ */
 final class LocalCluster implements AutoCloseable
 {
     static final long MEMORY = 32L << 20;
+    static final String TRANSPORT_PROPERTY = "rdmakv.test.transport";
+    /** The transport of every server and client here. */
+    static final String TRANSPORT = transport();
 
     private final KvServer server;
 
@@ -18,7 +26,9 @@ final class LocalCluster implements AutoCloseable
     {
         try
         {
-            server = KvServer.start(config);
+            server = KvServer.start(new ServerConfig(config.listenHost(), config.listenPort(), config.memoryBytes(),
+                TRANSPORT, config.nodeId(), config.clusterFile(), config.authToken(), config.graceNanos(),
+                config.chunkSize()));
         }
         catch (final IOException e)
         {
@@ -29,6 +39,12 @@ final class LocalCluster implements AutoCloseable
     LocalCluster()
     {
         this(ServerConfig.local(MEMORY));
+    }
+
+    private static String transport()
+    {
+        final String name = System.getProperty(TRANSPORT_PROPERTY, "tcp").trim();
+        return name.isEmpty() ? "tcp" : name;
     }
 
     KvServer server()
@@ -43,7 +59,7 @@ final class LocalCluster implements AutoCloseable
 
     KvClientConfig clientConfig()
     {
-        return KvClientConfig.of(hosts()).withTransport("tcp").withOpTimeout(Duration.ofSeconds(10));
+        return KvClientConfig.of(hosts()).withTransport(TRANSPORT).withOpTimeout(Duration.ofSeconds(10));
     }
 
     KvClient client()

@@ -73,8 +73,10 @@ public final class IbvCompletionQueue implements CompletionQueue
                 waitState, context.segment(), requestedCapacity, MemorySegment.NULL, channel, 0);
             if (createdCq.address() == 0)
             {
+                final int maxCqe = context.maxCqe();
                 throw new VerbsException("ibv_create_cq", CallState.errno(waitState), "completion queue of " +
-                    requestedCapacity + " entries on device " + context.deviceName());
+                    requestedCapacity + " entries on device " + context.deviceName() +
+                    (requestedCapacity > maxCqe ? ", which allows at most " + maxCqe + " (max_cqe)" : ""));
             }
             cq = createdCq.reinterpret(IbvCq.SIZE);
             capacity = cq.get(JAVA_INT, IbvCq.CQE);

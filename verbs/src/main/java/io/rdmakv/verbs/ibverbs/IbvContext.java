@@ -29,6 +29,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 public final class IbvContext implements Context
 {
     private static final System.Logger LOG = System.getLogger(IbvContext.class.getName());
+    /** {@code RXE_VENDOR_ID} of the kernel's {@code rdma_rxe} ({@code rxe_param.h}); not in verbs.h. */
+    static final int RXE_VENDOR_ID = 0xFFFFFF;
 
     private final MemorySegment context;
     private final String deviceName;
@@ -48,6 +50,8 @@ public final class IbvContext implements Context
     private final int maxQpRdAtom;
     private final int maxQpInitRdAtom;
     private final int atomicCap;
+    private final int vendorId;
+    private final int vendorPartId;
     private final Set<IbvProtectionDomain> protectionDomains = new LinkedHashSet<>();
     private final Set<IbvCompletionQueue> completionQueues = new LinkedHashSet<>();
     private int maxInlineData = -1;
@@ -83,6 +87,8 @@ public final class IbvContext implements Context
             maxQpRdAtom = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_RD_ATOM);
             maxQpInitRdAtom = deviceAttr.get(JAVA_INT, IbvDeviceAttr.MAX_QP_INIT_RD_ATOM);
             atomicCap = deviceAttr.get(JAVA_INT, IbvDeviceAttr.ATOMIC_CAP);
+            vendorId = deviceAttr.get(JAVA_INT, IbvDeviceAttr.VENDOR_ID);
+            vendorPartId = deviceAttr.get(JAVA_INT, IbvDeviceAttr.VENDOR_PART_ID);
 
             final MemorySegment portAttr = queryPort(arena, state);
             final int portState = portAttr.get(JAVA_INT, IbvPortAttr.STATE);
@@ -286,6 +292,12 @@ public final class IbvContext implements Context
         return nodeGuid;
     }
 
+    /** {@code max_cqe}: the most entries a completion queue of this device may have. */
+    int maxCqe()
+    {
+        return maxCqe;
+    }
+
     /** {@code max_qp_rd_atom}: READs/atomics a queue pair serves at once (responder resources). */
     int maxQpRdAtom()
     {
@@ -296,6 +308,26 @@ public final class IbvContext implements Context
     int maxQpInitRdAtom()
     {
         return maxQpInitRdAtom;
+    }
+
+    /** {@code vendor_id} of {@code ibv_query_device} (IEEE OUI; Soft-RoCE says {@code 0xffffff}). */
+    public int vendorId()
+    {
+        return vendorId;
+    }
+
+    public int vendorPartId()
+    {
+        return vendorPartId;
+    }
+
+    /**
+     * True on the kernel's software RoCE driver, {@code rdma_rxe}, recognized by its vendor id (a device
+     * name is chosen by whoever creates the device, so "rxe0" proves nothing).
+     */
+    public boolean isSoftRoce()
+    {
+        return vendorId == RXE_VENDOR_ID;
     }
 
     @Override

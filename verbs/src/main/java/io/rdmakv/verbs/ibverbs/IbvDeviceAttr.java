@@ -59,6 +59,8 @@ final class IbvDeviceAttr
     static final long FW_VER = CStruct.offset(LAYOUT, "fw_ver");
     static final long NODE_GUID = CStruct.offset(LAYOUT, "node_guid");
     static final long MAX_MR_SIZE = CStruct.offset(LAYOUT, "max_mr_size");
+    static final long VENDOR_ID = CStruct.offset(LAYOUT, "vendor_id");
+    static final long VENDOR_PART_ID = CStruct.offset(LAYOUT, "vendor_part_id");
     static final long MAX_QP_WR = CStruct.offset(LAYOUT, "max_qp_wr");
     static final long MAX_SGE = CStruct.offset(LAYOUT, "max_sge");
     static final long MAX_CQE = CStruct.offset(LAYOUT, "max_cqe");

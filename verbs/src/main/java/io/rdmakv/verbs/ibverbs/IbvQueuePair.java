@@ -187,6 +187,41 @@ public final class IbvQueuePair implements QueuePair
         }
     }
 
+    /**
+     * What {@code ibv_query_qp} reports for the attributes {@link #modifyToRtr}/{@link #modifyToRts} set:
+     * the device's view, to check that what was asked for arrived.
+     */
+    public record Attributes(
+        QpState state, int pathMtu, int destQpNum, int timeout, int retryCount, int rnrRetry, int minRnrTimer,
+        int maxRdAtomic, int maxDestRdAtomic)
+    {
+    }
+
+    /** Queries the queue pair's connection attributes ({@code ibv_query_qp}). */
+    public Attributes query()
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            ensureOpen("ibv_query_qp");
+            final MemorySegment state = CallState.allocate(call);
+            final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
+            final int mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC;
+            final int rc = LibIbverbs.ibvQueryQp(state, qp, attr, mask, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", CallState.errnoOf(rc, state), describe());
+            }
+            return new Attributes(QpState.of(attr.get(JAVA_INT, IbvQpAttr.QP_STATE)),
+                attr.get(JAVA_INT, IbvQpAttr.PATH_MTU), attr.get(JAVA_INT, IbvQpAttr.DEST_QP_NUM),
+                attr.get(JAVA_BYTE, IbvQpAttr.TIMEOUT) & 0xff, attr.get(JAVA_BYTE, IbvQpAttr.RETRY_CNT) & 0xff,
+                attr.get(JAVA_BYTE, IbvQpAttr.RNR_RETRY) & 0xff, attr.get(JAVA_BYTE, IbvQpAttr.MIN_RNR_TIMER) & 0xff,
+                attr.get(JAVA_BYTE, IbvQpAttr.MAX_RD_ATOMIC) & 0xff,
+                attr.get(JAVA_BYTE, IbvQpAttr.MAX_DEST_RD_ATOMIC) & 0xff);
+        }
+    }
+
     @Override
     public QueuePairEndpoint localEndpoint()
     {
@@ -260,20 +295,35 @@ public final class IbvQueuePair implements QueuePair
     {
         final int deviceMax = Math.min(255, Math.max(1, context.maxQpInitRdAtom()));
         final int maxRdAtomic = options.maxRdAtomic() > 0 ? Math.min(options.maxRdAtomic(), deviceMax) : deviceMax;
+        final int retryCount = retryCountFor(context, options.retryCount());
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
             attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.RTS.code());
             attr.set(JAVA_INT, IbvQpAttr.SQ_PSN, psn);
             attr.set(JAVA_BYTE, IbvQpAttr.TIMEOUT, (byte)options.timeout());
-            attr.set(JAVA_BYTE, IbvQpAttr.RETRY_CNT, (byte)options.retryCount());
+            attr.set(JAVA_BYTE, IbvQpAttr.RETRY_CNT, (byte)retryCount);
             attr.set(JAVA_BYTE, IbvQpAttr.RNR_RETRY, (byte)options.rnrRetry());
             attr.set(JAVA_BYTE, IbvQpAttr.MAX_RD_ATOMIC, (byte)maxRdAtomic);
             modify(call, attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                 IBV_QP_MAX_QP_RD_ATOMIC,
-                "RTR -> RTS (sq psn " + psn + ", timeout " + options.timeout() + ", retry " + options.retryCount() +
+                "RTR -> RTS (sq psn " + psn + ", timeout " + options.timeout() + ", retry " + retryCount +
+                (retryCount != options.retryCount() ? " (asked " + options.retryCount() + ")" : "") +
                 ", rnr retry " + options.rnrRetry() + ", max rd atomic " + maxRdAtomic + ")");
         }
+    }
+
+    /**
+     * The {@code retry_cnt} to pass for {@code ConnectOptions.retryCount}: the same, except 6 for 7 on
+     * Soft-RoCE. There {@code retry_cnt} 7 means "retry forever" ({@code rxe_comp.c}: {@code if
+     * (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--}), which the InfiniBand spec gives only to
+     * {@code rnr_retry} 7; a requester whose peer went away would then never complete (measured on
+     * Debian 12's 6.1 kernel: no completion in 4 s with 7, {@code RETRY_EXC_ERR} after 0.8 s with 6).
+     * One retry fewer than asked keeps the promise that matters: a dead peer fails the requests.
+     */
+    static int retryCountFor(final IbvContext context, final int asked)
+    {
+        return asked == 7 && context.isSoftRoce() ? 6 : asked;
     }
 
     @Override

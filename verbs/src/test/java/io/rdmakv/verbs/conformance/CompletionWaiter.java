@@ -65,6 +65,27 @@ final class CompletionWaiter implements AutoCloseable
         return await(cq, 1).getFirst();
     }
 
+    /** The next completion of {@code cq} if one arrives within {@code nanos}, else null. */
+    Completion awaitOneWithin(final CompletionQueue cq, final long nanos)
+    {
+        final long deadline = System.nanoTime() + nanos;
+        long left = nanos;
+        while (left > 0)
+        {
+            final int rc = cq.await(one, left);
+            if (rc < 0)
+            {
+                fail("CompletionQueue.await failed: " + Errno.name(-rc));
+            }
+            if (rc > 0)
+            {
+                return Completion.of(one.at(0));
+            }
+            left = deadline - System.nanoTime();
+        }
+        return null;
+    }
+
     /** Fails when {@code cq} holds a completion right now. */
     void assertEmpty(final CompletionQueue cq, final String why)
     {

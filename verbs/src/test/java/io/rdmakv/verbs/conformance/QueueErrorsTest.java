@@ -12,9 +12,12 @@ import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WcStatus;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -109,7 +112,24 @@ final class QueueErrorsTest
             }
 
             VerbsFixture.postReceive(link.server(), receives.at(0).wrId(4).next(null));
+            if (!KnownDeviations.softRoce(fx.server().context()))
+            {
+                fx.awaitOne(fx.server().cq()).assertStatus(4, WcStatus.WR_FLUSH_ERR);
+                return;
+            }
+            // Soft-RoCE: see KnownDeviations.RXE_RECV_IN_ERR_NOT_FLUSHED. The RECV must not be lost: if it is
+            // not flushed on its own, the next transition to ERR must flush it; then the test is reported as
+            // aborted with the reason, not as passed.
+            final Completion late = fx.awaitOneWithin(fx.server().cq(), TimeUnit.SECONDS.toNanos(2));
+            if (late != null)
+            {
+                late.assertStatus(4, WcStatus.WR_FLUSH_ERR);
+                return;
+            }
+            link.server().modifyToError();
             fx.awaitOne(fx.server().cq()).assertStatus(4, WcStatus.WR_FLUSH_ERR);
+            Assumptions.abort(KnownDeviations.RXE_RECV_IN_ERR_NOT_FLUSHED + "; kernel " +
+                System.getProperty("os.version"));
         }
     }
 
@@ -128,7 +148,13 @@ final class QueueErrorsTest
                 fx.sendRequests(1).at(0).send(outbox.address(), 64, outbox.lkey())
                     .wrId(2).sendFlags(SendFlags.SIGNALED));
 
-            fx.awaitOne(fx.server().cq()).assertStatus(1, WcStatus.LOC_LEN_ERR);
+            // LOC_LEN_ERR is what the spec and real NICs say; Soft-RoCE says LOC_QP_OP_ERR (rxe_resp.c).
+            final Completion received = fx.awaitOne(fx.server().cq());
+            assertEquals(1, received.wrId(), () -> "wrId of " + received);
+            final Set<WcStatus> allowed = KnownDeviations.softRoce(fx.server().context()) ?
+                Set.of(WcStatus.LOC_LEN_ERR, WcStatus.LOC_QP_OP_ERR) : Set.of(WcStatus.LOC_LEN_ERR);
+            assertTrue(allowed.contains(received.status()),
+                () -> "a RECV too small for the SEND must fail with one of " + allowed + ": " + received);
             final Completion sent = fx.awaitOne(fx.client().cq());
             assertEquals(2, sent.wrId(), () -> "wrId of " + sent);
             // REM_INV_REQ_ERR on ibverbs devices; any error is conformant.

@@ -223,6 +223,12 @@ final class VerbsFixture implements AutoCloseable
         return waiter.awaitOne(cq);
     }
 
+    /** The next completion of {@code cq} if one arrives within {@code nanos}, else null (no failure). */
+    Completion awaitOneWithin(final CompletionQueue cq, final long nanos)
+    {
+        return waiter.awaitOneWithin(cq, nanos);
+    }
+
     void assertNoCompletion(final CompletionQueue cq, final String why)
     {
         waiter.assertEmpty(cq, why);

@@ -394,6 +394,65 @@ class IbverbsLoopbackTest
         }
     }
 
+    /** ibv_query_qp after connect: what modifyToRtr/modifyToRts asked for reached the device. */
+    @Test
+    void theDeviceReportsTheConnectionAttributesThatWereAskedFor()
+    {
+        final IbvQueuePair.Attributes connected = ((IbvQueuePair)a).query();
+        System.out.println("queue pair " + a.qpNum() + " after connect (DEFAULT options): " + connected);
+        assertEquals(QpState.RTS, connected.state());
+        assertEquals(b.qpNum(), connected.destQpNum());
+        assertEquals(context.activeMtu(), connected.pathMtu());
+        assertEquals(ConnectOptions.DEFAULT.timeout(), connected.timeout());
+        assertEquals(IbvQueuePair.retryCountFor(context, ConnectOptions.DEFAULT.retryCount()), connected.retryCount());
+        assertEquals(ConnectOptions.DEFAULT.rnrRetry(), connected.rnrRetry());
+        assertEquals(ConnectOptions.DEFAULT.minRnrTimer(), connected.minRnrTimer());
+
+        final CompletionQueue ownCq = context.createCompletionQueue(16);
+        final QueuePair c = pd.createQueuePair(QueuePairConfig.of(ownCq, 8, 8));
+        final QueuePair d = pd.createQueuePair(QueuePairConfig.of(ownCq, 8, 8));
+        try
+        {
+            final ConnectOptions options = new ConnectOptions(AccessFlags.ALL_REMOTE, 10, 3, 5, 7, 1, -1);
+            connect(c, d, options);
+            final IbvQueuePair.Attributes attributes = ((IbvQueuePair)c).query();
+            assertEquals(10, attributes.timeout(), attributes::toString);
+            assertEquals(3, attributes.retryCount(), attributes::toString);
+            assertEquals(5, attributes.rnrRetry(), attributes::toString);
+            assertEquals(7, attributes.minRnrTimer(), attributes::toString);
+            assertEquals(1, attributes.maxRdAtomic(), attributes::toString);
+        }
+        finally
+        {
+            c.close();
+            d.close();
+            ownCq.close();
+        }
+    }
+
+    /** retry_cnt 7 means "forever" on Soft-RoCE only; elsewhere what was asked is what is passed. */
+    @Test
+    void retryCountSevenIsBoundedOnSoftRoce()
+    {
+        for (int asked = 0; asked <= 7; asked++)
+        {
+            final int expected = asked == 7 && context.isSoftRoce() ? 6 : asked;
+            assertEquals(expected, IbvQueuePair.retryCountFor(context, asked), "retry count for " + asked);
+        }
+        System.out.printf("device %s: vendor id 0x%x, part %d, Soft-RoCE %b%n", context.deviceName(),
+            context.vendorId(), context.vendorPartId(), context.isSoftRoce());
+    }
+
+    @Test
+    void aCompletionQueueLargerThanTheDeviceAllowsIsRefusedWithTheLimit()
+    {
+        final int maxCqe = context.attributes().maxCqe();
+        assumeTrue(maxCqe < Integer.MAX_VALUE, "max_cqe is unbounded");
+        final VerbsException e = assertThrows(VerbsException.class, () -> context.createCompletionQueue(maxCqe + 1));
+        assertEquals(Errno.EINVAL, e.errno(), e::getMessage);
+        assertTrue(e.getMessage().contains("at most " + maxCqe), e::getMessage);
+    }
+
     @Test
     void aBadRkeyFailsWithRemAccessErrAndTheQueuePairFlushes()
     {

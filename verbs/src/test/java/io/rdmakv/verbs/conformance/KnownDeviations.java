@@ -1,0 +1,35 @@
+package io.rdmakv.verbs.conformance;
+
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ibverbs.IbvContext;
+
+/**
+ * Where a real device is known to behave differently from what the suite otherwise demands, and why.
+ * Each deviation is accepted only for the device that has it, and the README's "Known rxe deviations"
+ * lists them; everything else stays strict.
+ */
+final class KnownDeviations
+{
+    /**
+     * Why a RECV posted to a queue pair already in ERR is not flushed on Soft-RoCE: the user-space rxe
+     * provider (rdma-core's {@code providers/rxe}) posts a RECV by writing it into the receive ring it
+     * shares with the kernel, without a system call, so the kernel does not learn of it; it flushes the
+     * ring only when its responder runs again in ERR (another {@code ibv_modify_qp} to ERR does that,
+     * a packet from the peer or a post on the send queue does not). Seen with Debian 12's kernel 6.1 and
+     * rdma-core 44.
+     */
+    static final String RXE_RECV_IN_ERR_NOT_FLUSHED = "Soft-RoCE (rdma_rxe, rdma-core's user-space rxe " +
+        "provider) does not flush a RECV posted after the queue pair entered ERR: ibv_post_recv only writes it " +
+        "into the receive ring it shares with the kernel, and the kernel flushes that ring only when something " +
+        "makes its responder run again (here: a second modifyToError, which did flush it)";
+
+    private KnownDeviations()
+    {
+    }
+
+    /** True for the {@code ibverbs} provider on the kernel's software RoCE driver ({@code rdma_rxe}). */
+    static boolean softRoce(final Context context)
+    {
+        return context instanceof IbvContext ibv && ibv.isSoftRoce();
+    }
+}
