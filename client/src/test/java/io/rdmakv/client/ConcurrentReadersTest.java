@@ -23,6 +23,7 @@ class ConcurrentReadersTest
     private static final int WRITERS = 4;
     private static final int READERS = 4;
     private static final long RUN_NANOS = TimeUnit.SECONDS.toNanos(3);
+    private static final long MAX_RUN_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     /** A value that names its writer and sequence, padded to a size that varies with the sequence. */
     private static byte[] value(final int writer, final int seq)
@@ -105,8 +106,10 @@ class ConcurrentReadersTest
                     }
                 });
             }
-            final long deadline = System.nanoTime() + RUN_NANOS;
-            while (System.nanoTime() < deadline && failures.isEmpty())
+            // At least RUN_NANOS, and on a slow machine (an emulated VM) until enough has happened, within a bound.
+            final long start = System.nanoTime();
+            while (failures.isEmpty() && System.nanoTime() - start < MAX_RUN_NANOS &&
+                (System.nanoTime() - start < RUN_NANOS || reads.get() < 100 || writes.get() < 100))
             {
                 Thread.onSpinWait();
             }

@@ -84,7 +84,7 @@ public final class KvServer implements AutoCloseable
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages());
-            createdCq = opened.createCompletionQueue(CONTROL_CQ_CAPACITY);
+            createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
         }
         catch (final IOException | RuntimeException e)
         {
