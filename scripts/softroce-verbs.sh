@@ -15,13 +15,15 @@
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
-# Env: SOFTROCE_MIN_TESTS (default 84)   SOFTROCE_MIN_STORE_TESTS (default 10; lower it with SOFTROCE_STORE_EXCLUDE)
+# Env: SOFTROCE_MIN_TESTS (default 84)   SOFTROCE_MIN_STORE_TESTS (default 12; lower it with SOFTROCE_STORE_EXCLUDE)
 #      SOFTROCE_TEST_TIMEOUT / SOFTROCE_STORE_TIMEOUT seconds for each test JVM (default 900 / 600)
 #      SOFTROCE_MEMLOCK_KB memlock limit of the verbs test JVM, which runs without CAP_IPC_LOCK so that
 #                          the limit applies (default 65536: the memlock test needs a finite limit)
 #      SOFTROCE_STORE_MEMLOCK_KB the same for the store test JVM (default 262144: a test server registers
 #                          a region of up to 64 MiB, and its clients their buffers)
 #      SOFTROCE_STORE_EXCLUDE  simple names of store test classes not to run (printed; default none)
+#      SOFTROCE_STORE_OP_TIMEOUT_MS  the store test clients' per-operation timeout (default 60000: under TCG
+#                          emulation a single operation over rxe was seen to stall for more than 10 s)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
 # Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, reports/{verbs,store}/, latency.log)
 set -euo pipefail
@@ -52,7 +54,7 @@ done
 GUEST_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 [ -x "$GUEST_JAVA" ] || { echo "softroce-verbs: $GUEST_JAVA is missing (the guest sees this machine's /)" >&2; exit 2; }
 MIN_TESTS=${SOFTROCE_MIN_TESTS:-84}
-MIN_STORE_TESTS=${SOFTROCE_MIN_STORE_TESTS:-10}
+MIN_STORE_TESTS=${SOFTROCE_MIN_STORE_TESTS:-12}
 TEST_TIMEOUT=${SOFTROCE_TEST_TIMEOUT:-900}
 STORE_TIMEOUT=${SOFTROCE_STORE_TIMEOUT:-600}
 MEMLOCK_KB=${SOFTROCE_MEMLOCK_KB:-65536}
@@ -116,7 +118,7 @@ if [ $MODE_STORE = 1 ]; then
   # kvserver and KvClient in one JVM on rxe0, the same way (C1, no CAP_IPC_LOCK, a finite memlock limit)
   GUEST+="echo '[guest] store tests over ibverbs: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
-  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/client -Drdmakv.test.transport=ibverbs \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/client -Drdmakv.test.transport=ibverbs -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
   $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
   --reports-dir $ROOT/$OUT/reports/store) 2>&1 | tee $ROOT/$OUT/store.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store.rc;

@@ -57,9 +57,13 @@ final class LocalCluster implements AutoCloseable
         return "127.0.0.1:" + server.port();
     }
 
+    /** Per-operation timeout of the test clients in milliseconds (an emulated VM may want more). */
+    static final String OP_TIMEOUT_PROPERTY = "rdmakv.test.opTimeoutMs";
+
     KvClientConfig clientConfig()
     {
-        return KvClientConfig.of(hosts()).withTransport(TRANSPORT).withOpTimeout(Duration.ofSeconds(10));
+        return KvClientConfig.of(hosts()).withTransport(TRANSPORT)
+            .withOpTimeout(Duration.ofMillis(Long.getLong(OP_TIMEOUT_PROPERTY, 10_000)));
     }
 
     KvClient client()
