@@ -464,7 +464,7 @@ public final class KvClient implements AutoCloseable
             case Status.OUT_OF_SPACE -> new OutOfSpaceException(operation + ": node " + node +
                 " has no data space left");
             case Status.TIMEOUT -> new KvTimeoutException(operation + ": node " + node + " did not answer within " +
-                config.opTimeout().toMillis() + " ms");
+                config.opTimeout().toMillis() + " ms (waiting for " + session.timedOutWaitingFor() + ")");
             case Status.RETRIES_EXHAUSTED -> new KvException(operation + ": gave up after " + Lane.maxAttempts() +
                 " attempts on a heavily contended key at node " + node);
             case Status.CORRUPTED -> new CorruptedBlockException(operation + ": a block of this key's bucket at node " +

@@ -6,7 +6,6 @@ import io.rdmakv.common.layout.BucketGroup;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.verbs.SendFlags;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -406,7 +405,9 @@ public final class Lane
         final long lockAddress = RemoteIndex.lockAddress(group1Address);
         io.wr(0).sendFlags(0).compareAndSwap(io.localAddress(LaneBuffers.LOCK), io.lkey(), lockAddress,
             remote.indexRkey(), 0L, lockWord);
-        prepareGroupReads(1, SendFlags.FENCE);
+        // No fence: an RC responder executes the CAS before the READs behind it, so they see the lock taken.
+        // (A fence here also stalled Soft-RoCE's requester now and then.)
+        prepareGroupReads(1, 0);
         int rc = io.ring(3);
         if (rc != Status.OK)
         {

@@ -37,6 +37,7 @@ final class LaneIo implements AutoCloseable
     private long nextWrId = 1;
     private long timeoutNanos;
     private int failure;
+    private String failedWaitingFor = "";
 
     LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
         final long timeoutNanos)
@@ -165,9 +166,30 @@ final class LaneIo implements AutoCloseable
             }
             if (n == 0 && System.nanoTime() - deadline > 0)
             {
+                failedWaitingFor = describePosted();
                 return fail(Status.TIMEOUT);
             }
         }
+    }
+
+    /** The opcodes of the chain last posted, for the message of a timeout (control path: allocates). */
+    private String describePosted()
+    {
+        final StringBuilder sb = new StringBuilder();
+        SendWorkRequest wr = requests.at(0);
+        while (wr != null)
+        {
+            sb.append(sb.isEmpty() ? "" : " + ").append(io.rdmakv.verbs.Opcode.name(wr.opcode()));
+            final long next = wr.nextAddress();
+            wr = next == 0 ? null : requests.byAddress(next);
+        }
+        return sb.toString();
+    }
+
+    /** What the lane was waiting for when it timed out (the posted chain's opcodes), or empty. */
+    String failedWaitingFor()
+    {
+        return failedWaitingFor;
     }
 
     /**
@@ -196,6 +218,7 @@ final class LaneIo implements AutoCloseable
             {
                 if (System.nanoTime() - deadline > 0)
                 {
+                    failedWaitingFor = "a control reply";
                     return fail(Status.TIMEOUT);
                 }
                 Thread.onSpinWait();

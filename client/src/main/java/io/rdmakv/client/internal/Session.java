@@ -138,6 +138,12 @@ public final class Session implements LaneControl, AutoCloseable
         return counters;
     }
 
+    /** What the lane was waiting for when it timed out, or empty. */
+    public String timedOutWaitingFor()
+    {
+        return io.failedWaitingFor();
+    }
+
     /** True when the node announced it is shutting down. */
     public boolean shutdownNoticed()
     {

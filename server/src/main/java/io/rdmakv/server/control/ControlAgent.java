@@ -129,7 +129,16 @@ public final class ControlAgent implements Runnable
         {
             while (running)
             {
-                idle.idle(doWork());
+                try
+                {
+                    idle.idle(doWork());
+                }
+                catch (final RuntimeException e)
+                {
+                    // One bad request or session must not stop the control plane of every client.
+                    counters.agentErrors++;
+                    LOG.log(System.Logger.Level.ERROR, "control agent: " + e, e);
+                }
             }
         }
         finally

@@ -24,6 +24,7 @@ public final class ServerCounters
     volatile long completionErrors;
     volatile long reclaimedBytes;
     volatile long locksReleased;
+    volatile long agentErrors;
     /** Failed completions by {@code ibv_wc_status} code (agent thread writes with release stores, no RMW). */
     private final AtomicLongArray completionErrorsByStatus = new AtomicLongArray(STATUS_CODES);
 
@@ -103,5 +104,11 @@ public final class ServerCounters
     public long locksReleased()
     {
         return locksReleased;
+    }
+
+    /** Unexpected exceptions the control agent caught and survived (each is logged). */
+    public long agentErrors()
+    {
+        return agentErrors;
     }
 }
