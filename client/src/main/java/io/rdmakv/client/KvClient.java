@@ -188,9 +188,8 @@ public final class KvClient implements AutoCloseable
     public Versioned getVersioned(final byte[] key)
     {
         checkKey(key.length);
-        final Session session = session(key, 0, key.length);
+        final Session session = staged(key);
         final Lane lane = session.lane();
-        lane.key(key, 0, key.length);
         final OperationRecorder recorder = begin(session);
         final int rc = lane.get();
         end(recorder, Operations.GET, rc);
@@ -216,9 +215,8 @@ public final class KvClient implements AutoCloseable
     {
         final int keyLength = (int)key.byteSize();
         checkKey(keyLength);
-        final Session session = session(key, keyLength);
+        final Session session = staged(key, keyLength);
         final Lane lane = session.lane();
-        lane.key(key, 0, keyLength);
         final OperationRecorder recorder = begin(session);
         final int rc = lane.get();
         end(recorder, Operations.GET, rc);
@@ -244,9 +242,8 @@ public final class KvClient implements AutoCloseable
     {
         checkKey(key.length);
         checkValue(value.length);
-        final Session session = session(key, 0, key.length);
+        final Session session = staged(key);
         final Lane lane = session.lane();
-        lane.key(key, 0, key.length);
         lane.value(value, 0, value.length);
         final OperationRecorder recorder = begin(session);
         final int rc = lane.put();
@@ -263,9 +260,8 @@ public final class KvClient implements AutoCloseable
         final int keyLength = (int)key.byteSize();
         checkKey(keyLength);
         checkValue(value.byteSize());
-        final Session session = session(key, keyLength);
+        final Session session = staged(key, keyLength);
         final Lane lane = session.lane();
-        lane.key(key, 0, keyLength);
         lane.value(value, 0, (int)value.byteSize());
         final OperationRecorder recorder = begin(session);
         final int rc = lane.put();
@@ -286,9 +282,8 @@ public final class KvClient implements AutoCloseable
     {
         checkKey(key.length);
         checkValue(value.length);
-        final Session session = session(key, 0, key.length);
+        final Session session = staged(key);
         final Lane lane = session.lane();
-        lane.key(key, 0, key.length);
         lane.value(value, 0, value.length);
         final OperationRecorder recorder = begin(session);
         final int rc = lane.compareAndSet(expectedVersion);
@@ -304,9 +299,8 @@ public final class KvClient implements AutoCloseable
     public boolean delete(final byte[] key)
     {
         checkKey(key.length);
-        final Session session = session(key, 0, key.length);
+        final Session session = staged(key);
         final Lane lane = session.lane();
-        lane.key(key, 0, key.length);
         final OperationRecorder recorder = begin(session);
         final int rc = lane.delete();
         end(recorder, Operations.DELETE, rc);
@@ -382,14 +376,21 @@ public final class KvClient implements AutoCloseable
 
     // ---- routing and lanes ------------------------------------------------------------------
 
-    private Session session(final byte[] key, final int offset, final int length)
+    /** Hashes the key once, routes it to its node's lane and stages it there; returns the lane's session. */
+    private Session staged(final byte[] key)
     {
-        return laneFor(partitionToNode[map.partitionOf(KeyHash.hash(key, offset, length))]);
+        final long hash = KeyHash.hash(key, 0, key.length);
+        final Session session = laneFor(partitionToNode[map.partitionOf(hash)]);
+        session.lane().key(key, 0, key.length, hash);
+        return session;
     }
 
-    private Session session(final MemorySegment key, final int length)
+    private Session staged(final MemorySegment key, final int length)
     {
-        return laneFor(partitionToNode[map.partitionOf(KeyHash.hash(key, 0, length))]);
+        final long hash = KeyHash.hash(key, 0, length);
+        final Session session = laneFor(partitionToNode[map.partitionOf(hash)]);
+        session.lane().key(key, 0, length, hash);
+        return session;
     }
 
     private Session laneFor(final int node)

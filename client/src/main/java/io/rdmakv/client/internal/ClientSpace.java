@@ -8,7 +8,6 @@ import io.rdmakv.common.SpaceTiming;
  */
 final class ClientSpace
 {
-    private long extentOffset;
     private long extentEnd;
     private long cursor;
 
@@ -48,15 +47,8 @@ final class ClientSpace
         {
             addFree(cursor, (int)Math.min(Integer.MAX_VALUE, extentEnd - cursor), nowNanos);
         }
-        extentOffset = offset;
         extentEnd = offset + length;
         cursor = offset;
-    }
-
-    /** Bytes left in the current extent. */
-    long remaining()
-    {
-        return extentEnd - cursor;
     }
 
     /** Queues a block for FREE. Returns false when the batch is full (flush first). */
@@ -77,11 +69,6 @@ final class ClientSpace
     int freeCount()
     {
         return freeCount;
-    }
-
-    boolean freeBatchFull()
-    {
-        return freeCount == freeOffset.length;
     }
 
     /** True when the batch is full or its oldest entry has waited {@link SpaceTiming#FREE_FLUSH_NANOS}. */
@@ -125,10 +112,5 @@ final class ClientSpace
     long droppedFrees()
     {
         return dropped;
-    }
-
-    long extentOffset()
-    {
-        return extentOffset;
     }
 }

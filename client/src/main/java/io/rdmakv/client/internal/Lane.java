@@ -116,22 +116,23 @@ public final class Lane
     // ---- key staging ------------------------------------------------------------------------
 
     /** Stages the key of the next operation (length already checked by the caller). */
-    public void key(final byte[] key, final int offset, final int length)
+    /** Stages the key whose {@link KeyHash#hash} the caller already computed to route it (no second pass). */
+    public void key(final byte[] key, final int offset, final int length, final long hash)
     {
         MemorySegment.copy(key, offset, mem, ValueLayout.JAVA_BYTE, LaneBuffers.KEY, length);
-        staged(length);
+        staged(length, hash);
     }
 
-    public void key(final MemorySegment key, final long offset, final int length)
+    public void key(final MemorySegment key, final long offset, final int length, final long hash)
     {
         MemorySegment.copy(key, offset, mem, LaneBuffers.KEY, length);
-        staged(length);
+        staged(length, hash);
     }
 
-    private void staged(final int length)
+    private void staged(final int length, final long hash)
     {
         keyLength = length;
-        keyHash = KeyHash.hash(mem, LaneBuffers.KEY, length);
+        keyHash = hash;
         fingerprint = KeyHash.fingerprint(keyHash);
         group1Address = remote.groupAddress(KeyHash.group1(keyHash, remote.groupCount()));
         group2Address = remote.groupAddress(KeyHash.group2(keyHash, remote.groupCount()));
@@ -188,7 +189,7 @@ public final class Lane
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
         {
             final long t0 = System.nanoTime();
-            int rc = readGroups(false);
+            int rc = readGroups(0);
             if (rc != Status.OK)
             {
                 return error(rc);
@@ -326,7 +327,7 @@ public final class Lane
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
         {
             final long t0 = System.nanoTime();
-            rc = readGroups(!written);
+            rc = readGroups(written ? 0 : newWord);
             if (rc != Status.OK)
             {
                 return error(rc);
@@ -514,7 +515,7 @@ public final class Lane
         }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
         {
-            int rc = readGroups(false);
+            int rc = readGroups(0);
             if (rc != Status.OK)
             {
                 return error(rc);
@@ -609,13 +610,12 @@ public final class Lane
             BucketDescriptor.GROUP_LENGTH, io.lkey(), group2Address, remote.indexRkey());
     }
 
-    /** One doorbell: (the block WRITE,) READ of both candidate groups. */
-    private int readGroups(final boolean withBlockWrite)
+    /** One doorbell: the WRITE of the block named by {@code blockWord} (none when 0), READ of both groups. */
+    private int readGroups(final long blockWord)
     {
-        if (withBlockWrite)
+        if (blockWord != 0)
         {
-            prepareBlockWrite(0, SlotWord.encodeBlock(fingerprint, space.peek(writeBlock.blockLength()),
-                writeBlock.blockLength()));
+            prepareBlockWrite(0, blockWord);
             prepareGroupReads(1, 0);
             return io.ring(3);
         }

@@ -35,7 +35,7 @@ final class LaneIo implements AutoCloseable
     private int arrivedCount;
     private int lastReceiveLength;
     private long nextWrId = 1;
-    private long timeoutNanos;
+    private final long timeoutNanos;
     private int failure;
     private String failedWaitingFor = "";
 
@@ -88,11 +88,6 @@ final class LaneIo implements AutoCloseable
     int failure()
     {
         return failure;
-    }
-
-    void timeoutNanos(final long timeoutNanos)
-    {
-        this.timeoutNanos = timeoutNanos;
     }
 
     /**

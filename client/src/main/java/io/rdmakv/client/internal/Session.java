@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import org.agrona.CloseHelper;
 import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
@@ -91,10 +92,10 @@ public final class Session implements LaneControl, AutoCloseable
         }
         catch (final IOException | RuntimeException e)
         {
-            closeQuietly(connection);
-            closeQuietly(createdQp);
-            closeQuietly(createdCq);
-            closeQuietly(registered);
+            CloseHelper.quietClose(connection);
+            CloseHelper.quietClose(createdQp);
+            CloseHelper.quietClose(createdCq);
+            CloseHelper.quietClose(registered);
             arena.close();
             if (e instanceof SessionRefusedException refused)
             {
@@ -294,26 +295,11 @@ public final class Session implements LaneControl, AutoCloseable
             send(length);
         }
         closed = true;
-        closeQuietly(bootstrap);
-        closeQuietly(qp);
-        closeQuietly(cq);
-        closeQuietly(mr);
-        closeQuietly(io);
+        CloseHelper.quietClose(bootstrap);
+        CloseHelper.quietClose(qp);
+        CloseHelper.quietClose(cq);
+        CloseHelper.quietClose(mr);
+        CloseHelper.quietClose(io);
         arena.close();
-    }
-
-    private static void closeQuietly(final AutoCloseable c)
-    {
-        if (c != null)
-        {
-            try
-            {
-                c.close();
-            }
-            catch (final Exception ignore)
-            {
-                // closing after a failure; the failure itself is what gets reported
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmakv.server.control;
 
+import org.agrona.CloseHelper;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -67,11 +68,6 @@ public final class ServerSession implements AutoCloseable
         return qp;
     }
 
-    public Socket bootstrap()
-    {
-        return bootstrap;
-    }
-
     MemorySegment buffers()
     {
         return buffers;
@@ -111,27 +107,12 @@ public final class ServerSession implements AutoCloseable
     public void close()
     {
         departed = true;
-        closeQuietly(bootstrap);
-        closeQuietly(qp);
-        closeQuietly(mr);
+        CloseHelper.quietClose(bootstrap);
+        CloseHelper.quietClose(qp);
+        CloseHelper.quietClose(mr);
         receives.close();
         sends.close();
         arena.close();
-    }
-
-    static void closeQuietly(final AutoCloseable c)
-    {
-        if (c != null)
-        {
-            try
-            {
-                c.close();
-            }
-            catch (final Exception ignore)
-            {
-                // tearing down after a departure: nothing more to report
-            }
-        }
     }
 
     @Override

@@ -309,12 +309,6 @@ public final class DataAreaAllocator
         return capacity;
     }
 
-    /** Bytes never granted yet. */
-    public long unusedBytes()
-    {
-        return capacity - bump;
-    }
-
     /** Bytes that can be granted now. */
     public long freeBytes()
     {

@@ -1,5 +1,6 @@
 package io.rdmakv.verbs.tcp;
 
+import org.agrona.CloseHelper;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.DeviceAttributes;
@@ -115,7 +116,7 @@ final class TcpContext implements Context
             catch (final IOException | RuntimeException e)
             {
                 LOG.log(System.Logger.Level.DEBUG, "tcp0 handshake failed: " + e);
-                closeQuietly(channel);
+                CloseHelper.quietClose(channel);
             }
         }
     }
@@ -148,26 +149,11 @@ final class TcpContext implements Context
         }
         if (status != TcpWire.HANDSHAKE_OK)
         {
-            closeQuietly(channel);
+            CloseHelper.quietClose(channel);
         }
         else
         {
             qp.startResponder();
-        }
-    }
-
-    static void closeQuietly(final AutoCloseable c)
-    {
-        if (c != null)
-        {
-            try
-            {
-                c.close();
-            }
-            catch (final Exception ignore)
-            {
-                // closing after a failure: the first failure is the one that matters
-            }
         }
     }
 
@@ -233,7 +219,7 @@ final class TcpContext implements Context
                 " protection domain(s) and " + completionQueues.size() + " completion queue(s) open: close them first");
         }
         closed = true;
-        closeQuietly(listener);
+        CloseHelper.quietClose(listener);
         try
         {
             acceptor.join(1000);

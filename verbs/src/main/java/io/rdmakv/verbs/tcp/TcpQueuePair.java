@@ -1,5 +1,6 @@
 package io.rdmakv.verbs.tcp;
 
+import org.agrona.CloseHelper;
 import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -157,7 +158,7 @@ final class TcpQueuePair implements QueuePair
         {
             if (state != QpState.INIT)
             {
-                TcpContext.closeQuietly(channel);
+                CloseHelper.quietClose(channel);
                 throw new VerbsException("ibv_modify_qp(RTR)", Errno.EINVAL, "queue pair left INIT during connect: " +
                     state);
             }
@@ -205,7 +206,7 @@ final class TcpQueuePair implements QueuePair
         }
         catch (final IOException | RuntimeException e)
         {
-            TcpContext.closeQuietly(channel);
+            CloseHelper.quietClose(channel);
             throw new VerbsException("ibv_modify_qp(RTR)", "cannot connect to " + remote + ": " + e.getMessage(), e);
         }
     }
@@ -279,7 +280,7 @@ final class TcpQueuePair implements QueuePair
                 return;
             }
             state = QpState.ERR;
-            TcpContext.closeQuietly(inbound);
+            CloseHelper.quietClose(inbound);
             shutdownOutput(outbound);
         }
         flushReceives();
@@ -299,7 +300,7 @@ final class TcpQueuePair implements QueuePair
             }
             catch (final IOException | RuntimeException e)
             {
-                TcpContext.closeQuietly(channel);
+                CloseHelper.quietClose(channel);
             }
         }
     }
@@ -383,8 +384,8 @@ final class TcpQueuePair implements QueuePair
                 return;
             }
             closed = true;
-            TcpContext.closeQuietly(outbound);
-            TcpContext.closeQuietly(inbound);
+            CloseHelper.quietClose(outbound);
+            CloseHelper.quietClose(inbound);
             thread = responderThread;
         }
         synchronized (receiveQueue)
