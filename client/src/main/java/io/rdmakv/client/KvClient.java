@@ -1,7 +1,10 @@
 package io.rdmakv.client;
 
+import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.LaneCounters;
+import io.rdmakv.client.internal.LaneResult;
+import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
@@ -10,24 +13,16 @@ import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
-import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.Providers;
-import io.rdmakv.verbs.VerbsConfig;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,46 +42,30 @@ public final class KvClient implements AutoCloseable
     /** The version of a key that does not exist: {@code putIfVersion(key, value, ABSENT)} inserts only if absent. */
     public static final long ABSENT = 0L;
 
-    private final KvClientConfig config;
+    /** Operation names in error messages, by {@link Operations} number. */
+    private static final String[] API_NAMES = {"get", "put", "delete", "putIfVersion"};
+
     private final Context context;
     private final ProtectionDomain pd;
-    private final ClusterMap map;
-    private final InetSocketAddress[] nodeAddresses;
-    private final int[] partitionToNode;
+    private final Router router;
+    private final Failures failures;
     private final int maxKeyLength;
     private final int maxValueLength;
-    private final ThreadLocal<Session[]> lanes;
-    private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
-    private final LaneCounters retired = new LaneCounters();
     private final ExecutorService async;
     private final ClientMetrics metrics;
     private volatile boolean closed;
 
-    private KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd,
-        final ClusterMap map, final int maxKeyLength, final int maxValueLength)
+    KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd, final Router router,
+        final int maxKeyLength, final int maxValueLength)
     {
-        this.config = config;
         this.context = context;
         this.pd = pd;
-        this.map = map;
-        final List<ClusterNode> nodes = map.nodes();
-        nodeAddresses = new InetSocketAddress[nodes.size()];
-        final Map<Integer, Integer> indexById = new LinkedHashMap<>();
-        for (int i = 0; i < nodes.size(); i++)
-        {
-            nodeAddresses[i] = new InetSocketAddress(nodes.get(i).host(), nodes.get(i).port());
-            indexById.put(nodes.get(i).id(), i);
-        }
-        partitionToNode = new int[map.partitionCount()];
-        for (int p = 0; p < partitionToNode.length; p++)
-        {
-            partitionToNode[p] = indexById.get(map.nodeFor(p).id());
-        }
+        this.router = router;
+        this.failures = new Failures(config.opTimeout(), Lane.maxAttempts());
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;
-        lanes = ThreadLocal.withInitial(() -> new Session[nodeAddresses.length]);
-        metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), this::stats,
-            sessions::size);
+        metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), router::totals,
+            router::openSessions);
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
@@ -98,59 +77,7 @@ public final class KvClient implements AutoCloseable
      */
     public static KvClient connect(final KvClientConfig config)
     {
-        final Context context;
-        try
-        {
-            context = Providers.open(config.transport(), VerbsConfig.DEFAULT.withTcpBindHost(config.tcpBindHost()));
-        }
-        catch (final RuntimeException e)
-        {
-            throw new KvConnectionException("cannot open transport '" + config.transport() + "': " + e.getMessage(), e);
-        }
-        final ProtectionDomain pd = context.allocateProtectionDomain();
-        final List<String> failures = new ArrayList<>();
-        for (final InetSocketAddress seed : config.seeds())
-        {
-            final ClusterMap map;
-            final int maxKey;
-            final int maxValue;
-            try (Session session = Session.open(context, pd, resolve(seed), config.authToken().getBytes(
-                java.nio.charset.StandardCharsets.UTF_8), config.connectTimeout().toNanos(), config.opTimeout().toNanos()))
-            {
-                map = ClusterMap.fromJson(session.hello().clusterMapJson());
-                maxKey = session.hello().geometry().maxKeyLength();
-                maxValue = session.hello().geometry().maxValueLength();
-            }
-            catch (final SessionRefusedException e)
-            {
-                pd.close();
-                context.close();
-                throw new KvConnectionException(e.getMessage(), e);
-            }
-            catch (final RuntimeException e)
-            {
-                failures.add(e.getMessage());
-                continue;
-            }
-            try
-            {
-                return new KvClient(config, context, pd, map, maxKey, maxValue);
-            }
-            catch (final RuntimeException e)
-            {
-                pd.close();
-                context.close();
-                throw e;
-            }
-        }
-        pd.close();
-        context.close();
-        throw new KvConnectionException("no node answered: " + String.join("; ", failures));
-    }
-
-    private static InetSocketAddress resolve(final InetSocketAddress address)
-    {
-        return address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        return Connector.connect(config);
     }
 
     /** The transport this client's sessions use ({@code tcp} or {@code ibverbs}). */
@@ -162,7 +89,7 @@ public final class KvClient implements AutoCloseable
     /** The cluster map this client routes by. */
     public ClusterMap clusterMap()
     {
-        return map;
+        return router.map();
     }
 
     public int maxKeyLength()
@@ -187,23 +114,15 @@ public final class KvClient implements AutoCloseable
     /** The value and version of {@code key}, or null when the key does not exist. */
     public Versioned getVersioned(final byte[] key)
     {
-        checkKey(key.length);
-        final Session session = staged(key);
-        final Lane lane = session.lane();
-        final OperationRecorder recorder = begin(session);
-        final int rc = lane.get();
-        end(recorder, Operations.GET, rc);
-        if (rc == Status.OK)
-        {
-            final byte[] value = new byte[lane.valueLength()];
-            MemorySegment.copy(lane.valueSegment(), ValueLayout.JAVA_BYTE, lane.valueOffset(), value, 0, value.length);
-            return new Versioned(value, lane.version());
-        }
-        if (rc == Status.NOT_FOUND)
+        final Session session = staged(MemorySegment.ofArray(key), key.length);
+        if (run(session, Operations.GET, 0L) == Status.NOT_FOUND)
         {
             return null;
         }
-        throw failure(session, rc, "get");
+        final LaneResult result = session.lane().result();
+        final byte[] value = new byte[result.valueLength()];
+        MemorySegment.copy(result.valueSegment(), ValueLayout.JAVA_BYTE, result.valueOffset(), value, 0, value.length);
+        return new Versioned(value, result.version());
     }
 
     /**
@@ -213,63 +132,31 @@ public final class KvClient implements AutoCloseable
      */
     public long get(final MemorySegment key, final MemorySegment dst)
     {
-        final int keyLength = (int)key.byteSize();
-        checkKey(keyLength);
-        final Session session = staged(key, keyLength);
-        final Lane lane = session.lane();
-        final OperationRecorder recorder = begin(session);
-        final int rc = lane.get();
-        end(recorder, Operations.GET, rc);
-        if (rc == Status.OK)
-        {
-            final int length = lane.valueLength();
-            if (length > dst.byteSize())
-            {
-                return -(length + 2L);
-            }
-            MemorySegment.copy(lane.valueSegment(), lane.valueOffset(), dst, 0, length);
-            return length;
-        }
-        if (rc == Status.NOT_FOUND)
+        final Session session = staged(key, key.byteSize());
+        if (run(session, Operations.GET, 0L) == Status.NOT_FOUND)
         {
             return -1;
         }
-        throw failure(session, rc, "get");
+        final LaneResult result = session.lane().result();
+        final int length = result.valueLength();
+        if (length > dst.byteSize())
+        {
+            return -(length + 2L);
+        }
+        MemorySegment.copy(result.valueSegment(), result.valueOffset(), dst, 0, length);
+        return length;
     }
 
     /** Inserts or replaces the value of {@code key}. Returns once the write is visible to every reader. */
     public void put(final byte[] key, final byte[] value)
     {
-        checkKey(key.length);
-        checkValue(value.length);
-        final Session session = staged(key);
-        final Lane lane = session.lane();
-        lane.value(value, 0, value.length);
-        final OperationRecorder recorder = begin(session);
-        final int rc = lane.put();
-        end(recorder, Operations.PUT, rc);
-        if (rc != Status.OK)
-        {
-            throw failure(session, rc, "put");
-        }
+        put(MemorySegment.ofArray(key), MemorySegment.ofArray(value));
     }
 
     /** Inserts or replaces, key and value in (native or heap) segments; allocates nothing. */
     public void put(final MemorySegment key, final MemorySegment value)
     {
-        final int keyLength = (int)key.byteSize();
-        checkKey(keyLength);
-        checkValue(value.byteSize());
-        final Session session = staged(key, keyLength);
-        final Lane lane = session.lane();
-        lane.value(value, 0, (int)value.byteSize());
-        final OperationRecorder recorder = begin(session);
-        final int rc = lane.put();
-        end(recorder, Operations.PUT, rc);
-        if (rc != Status.OK)
-        {
-            throw failure(session, rc, "put");
-        }
+        run(staged(key, key.byteSize(), value), Operations.PUT, 0L);
     }
 
     /**
@@ -280,35 +167,14 @@ public final class KvClient implements AutoCloseable
      */
     public boolean putIfVersion(final byte[] key, final byte[] value, final long expectedVersion)
     {
-        checkKey(key.length);
-        checkValue(value.length);
-        final Session session = staged(key);
-        final Lane lane = session.lane();
-        lane.value(value, 0, value.length);
-        final OperationRecorder recorder = begin(session);
-        final int rc = lane.compareAndSet(expectedVersion);
-        end(recorder, Operations.COMPARE_AND_SET, rc);
-        if (rc == Status.OK || rc == Status.CONFLICT)
-        {
-            return rc == Status.OK;
-        }
-        throw failure(session, rc, "putIfVersion");
+        final Session session = staged(MemorySegment.ofArray(key), key.length, MemorySegment.ofArray(value));
+        return run(session, Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
     }
 
     /** Removes {@code key}; returns false when it did not exist. */
     public boolean delete(final byte[] key)
     {
-        checkKey(key.length);
-        final Session session = staged(key);
-        final Lane lane = session.lane();
-        final OperationRecorder recorder = begin(session);
-        final int rc = lane.delete();
-        end(recorder, Operations.DELETE, rc);
-        if (rc == Status.OK || rc == Status.NOT_FOUND)
-        {
-            return rc == Status.OK;
-        }
-        throw failure(session, rc, "delete");
+        return run(staged(MemorySegment.ofArray(key), key.length), Operations.DELETE, 0L) == Status.OK;
     }
 
     // ---- asynchronous API -------------------------------------------------------------------
@@ -343,169 +209,131 @@ public final class KvClient implements AutoCloseable
     /** The client's counters, summed over every lane it has had. */
     public ClientStats stats()
     {
-        final LaneCounters total = new LaneCounters();
-        synchronized (retired)
-        {
-            retired.addTo(total);
-        }
-        for (final Session s : sessions)
-        {
-            s.counters().addTo(total);
-        }
-        return new ClientStats(total.gets(), total.puts(), total.deletes(), total.compareAndSets(), total.notFound(),
-            total.conflicts(), total.errors(), total.roundTrips(), total.casRetries(), total.validationRetries(),
-            total.lockRetries(), total.controlMessages(), total.cacheHits(), total.droppedFrees());
+        final LaneCounters t = router.totals();
+        return new ClientStats(t.get(ClientCounter.GETS), t.get(ClientCounter.PUTS), t.get(ClientCounter.DELETES),
+            t.get(ClientCounter.COMPARE_AND_SETS), t.get(ClientCounter.NOT_FOUND), t.get(ClientCounter.CONFLICTS),
+            t.get(ClientCounter.ERRORS), t.get(ClientCounter.ROUND_TRIPS), t.get(ClientCounter.CAS_RETRIES),
+            t.get(ClientCounter.VALIDATION_RETRIES), t.get(ClientCounter.LOCK_RETRIES),
+            t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES));
     }
 
     /** Asks every node for its statistics (STATS over the control plane), keyed by node id. */
     public Map<Integer, StatsOkMessage> nodeStats()
     {
         final Map<Integer, StatsOkMessage> result = new LinkedHashMap<>();
-        for (int i = 0; i < nodeAddresses.length; i++)
+        for (int i = 0; i < router.nodeCount(); i++)
         {
-            final Session session = laneFor(i);
+            final Session session = session(i);
             final StatsOkMessage stats = session.stats();
             if (stats == null)
             {
-                throw failure(session, Status.CONNECTION_LOST, "stats");
+                throw failed(session, Status.CONNECTION_LOST, "stats");
             }
-            result.put(map.nodes().get(i).id(), stats);
+            result.put(router.map().nodes().get(i).id(), stats);
         }
         return result;
     }
 
-    // ---- routing and lanes ------------------------------------------------------------------
+    // ---- the one operation template ---------------------------------------------------------
 
-    /** Hashes the key once, routes it to its node's lane and stages it there; returns the lane's session. */
-    private Session staged(final byte[] key)
+    /** Checks the key, hashes it once, routes it to this thread's lane to its node and stages it there. */
+    private Session staged(final MemorySegment key, final long keyLength)
     {
-        final long hash = KeyHash.hash(key, 0, key.length);
-        final Session session = laneFor(partitionToNode[map.partitionOf(hash)]);
-        session.lane().key(key, 0, key.length, hash);
+        if (keyLength > maxKeyLength)
+        {
+            throw Failures.keyTooLarge(keyLength, maxKeyLength);
+        }
+        final long hash = KeyHash.hash(key, 0, (int)keyLength);
+        final Session session = session(router, hash);
+        session.lane().key(key, 0, (int)keyLength, hash);
         return session;
     }
 
-    private Session staged(final MemorySegment key, final int length)
+    /** {@link #staged(MemorySegment, long)} plus the block of {@code value}. */
+    private Session staged(final MemorySegment key, final long keyLength, final MemorySegment value)
     {
-        final long hash = KeyHash.hash(key, 0, length);
-        final Session session = laneFor(partitionToNode[map.partitionOf(hash)]);
-        session.lane().key(key, 0, length, hash);
+        if (value.byteSize() > maxValueLength)
+        {
+            throw Failures.valueTooLarge(value.byteSize(), maxValueLength);
+        }
+        final Session session = staged(key, keyLength);
+        session.lane().value(value, 0, (int)value.byteSize());
         return session;
     }
 
-    private Session laneFor(final int node)
+    /**
+     * Runs operation {@code op} on the staged lane: records it (when metrics are on), and returns its
+     * outcome ({@link Status#OK}, {@link Status#NOT_FOUND} or {@link Status#CONFLICT}) or throws its failure.
+     */
+    private int run(final Session session, final int op, final long expectedVersion)
     {
-        final Session[] mine = lanes.get();
-        final Session current = mine[node];
-        if (current != null && !current.isBroken())
+        final Lane lane = session.lane();
+        final OperationRecorder recorder = metrics == null ? null : metrics.recorder().begin(session.counters());
+        final int status = switch (op)
         {
-            return current;
-        }
-        if (current != null)
-        {
-            retire(current);
-            mine[node] = null;
-        }
-        if (closed)
-        {
-            throw new KvConnectionException("client is closed");
-        }
-        try
-        {
-            final Session session = Session.open(context, pd, nodeAddresses[node],
-                config.authToken().getBytes(java.nio.charset.StandardCharsets.UTF_8), config.connectTimeout().toNanos(),
-                config.opTimeout().toNanos());
-            sessions.add(session);
-            mine[node] = session;
-            return session;
-        }
-        catch (final SessionRefusedException | SessionFailedException e)
-        {
-            if (metrics != null)
-            {
-                metrics.connectFailed();
-            }
-            throw new KvConnectionException(e.getMessage(), e);
-        }
-    }
-
-    /** Starts timing an operation on {@code session} when metrics are on; null (and no cost) when off. */
-    private OperationRecorder begin(final Session session)
-    {
-        return metrics == null ? null : metrics.recorder().begin(session.counters());
-    }
-
-    private static void end(final OperationRecorder recorder, final int op, final int status)
-    {
+            case Operations.GET -> lane.get();
+            case Operations.PUT -> lane.put();
+            case Operations.DELETE -> lane.delete();
+            default -> lane.compareAndSet(expectedVersion);
+        };
         if (recorder != null)
         {
             recorder.end(op, status);
         }
+        if (status < 0)
+        {
+            throw failed(session, status, API_NAMES[op]);
+        }
+        return status;
     }
 
-    private void retire(final Session session)
+    private Session session(final Router router, final long hash)
     {
-        if (sessions.remove(session))
+        checkOpen();
+        try
         {
-            synchronized (retired)
-            {
-                session.counters().addTo(retired);
-            }
-            session.close();
+            return router.route(hash);
+        }
+        catch (final SessionRefusedException | SessionFailedException e)
+        {
+            throw connectFailed(e);
         }
     }
 
-    private KvException failure(final Session session, final int status, final String operation)
+    private Session session(final int node)
     {
-        final String node = session.address().getHostString() + ":" + session.address().getPort();
-        final KvException e = switch (status)
+        checkOpen();
+        try
         {
-            case Status.TABLE_FULL -> new TableFullException(operation + ": the index of node " + node +
-                " has no free slot for this key");
-            case Status.OUT_OF_SPACE -> new OutOfSpaceException(operation + ": node " + node +
-                " has no data space left");
-            case Status.TIMEOUT -> new KvTimeoutException(operation + ": node " + node + " did not answer within " +
-                config.opTimeout().toMillis() + " ms (waiting for " + session.timedOutWaitingFor() + ")");
-            case Status.RETRIES_EXHAUSTED -> new KvException(operation + ": gave up after " + Lane.maxAttempts() +
-                " attempts on a heavily contended key at node " + node);
-            case Status.CORRUPTED -> new CorruptedBlockException(operation + ": a block of this key's bucket at node " +
-                node + " fails its checksum and did not change: the stored data is damaged; nothing was returned");
-            default ->
-            {
-                session.pollNotices();
-                yield new KvConnectionException(operation + ": " + (session.shutdownNoticed() ?
-                    "node " + node + " is shutting down" : "lost the connection to node " + node) + " (" +
-                    Status.name(status) + ")");
-            }
-        };
-        if (session.isBroken())
-        {
-            final Session[] mine = lanes.get();
-            for (int i = 0; i < mine.length; i++)
-            {
-                if (mine[i] == session)
-                {
-                    mine[i] = null;
-                }
-            }
-            retire(session);
+            return router.session(node);
         }
+        catch (final SessionRefusedException | SessionFailedException e)
+        {
+            throw connectFailed(e);
+        }
+    }
+
+    private KvConnectionException connectFailed(final RuntimeException e)
+    {
+        if (metrics != null)
+        {
+            metrics.connectFailed();
+        }
+        return new KvConnectionException(e.getMessage(), e);
+    }
+
+    private KvException failed(final Session session, final int status, final String operation)
+    {
+        final KvException e = failures.of(session, status, operation);
+        router.dropIfBroken(session);
         return e;
     }
 
-    private void checkKey(final int length)
+    private void checkOpen()
     {
-        if (length > maxKeyLength)
+        if (closed)
         {
-            throw new KeyTooLargeException("key of " + length + " bytes is over the limit of " + maxKeyLength);
-        }
-    }
-
-    private void checkValue(final long length)
-    {
-        if (length > maxValueLength)
-        {
-            throw new ValueTooLargeException("value of " + length + " bytes is over the limit of " + maxValueLength);
+            throw new KvConnectionException("client is closed");
         }
     }
 
@@ -522,10 +350,7 @@ public final class KvClient implements AutoCloseable
         {
             metrics.unregister();
         }
-        for (final Session s : sessions)
-        {
-            retire(s);
-        }
+        router.close();
         pd.close();
         context.close();
     }

@@ -1,113 +1,43 @@
 package io.rdmakv.client.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
- * Plain per-lane counters: written only by the lane's owning thread, read (racily, as gauges) by
- * whoever collects statistics. No atomics, no allocation on the data path.
+ * One lane's {@link ClientCounter} values in a {@code long[]}: written with plain stores only by the
+ * lane's owning thread, read with opaque loads (recent, not simultaneous values) by whoever collects
+ * statistics. No atomics, no allocation on the data path.
  */
 public final class LaneCounters
 {
-    long gets;
-    long puts;
-    long deletes;
-    long compareAndSets;
-    long notFound;
-    long conflicts;
-    long errors;
-    long roundTrips;
-    long casRetries;
-    long validationRetries;
-    long lockRetries;
-    long controlMessages;
-    long cacheHits;
-    long droppedFrees;
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
-    public long gets()
+    private final long[] values = new long[ClientCounter.all().length];
+
+    /** Adds one to {@code counter}. Owner thread only. */
+    public void increment(final ClientCounter counter)
     {
-        return gets;
+        values[counter.ordinal()]++;
     }
 
-    public long puts()
+    /** Adds {@code delta} to {@code counter}. Owner thread only. */
+    public void add(final ClientCounter counter, final long delta)
     {
-        return puts;
+        values[counter.ordinal()] += delta;
     }
 
-    public long deletes()
+    /** The value of {@code counter} (any thread). */
+    public long get(final ClientCounter counter)
     {
-        return deletes;
+        return (long)LONGS.getOpaque(values, counter.ordinal());
     }
 
-    public long compareAndSets()
-    {
-        return compareAndSets;
-    }
-
-    public long notFound()
-    {
-        return notFound;
-    }
-
-    public long conflicts()
-    {
-        return conflicts;
-    }
-
-    public long errors()
-    {
-        return errors;
-    }
-
-    /** Doorbells waited on: each is one network round trip. */
-    public long roundTrips()
-    {
-        return roundTrips;
-    }
-
-    public long casRetries()
-    {
-        return casRetries;
-    }
-
-    public long validationRetries()
-    {
-        return validationRetries;
-    }
-
-    public long lockRetries()
-    {
-        return lockRetries;
-    }
-
-    public long controlMessages()
-    {
-        return controlMessages;
-    }
-
-    public long cacheHits()
-    {
-        return cacheHits;
-    }
-
-    public long droppedFrees()
-    {
-        return droppedFrees;
-    }
-
-    /** Adds this lane's counts into {@code total}. */
+    /** Adds this lane's values into {@code total} (the caller owns {@code total}). */
     public void addTo(final LaneCounters total)
     {
-        total.gets += gets;
-        total.puts += puts;
-        total.deletes += deletes;
-        total.compareAndSets += compareAndSets;
-        total.notFound += notFound;
-        total.conflicts += conflicts;
-        total.errors += errors;
-        total.roundTrips += roundTrips;
-        total.casRetries += casRetries;
-        total.validationRetries += validationRetries;
-        total.lockRetries += lockRetries;
-        total.controlMessages += controlMessages;
-        total.cacheHits += cacheHits;
-        total.droppedFrees += droppedFrees;
+        for (int i = 0; i < values.length; i++)
+        {
+            total.values[i] += (long)LONGS.getOpaque(values, i);
+        }
     }
 }

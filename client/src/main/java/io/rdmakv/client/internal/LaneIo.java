@@ -2,32 +2,30 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.Opcode;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.ReceiveWorkRequests;
-import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequest;
-import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletion;
 import io.rdmakv.verbs.WorkCompletions;
 
 /**
- * Posting and waiting for one lane's queue pair. {@link #ring} posts a prepared chain of work
- * requests with one doorbell, the last one signaled, and spins until it completes: one round trip.
+ * Posting and waiting for one lane's queue pair. {@link #ring} posts a prebuilt chain of work
+ * requests (see {@link LaneRequests}) with one doorbell and spins until its last, signaled, request
+ * completes: one round trip.
  * Receive completions met on the way (control replies, server notices) are remembered for
  * {@link #awaitReceive}. Any error completion or a timeout breaks the lane for good.
  */
 final class LaneIo implements AutoCloseable
 {
-    static final int MAX_CHAIN = 8;
     private static final long RECV_WR_ID_BASE = 1L << 62;
 
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final MemoryRegion local;
     private final LaneCounters counters;
-    private final SendWorkRequests requests = SendWorkRequests.allocate(MAX_CHAIN, 1);
     private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(LaneBuffers.RECV_BUFFERS, 1);
     private final WorkCompletions completions = WorkCompletions.allocate(16);
     private final int[] arrivedBuffer = new int[LaneBuffers.RECV_BUFFERS];
@@ -38,6 +36,7 @@ final class LaneIo implements AutoCloseable
     private final long timeoutNanos;
     private int failure;
     private String failedWaitingFor = "";
+    private SendWorkRequest posted;
 
     LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
         final long timeoutNanos)
@@ -69,11 +68,6 @@ final class LaneIo implements AutoCloseable
         return qp.postReceive(receives.at(buffer)) == 0;
     }
 
-    SendWorkRequest wr(final int i)
-    {
-        return requests.at(i);
-    }
-
     long localAddress(final int offset)
     {
         return local.address() + offset;
@@ -91,46 +85,33 @@ final class LaneIo implements AutoCloseable
     }
 
     /**
-     * Posts work requests {@code 0..count-1} as one chain with one doorbell, the last signaled, the
-     * others unsignaled, and waits for the last. Returns {@link Status#OK} or a failure.
+     * Rings the doorbell for the prebuilt chain {@code first .. last} (linked, only {@code last} signaled):
+     * one post, then waits for {@code last}'s completion. Returns {@link Status#OK} or a failure.
      */
-    int ring(final int count)
+    int ring(final SendWorkRequest first, final SendWorkRequest last)
     {
         if (failure != 0)
         {
             return failure;
         }
-        for (int i = 0; i < count; i++)
-        {
-            final SendWorkRequest wr = requests.at(i);
-            final int flags = wr.sendFlags() & ~SendFlags.SIGNALED;
-            if (i == count - 1)
-            {
-                wr.sendFlags(flags | SendFlags.SIGNALED).wrId(nextWrId).next(null);
-            }
-            else
-            {
-                wr.sendFlags(flags).wrId(0).next(requests.at(i + 1));
-            }
-        }
         final long wrId = nextWrId++;
-        counters.roundTrips++;
-        if (qp.postSend(requests.at(0)) != 0)
+        last.wrId(wrId);
+        counters.increment(ClientCounter.ROUND_TRIPS);
+        posted = first;
+        if (qp.postSend(first) != 0)
         {
             return fail(Status.CONNECTION_LOST);
         }
         return awaitSend(wrId);
     }
 
-    /** Posts one unsignaled request without waiting (it completes before the next signaled one). */
-    int postUnsignaled(final int index)
+    /** Posts one prebuilt unsignaled request without waiting (it completes before the next signaled one). */
+    int postUnsignaled(final SendWorkRequest wr)
     {
         if (failure != 0)
         {
             return failure;
         }
-        final SendWorkRequest wr = requests.at(index);
-        wr.sendFlags(wr.sendFlags() & ~SendFlags.SIGNALED).wrId(0).next(null);
         return qp.postSend(wr) == 0 ? Status.OK : fail(Status.CONNECTION_LOST);
     }
 
@@ -171,12 +152,12 @@ final class LaneIo implements AutoCloseable
     private String describePosted()
     {
         final StringBuilder sb = new StringBuilder();
-        SendWorkRequest wr = requests.at(0);
+        SendWorkRequest wr = posted;
         while (wr != null)
         {
-            sb.append(sb.isEmpty() ? "" : " + ").append(io.rdmakv.verbs.Opcode.name(wr.opcode()));
+            sb.append(sb.isEmpty() ? "" : " + ").append(Opcode.name(wr.opcode()));
             final long next = wr.nextAddress();
-            wr = next == 0 ? null : requests.byAddress(next);
+            wr = next == 0 ? null : wr.owner().byAddress(next);
         }
         return sb.toString();
     }
@@ -275,7 +256,6 @@ final class LaneIo implements AutoCloseable
     @Override
     public void close()
     {
-        requests.close();
         receives.close();
         completions.close();
     }

@@ -1,16 +1,11 @@
 package io.rdmakv.client.internal;
 
-import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 
 /**
  * Where a node's index and data area are, as a lane addresses them: remote addresses of bucket
- * groups, slots, the insert lock of a group, and blocks.
- *
- * <p>The insert lock of a group is the header word of its second bucket (the first bucket's header
- * is kept for online resizing). Every insert of a key takes the lock of the key's first candidate
- * group, so two inserts of one key never race into two slots.
+ * groups and blocks, and the memory regions' rkeys (from HELLO_OK).
  */
 final class RemoteIndex
 {
@@ -47,16 +42,6 @@ final class RemoteIndex
     long groupAddress(final long group)
     {
         return indexAddress + geometry.groupRegionOffset(group);
-    }
-
-    static long slotAddress(final long groupAddress, final int slot)
-    {
-        return groupAddress + BucketDescriptor.slotOffsetInGroup(slot);
-    }
-
-    static long lockAddress(final long groupAddress)
-    {
-        return groupAddress + BucketDescriptor.bucketOffsetInGroup(1) + BucketDescriptor.BUCKET_HEADER_OFFSET;
     }
 
     int indexRkey()

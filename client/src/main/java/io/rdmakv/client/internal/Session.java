@@ -1,18 +1,12 @@
 package io.rdmakv.client.internal;
 
 import org.agrona.CloseHelper;
-import io.rdmakv.common.protocol.AllocFailedMessage;
-import io.rdmakv.common.protocol.AllocMessage;
-import io.rdmakv.common.protocol.AllocOkMessage;
+import org.agrona.concurrent.SystemNanoClock;
 import io.rdmakv.common.protocol.ByeMessage;
-import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.FreeBatch;
-import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
-import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.AccessFlags;
@@ -33,9 +27,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * One session with one node: the bootstrap connection (HELLO, then kept open: the server treats its
  * end as the session's lease), a connected queue pair with its registered buffers, the control calls
- * over SEND/RECV (ALLOC, FREE, STATS, BYE), and the {@link Lane} that runs the data path on it.
+ * over SEND/RECV ({@link ControlChannel}), the lane's share of the node's space ({@link SpaceLease}), and
+ * the {@link Lane} that runs the data path on it. Ownership flows one way: the session builds and closes
+ * them; none of them calls back into it.
  */
-public final class Session implements LaneControl, AutoCloseable
+public final class Session implements AutoCloseable
 {
     private static final int SEND_QUEUE_DEPTH = 64;
 
@@ -47,21 +43,18 @@ public final class Session implements LaneControl, AutoCloseable
     private final QueuePair qp;
     private final LaneCounters counters = new LaneCounters();
     private final LaneIo io;
-    private final ClientSpace space = new ClientSpace(FreeMessage.MAX_ENTRIES);
-    private final FreeBatch freeBatch = new FreeBatch();
+    private final LaneRequests requests;
+    private final ControlChannel control;
+    private final SpaceLease space;
     private final BootstrapConnection bootstrap;
     private final HelloOkMessage hello;
     private final Lane lane;
-    private final long controlTimeoutNanos;
-    private long nextRequestId = 1;
-    private boolean shutdownNoticed;
     private boolean closed;
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
     {
         this.address = address;
-        this.controlTimeoutNanos = Math.max(opTimeoutNanos, TimeUnit.SECONDS.toNanos(5));
         mem = arena.allocate(LaneBuffers.LENGTH, 4096);
         MemoryRegion registered = null;
         CompletionQueue createdCq = null;
@@ -109,7 +102,12 @@ public final class Session implements LaneControl, AutoCloseable
         bootstrap = connection;
         final RemoteIndex remote = new RemoteIndex(hello.indexRegion().address(), hello.indexRegion().rkey(),
             hello.dataRegion().address(), hello.dataRegion().rkey(), hello.geometry());
-        lane = new Lane(io, remote, mem, this, space, counters, hello.sessionId(), hello.graceNanos());
+        requests = new LaneRequests(io, remote, mem);
+        control = new ControlChannel(io, requests, mem, counters,
+            Math.max(opTimeoutNanos, TimeUnit.SECONDS.toNanos(5)));
+        space = new SpaceLease(control, counters, SystemNanoClock.INSTANCE);
+        lane = new Lane(mem, requests, remote, space, counters, hello.sessionId(), hello.graceNanos(),
+            SystemNanoClock.INSTANCE);
     }
 
     /** Opens a session, or throws {@link SessionRefusedException} / {@link SessionFailedException}. */
@@ -145,12 +143,6 @@ public final class Session implements LaneControl, AutoCloseable
         return io.failedWaitingFor();
     }
 
-    /** True when the node announced it is shutting down. */
-    public boolean shutdownNoticed()
-    {
-        return shutdownNoticed;
-    }
-
     /** True when the session can no longer be used (a failure broke it, or it was closed). */
     public boolean isBroken()
     {
@@ -159,126 +151,18 @@ public final class Session implements LaneControl, AutoCloseable
 
     // ---- control calls ----------------------------------------------------------------------
 
-    @Override
-    public int allocate(final long minBytes)
+    /** True when the node announced it is shutting down (looks for notices first, without waiting). */
+    public boolean shutdownNoticed()
     {
-        // ALLOC names the least the lane needs; the node grants up to a chunk, or less when space is short.
-        final ControlMessage reply = call(new AllocMessage(nextRequestId++, minBytes));
-        if (reply == null)
-        {
-            return io.failure() != 0 ? io.failure() : Status.CONNECTION_LOST;
-        }
-        if (reply instanceof AllocOkMessage ok && ok.chunkLength() >= minBytes)
-        {
-            space.newExtent(ok.chunkOffset(), ok.chunkLength(), System.nanoTime());
-            return Status.OK;
-        }
-        if (reply instanceof AllocFailedMessage)
-        {
-            return Status.OUT_OF_SPACE;
-        }
-        return Status.REMOTE_ERROR;
+        control.pollNotices();
+        return control.shutdownNoticed();
     }
 
-    @Override
-    public int flushFrees()
-    {
-        counters.droppedFrees += space.dropStale(System.nanoTime());
-        while (space.freeCount() > 0)
-        {
-            freeBatch.wrap(mem, LaneBuffers.CONTROL_SEND).reset(nextRequestId++);
-            int n = 0;
-            while (n < space.freeCount() && freeBatch.add(space.freeOffsetAt(n), space.freeLengthAt(n)))
-            {
-                n++;
-            }
-            final int rc = send(freeBatch.length());
-            if (rc != Status.OK)
-            {
-                return rc;
-            }
-            space.consumed(n);
-        }
-        return Status.OK;
-    }
-
-    /** STATS: the node's memory, index and client figures (control path; allocates). */
+    /** STATS: the node's memory, index and client figures (control path; allocates); null on failure. */
     public StatsOkMessage stats()
     {
-        final ControlMessage reply = call(new StatsMessage(nextRequestId++));
+        final ControlMessage reply = control.call(new StatsMessage(control.nextRequestId()));
         return reply instanceof StatsOkMessage ok ? ok : null;
-    }
-
-    private int send(final int length)
-    {
-        counters.controlMessages++;
-        io.wr(0).sendFlags(0).send(io.localAddress(LaneBuffers.CONTROL_SEND), length, io.lkey());
-        return io.ring(1);
-    }
-
-    /** Sends a request and waits for its reply; null when the lane broke or timed out. */
-    private ControlMessage call(final ControlMessage request)
-    {
-        final int length = ControlCodec.encode(request, mem, LaneBuffers.CONTROL_SEND);
-        if (send(length) != Status.OK)
-        {
-            return null;
-        }
-        while (true)
-        {
-            final int buffer = io.awaitReceive(controlTimeoutNanos);
-            if (buffer < 0)
-            {
-                return null;
-            }
-            final ControlMessage reply;
-            try
-            {
-                reply = ControlCodec.decode(mem, LaneBuffers.controlRecv(buffer), io.lastReceiveLength());
-            }
-            finally
-            {
-                io.repostReceive(buffer);
-            }
-            if (reply instanceof ShutdownMessage)
-            {
-                shutdownNoticed = true;
-                continue;
-            }
-            if (reply.requestId() == request.requestId())
-            {
-                return reply;
-            }
-        }
-    }
-
-    /** Looks for notices the node sent (SHUTDOWN) without waiting. */
-    public void pollNotices()
-    {
-        while (io.receivePending())
-        {
-            final int buffer = io.awaitReceive(0);
-            if (buffer < 0)
-            {
-                return;
-            }
-            try
-            {
-                if (ControlCodec.decode(mem, LaneBuffers.controlRecv(buffer), io.lastReceiveLength())
-                    instanceof ShutdownMessage)
-                {
-                    shutdownNoticed = true;
-                }
-            }
-            catch (final RuntimeException e)
-            {
-                // a malformed notice is ignored: it asks nothing of us
-            }
-            finally
-            {
-                io.repostReceive(buffer);
-            }
-        }
     }
 
     @Override
@@ -290,15 +174,15 @@ public final class Session implements LaneControl, AutoCloseable
         }
         if (io.failure() == 0)
         {
-            flushFrees();
-            final int length = ControlCodec.encode(new ByeMessage(nextRequestId++), mem, LaneBuffers.CONTROL_SEND);
-            send(length);
+            space.flush();
+            control.post(new ByeMessage(control.nextRequestId()));
         }
         closed = true;
         CloseHelper.quietClose(bootstrap);
         CloseHelper.quietClose(qp);
         CloseHelper.quietClose(cq);
         CloseHelper.quietClose(mr);
+        CloseHelper.quietClose(requests);
         CloseHelper.quietClose(io);
         arena.close();
     }

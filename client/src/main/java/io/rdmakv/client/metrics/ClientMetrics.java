@@ -5,7 +5,8 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.client.ClientStats;
+import io.rdmakv.client.internal.ClientCounter;
+import io.rdmakv.client.internal.LaneCounters;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -14,7 +15,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 
 /**
  * A {@link io.rdmakv.client.KvClient}'s metrics in the application's Prometheus registry:
@@ -22,8 +22,8 @@ import java.util.function.ToLongFunction;
  * <li>{@code rdmakv_client_operations_total{op,result}}, {@code rdmakv_client_operation_duration_seconds{op}}
  *     and {@code rdmakv_client_operation_round_trips{op}} (histograms), from the per-thread
  *     {@link OperationRecorder}s;</li>
- * <li>retries, round trips, cache hits, control messages and dropped frees, from the lanes' counters
- *     ({@link ClientStats}), and the open sessions;</li>
+ * <li>retries, round trips, cache hits, control messages and dropped frees: every {@link ClientCounter}
+ *     with a metric name, from the lanes' counters; and the open sessions;</li>
  * <li>{@code rdmakv_client_connect_failures_total}: sessions that could not be opened.</li>
  * </ul>
  * Everything is read when the registry is scraped.
@@ -38,7 +38,7 @@ public final class ClientMetrics
     private final List<Collector> collectors = new ArrayList<>();
     private final MultiCollector histograms;
 
-    private ClientMetrics(final PrometheusRegistry registry, final Supplier<ClientStats> stats,
+    private ClientMetrics(final PrometheusRegistry registry, final Supplier<LaneCounters> counters,
         final IntSupplier sessions)
     {
         this.registry = registry;
@@ -51,7 +51,7 @@ public final class ClientMetrics
         histograms = new OperationHistograms(this::snapshot);
         try
         {
-            register(stats, sessions);
+            register(counters, sessions);
             registry.register(histograms);
         }
         catch (final RuntimeException e)
@@ -65,14 +65,14 @@ public final class ClientMetrics
     /**
      * Registers a client's metrics in {@code registry}.
      *
-     * @param stats    the client's lane counters, summed (read at scrape time)
+     * @param counters the client's lane counters, summed (read at scrape time)
      * @param sessions the client's open sessions now
      * @throws IllegalArgumentException when the registry already holds client metrics
      */
-    public static ClientMetrics register(final PrometheusRegistry registry, final Supplier<ClientStats> stats,
+    public static ClientMetrics register(final PrometheusRegistry registry, final Supplier<LaneCounters> counters,
         final IntSupplier sessions)
     {
-        return new ClientMetrics(registry, stats, sessions);
+        return new ClientMetrics(registry, counters, sessions);
     }
 
     /** This thread's recorder (created on first use). */
@@ -121,7 +121,7 @@ public final class ClientMetrics
         return total;
     }
 
-    private void register(final Supplier<ClientStats> stats, final IntSupplier sessions)
+    private void register(final Supplier<LaneCounters> counters, final IntSupplier sessions)
     {
         add(CounterWithCallback.builder().name("rdmakv_client_operations_total")
             .help("Operations by type (get, put, delete, compare_and_set) and result (ok, not_found, conflict, " +
@@ -142,33 +142,20 @@ public final class ClientMetrics
                     }
                 }
             }).build());
-        counter("rdmakv_client_round_trips_total", "Network round trips (doorbells waited on), all operations",
-            stats, ClientStats::roundTrips);
-        counter("rdmakv_client_cas_retries_total", "Slot compare-and-swaps that lost a race and were retried",
-            stats, ClientStats::casRetries);
-        counter("rdmakv_client_validation_retries_total", "Reads retried because a block failed its checksum or " +
-            "key check, or was read too slowly to trust", stats, ClientStats::validationRetries);
-        counter("rdmakv_client_lock_retries_total", "Inserts that found their group's insert lock taken", stats,
-            ClientStats::lockRetries);
-        counter("rdmakv_client_cache_hits_total", "Operations served through a cached slot address", stats,
-            ClientStats::cacheHits);
-        counter("rdmakv_client_control_messages_total", "Control messages sent (ALLOC, FREE, STATS, BYE)", stats,
-            ClientStats::controlMessages);
-        counter("rdmakv_client_dropped_frees_total", "Superseded blocks not returned to a node because their FREE " +
-            "would have come too late", stats, ClientStats::droppedFrees);
+        for (final ClientCounter counter : ClientCounter.values())
+        {
+            if (counter.metricName() != null)
+            {
+                add(CounterWithCallback.builder().name(counter.metricName()).help(counter.help())
+                    .callback(cb -> cb.call(counters.get().get(counter))).build());
+            }
+        }
         add(CounterWithCallback.builder().name("rdmakv_client_connect_failures_total")
             .help("Sessions that could not be opened (unreachable node, refused HELLO)")
             .callback(cb -> cb.call(connectFailures.get())).build());
         add(GaugeWithCallback.builder().name("rdmakv_client_sessions")
             .help("Open sessions (one per thread and node)")
             .callback(cb -> cb.call(sessions.getAsInt())).build());
-    }
-
-    private void counter(final String name, final String help, final Supplier<ClientStats> stats,
-        final ToLongFunction<ClientStats> value)
-    {
-        add(CounterWithCallback.builder().name(name).help(help)
-            .callback(cb -> cb.call(value.applyAsLong(stats.get()))).build());
     }
 
     private void add(final Collector collector)

@@ -1,5 +1,6 @@
 package io.rdmakv.client.metrics;
 
+import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.LaneCounters;
 
 import java.lang.invoke.MethodHandles;
@@ -35,7 +36,7 @@ public final class OperationRecorder
     public OperationRecorder begin(final LaneCounters counters)
     {
         lane = counters;
-        startRoundTrips = counters.roundTrips();
+        startRoundTrips = counters.get(ClientCounter.ROUND_TRIPS);
         startNanos = System.nanoTime();
         return this;
     }
@@ -44,7 +45,7 @@ public final class OperationRecorder
     public void end(final int op, final int status)
     {
         final long nanos = System.nanoTime() - startNanos;
-        final long trips = lane.roundTrips() - startRoundTrips;
+        final long trips = lane.get(ClientCounter.ROUND_TRIPS) - startRoundTrips;
         lane = null;
         results[op * Operations.RESULT_COUNT + Operations.resultIndex(status)]++;
         latency[op * Buckets.LATENCY_COUNT + Buckets.of(Buckets.LATENCY_NANOS, nanos)]++;

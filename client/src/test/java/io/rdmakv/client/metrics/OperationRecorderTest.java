@@ -1,7 +1,6 @@
 package io.rdmakv.client.metrics;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.internal.LaneCounters;
 import io.rdmakv.client.internal.Status;
 import org.junit.jupiter.api.Test;
@@ -42,7 +41,7 @@ class OperationRecorderTest
     void countsOfEndedThreadsAreKept() throws InterruptedException
     {
         final ClientMetrics metrics = ClientMetrics.register(new PrometheusRegistry(),
-            () -> new ClientStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), () -> 0);
+            LaneCounters::new, () -> 0);
         final LaneCounters lane = new LaneCounters();
         final Thread worker = Thread.ofPlatform().start(() ->
         {

@@ -70,8 +70,7 @@ public final class IndexScanner
         final long groups = geometry.groupCount();
         for (long g = 0; g < groups; g++)
         {
-            final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.bucketOffsetInGroup(1) +
-                BucketDescriptor.BUCKET_HEADER_OFFSET;
+            final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.INSERT_LOCK_OFFSET;
             if (lockWord != 0 && (long)LONG.getAcquire(region, lockOffset) == lockWord &&
                 LONG.compareAndSet(region, lockOffset, lockWord, 0L))
             {

@@ -1,0 +1,80 @@
+package io.rdmakv.client;
+
+import io.rdmakv.client.internal.Router;
+import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.Providers;
+import io.rdmakv.verbs.VerbsConfig;
+import org.agrona.CloseHelper;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link KvClient#connect}: opens the transport and learns the cluster map from the first seed that answers. */
+final class Connector
+{
+    private Connector()
+    {
+    }
+
+    static KvClient connect(final KvClientConfig config)
+    {
+        final Context context;
+        try
+        {
+            context = Providers.open(config.transport(), VerbsConfig.DEFAULT.withTcpBindHost(config.tcpBindHost()));
+        }
+        catch (final RuntimeException e)
+        {
+            throw new KvConnectionException("cannot open transport '" + config.transport() + "': " + e.getMessage(), e);
+        }
+        ProtectionDomain pd = null;
+        try
+        {
+            pd = context.allocateProtectionDomain();
+            final Router.SessionOpener opener = Router.opener(context, pd,
+                config.authToken().getBytes(StandardCharsets.UTF_8), config.connectTimeout().toNanos(),
+                config.opTimeout().toNanos());
+            final List<String> failures = new ArrayList<>();
+            for (final InetSocketAddress seed : config.seeds())
+            {
+                final ClusterMap map;
+                final int maxKey;
+                final int maxValue;
+                try (Session session = opener.open(resolve(seed)))
+                {
+                    map = ClusterMap.fromJson(session.hello().clusterMapJson());
+                    maxKey = session.hello().geometry().maxKeyLength();
+                    maxValue = session.hello().geometry().maxValueLength();
+                }
+                catch (final SessionRefusedException e)
+                {
+                    throw new KvConnectionException(e.getMessage(), e);
+                }
+                catch (final RuntimeException e)
+                {
+                    failures.add(e.getMessage());
+                    continue;
+                }
+                return new KvClient(config, context, pd, new Router(map, opener), maxKey, maxValue);
+            }
+            throw new KvConnectionException("no node answered: " + String.join("; ", failures));
+        }
+        catch (final RuntimeException e)
+        {
+            CloseHelper.quietClose(pd);
+            context.close();
+            throw e;
+        }
+    }
+
+    private static InetSocketAddress resolve(final InetSocketAddress address)
+    {
+        return address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+    }
+}

@@ -1,0 +1,50 @@
+package io.rdmakv.client;
+
+import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.Status;
+
+import java.time.Duration;
+
+/** Turns a data-path failure {@link Status} into the exception the API promises, naming the node. */
+final class Failures
+{
+    private final Duration opTimeout;
+    private final int maxAttempts;
+
+    Failures(final Duration opTimeout, final int maxAttempts)
+    {
+        this.opTimeout = opTimeout;
+        this.maxAttempts = maxAttempts;
+    }
+
+    KvException of(final Session session, final int status, final String operation)
+    {
+        final String node = session.address().getHostString() + ":" + session.address().getPort();
+        return switch (status)
+        {
+            case Status.TABLE_FULL -> new TableFullException(operation + ": the index of node " + node +
+                " has no free slot for this key");
+            case Status.OUT_OF_SPACE -> new OutOfSpaceException(operation + ": node " + node +
+                " has no data space left");
+            case Status.TIMEOUT -> new KvTimeoutException(operation + ": node " + node + " did not answer within " +
+                opTimeout.toMillis() + " ms (waiting for " + session.timedOutWaitingFor() + ")");
+            case Status.RETRIES_EXHAUSTED -> new KvException(operation + ": gave up after " + maxAttempts +
+                " attempts on a heavily contended key at node " + node);
+            case Status.CORRUPTED -> new CorruptedBlockException(operation + ": a block of this key's bucket at node " +
+                node + " fails its checksum and did not change: the stored data is damaged; nothing was returned");
+            default -> new KvConnectionException(operation + ": " + (session.shutdownNoticed() ?
+                "node " + node + " is shutting down" : "lost the connection to node " + node) + " (" +
+                Status.name(status) + ")");
+        };
+    }
+
+    static KeyTooLargeException keyTooLarge(final long length, final int limit)
+    {
+        return new KeyTooLargeException("key of " + length + " bytes is over the limit of " + limit);
+    }
+
+    static ValueTooLargeException valueTooLarge(final long length, final int limit)
+    {
+        return new ValueTooLargeException("value of " + length + " bytes is over the limit of " + limit);
+    }
+}

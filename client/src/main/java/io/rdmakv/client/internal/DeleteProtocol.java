@@ -1,0 +1,105 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.layout.SlotWord;
+
+/**
+ * DELETE: find the key's slot as a PUT does (a cached slot, confirmed unless fresh; else READ both
+ * groups and the matching block), CAS it to empty, and give the block back (FREE). 2 round trips with a
+ * cached slot, 3 without; a key not there is {@link Status#NOT_FOUND}.
+ */
+final class DeleteProtocol
+{
+    private final KeyLocation key;
+    private final LaneRequests requests;
+    private final BlockSearch search;
+    private final CachedSlot cached;
+    private final SpaceLease space;
+    private final LaneCounters counters;
+
+    DeleteProtocol(final KeyLocation key, final LaneRequests requests, final BlockSearch search,
+        final CachedSlot cached, final SpaceLease space, final LaneCounters counters)
+    {
+        this.key = key;
+        this.requests = requests;
+        this.search = search;
+        this.cached = cached;
+        this.space = space;
+        this.counters = counters;
+    }
+
+    int delete()
+    {
+        int rc;
+        final int entry = cached.lookup();
+        if (entry >= 0)
+        {
+            final long word = cached.cache().word(entry);
+            final long slotAddress = cached.cache().slotAddress(entry);
+            switch (cached.check(entry, cached.now(), null))
+            {
+                case TRUSTED ->
+                {
+                    if ((rc = requests.casSlot(slotAddress, word, SlotWord.EMPTY)) != Status.OK)
+                    {
+                        return rc;
+                    }
+                    cached.invalidate();
+                    if (requests.casResult() == word)
+                    {
+                        counters.increment(ClientCounter.CACHE_HITS);
+                        return release(word);
+                    }
+                }
+                case FAILED ->
+                {
+                    return requests.failure();
+                }
+                case CHANGED ->
+                {
+                }
+            }
+        }
+        for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
+        {
+            if ((rc = requests.readGroups(key)) != Status.OK)
+            {
+                return rc;
+            }
+            switch (search.search())
+            {
+                case FOUND ->
+                {
+                    if ((rc = requests.casSlot(search.slotAddress(), search.word(), SlotWord.EMPTY)) != Status.OK)
+                    {
+                        return rc;
+                    }
+                    if (requests.casResult() == search.word())
+                    {
+                        return release(search.word());
+                    }
+                    counters.increment(ClientCounter.CAS_RETRIES);
+                }
+                case ABSENT ->
+                {
+                    return Status.NOT_FOUND;
+                }
+                case CHANGED -> counters.increment(ClientCounter.VALIDATION_RETRIES);
+                case CORRUPTED ->
+                {
+                    return Status.CORRUPTED;
+                }
+                case FAILED ->
+                {
+                    return requests.failure();
+                }
+            }
+            Backoff.pause(attempt);
+        }
+        return Status.RETRIES_EXHAUSTED;
+    }
+
+    private int release(final long word)
+    {
+        return space.release(SlotWord.blockOffset(word), SlotWord.blockLength(word));
+    }
+}

@@ -1,0 +1,93 @@
+package io.rdmakv.client.internal;
+
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * GET: with a cached slot, READ the slot and its block in one doorbell and accept the block if the slot
+ * still holds the cached word and the block is the key's (1 round trip). Otherwise READ both candidate
+ * groups (one doorbell), then the block of each fingerprint match until one holds the key (2 round
+ * trips). A result is trusted only if its reads took less than half the grace period (a block cannot
+ * have been reused in that time); a slower or torn read is retried.
+ */
+final class GetProtocol
+{
+    private final KeyLocation key;
+    private final LaneRequests requests;
+    private final BlockSearch search;
+    private final CachedSlot cached;
+    private final LaneCounters counters;
+    private final LaneResult result;
+    private final NanoClock clock;
+
+    GetProtocol(final KeyLocation key, final LaneRequests requests, final BlockSearch search, final CachedSlot cached,
+        final LaneCounters counters, final LaneResult result, final NanoClock clock)
+    {
+        this.key = key;
+        this.requests = requests;
+        this.search = search;
+        this.cached = cached;
+        this.counters = counters;
+        this.result = result;
+        this.clock = clock;
+    }
+
+    int get()
+    {
+        final SlotCache cache = cached.cache();
+        final int entry = cached.lookup();
+        if (entry >= 0)
+        {
+            final long start = clock.nanoTime();
+            final long word = cache.word(entry);
+            final long slotAddress = cache.slotAddress(entry);
+            if (requests.readSlotAndBlock(slotAddress, word) != Status.OK)
+            {
+                return requests.failure();
+            }
+            if (cached.holds(word) && cached.inTime(start))
+            {
+                counters.increment(ClientCounter.CACHE_HITS);
+                cache.put(key.hash(), slotAddress, word, start);
+                return result.version(word);
+            }
+            cache.invalidate(key.hash());
+        }
+        for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
+        {
+            final long start = clock.nanoTime();
+            if (requests.readGroups(key) != Status.OK)
+            {
+                return requests.failure();
+            }
+            switch (search.search())
+            {
+                case FOUND ->
+                {
+                    if (cached.inTime(start))
+                    {
+                        cache.put(key.hash(), search.slotAddress(), search.word(), start);
+                        return result.version(search.word());
+                    }
+                }
+                case ABSENT ->
+                {
+                    return Status.NOT_FOUND;
+                }
+                case CORRUPTED ->
+                {
+                    return Status.CORRUPTED;
+                }
+                case FAILED ->
+                {
+                    return requests.failure();
+                }
+                case CHANGED ->
+                {
+                }
+            }
+            counters.increment(ClientCounter.VALIDATION_RETRIES);
+            Backoff.pause(attempt);
+        }
+        return Status.RETRIES_EXHAUSTED;
+    }
+}

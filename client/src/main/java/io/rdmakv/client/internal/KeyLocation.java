@@ -1,0 +1,127 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.BucketGroup;
+import io.rdmakv.common.layout.SlotWord;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Where the staged key can live on the node: its fingerprint, its two candidate bucket groups (RACE
+ * style, both read with one doorbell into {@link LaneBuffers#GROUPS}), the remote address of each of
+ * its 28 candidate slots (0..13 in the first group, 14..27 in the second), and the insert lock that
+ * guards its inserts (the first group's). A flyweight: one per lane, re-aimed per operation.
+ */
+final class KeyLocation
+{
+    /** Candidate slots of a key: every slot of both groups, first group first (the canonical order). */
+    static final int CANDIDATES = BucketDescriptor.SLOTS_PER_GROUP * BucketDescriptor.CANDIDATE_GROUPS;
+    /** No candidate. */
+    static final int NONE = -1;
+
+    private final RemoteIndex remote;
+    private final BucketGroup group1 = new BucketGroup();
+    private final BucketGroup group2 = new BucketGroup();
+    private long hash;
+    private int fingerprint;
+    private int keyLength;
+    private long group1Address;
+    private long group2Address;
+
+    KeyLocation(final RemoteIndex remote, final MemorySegment mem)
+    {
+        this.remote = remote;
+        group1.wrap(mem, LaneBuffers.GROUPS);
+        group2.wrap(mem, LaneBuffers.GROUPS + BucketDescriptor.GROUP_LENGTH);
+    }
+
+    /** Aims at the key of {@code keyLength} bytes whose {@link KeyHash#hash} is {@code hash}. */
+    void aim(final long hash, final int keyLength)
+    {
+        this.hash = hash;
+        this.keyLength = keyLength;
+        fingerprint = KeyHash.fingerprint(hash);
+        group1Address = remote.groupAddress(KeyHash.group1(hash, remote.groupCount()));
+        group2Address = remote.groupAddress(KeyHash.group2(hash, remote.groupCount()));
+    }
+
+    long hash()
+    {
+        return hash;
+    }
+
+    int fingerprint()
+    {
+        return fingerprint;
+    }
+
+    int keyLength()
+    {
+        return keyLength;
+    }
+
+    long group1Address()
+    {
+        return group1Address;
+    }
+
+    long group2Address()
+    {
+        return group2Address;
+    }
+
+    long lockAddress()
+    {
+        return group1Address + BucketDescriptor.INSERT_LOCK_OFFSET;
+    }
+
+    /** True when {@code word} could be this key's: a block with this key's fingerprint. */
+    boolean mayHold(final long word)
+    {
+        return word != SlotWord.EMPTY && SlotWord.fingerprint(word) == fingerprint;
+    }
+
+    /** The slot word of candidate {@code candidate}, as the last group READ saw it. */
+    long word(final int candidate)
+    {
+        return candidate < BucketDescriptor.SLOTS_PER_GROUP ? group1.slot(candidate) :
+            group2.slot(candidate - BucketDescriptor.SLOTS_PER_GROUP);
+    }
+
+    long slotAddress(final int candidate)
+    {
+        return candidate < BucketDescriptor.SLOTS_PER_GROUP ?
+            group1Address + BucketDescriptor.slotOffsetInGroup(candidate) :
+            group2Address + BucketDescriptor.slotOffsetInGroup(candidate - BucketDescriptor.SLOTS_PER_GROUP);
+    }
+
+    /** The candidate that holds exactly {@code word}, or {@link #NONE}. */
+    int candidateHolding(final long word)
+    {
+        for (int i = 0; i < CANDIDATES; i++)
+        {
+            if (word(i) == word)
+            {
+                return i;
+            }
+        }
+        return NONE;
+    }
+
+    /** Where an insert goes: an empty slot of the emptier group (the first on a tie), or {@link #NONE}. */
+    int emptyCandidate()
+    {
+        final int used1 = group1.usedSlots();
+        final int used2 = group2.usedSlots();
+        if (used1 <= used2 && used1 < BucketDescriptor.SLOTS_PER_GROUP)
+        {
+            return group1.indexOfEmpty();
+        }
+        if (used2 < BucketDescriptor.SLOTS_PER_GROUP)
+        {
+            return BucketDescriptor.SLOTS_PER_GROUP + group2.indexOfEmpty();
+        }
+        return NONE;
+    }
+}

@@ -1,0 +1,266 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequest;
+import io.rdmakv.verbs.SendWorkRequests;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Every doorbell of the data path, prebuilt once per lane (eRPC style): each chain's opcodes, local
+ * buffers, keys and links are set here at construction; an operation patches only what varies (remote
+ * addresses, block lengths, compare and swap words) and rings. Each method is one round trip.
+ *
+ * <pre>
+ *   chain                     requests (one doorbell)                 used by
+ *   readGroups                READ group 1, READ group 2              GET, DELETE, retries
+ *   writeAndReadGroups        WRITE block, READ group 1, READ group 2 first try of a PUT
+ *   readSlotAndBlock          READ slot, READ its block               cached GET, cached DELETE check
+ *   writeAndReadSlotAndBlock  WRITE block, READ slot, READ its block  PUT of a cached (not fresh) key
+ *   readBlock                 READ block                              search of a candidate slot
+ *   casSlot                   CAS slot                                commit of PUT, DELETE, compare-and-set
+ *   writeAndCasSlot           WRITE block, CAS slot                   PUT of a fresh cached key
+ *   lockAndReadGroups         CAS insert lock, READ group 1, group 2  insert
+ *   casSlotAndUnlock          CAS empty slot, CAS insert lock free    insert commit
+ *   unlock                    CAS insert lock free (unsignaled)       insert that found the key after all
+ *   send                      SEND control message                    ALLOC, FREE, STATS, BYE
+ * </pre>
+ *
+ * Results land in the lane's buffers ({@link LaneBuffers}); read them with {@link #casResult()},
+ * {@link #lockResult()} and {@link #slotRead()}.
+ */
+final class LaneRequests implements AutoCloseable
+{
+    private static final int READ_GROUPS = 0;
+    private static final int WRITE_READ_GROUPS = 2;
+    private static final int READ_SLOT_BLOCK = 5;
+    private static final int WRITE_READ_SLOT_BLOCK = 7;
+    private static final int READ_BLOCK = 10;
+    private static final int CAS_SLOT = 11;
+    private static final int WRITE_CAS_SLOT = 12;
+    private static final int LOCK_READ_GROUPS = 14;
+    private static final int CAS_SLOT_UNLOCK = 17;
+    private static final int UNLOCK = 19;
+    private static final int SEND = 20;
+    private static final int COUNT = 21;
+
+    private final LaneIo io;
+    private final RemoteIndex remote;
+    private final MemorySegment mem;
+    private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
+
+    LaneRequests(final LaneIo io, final RemoteIndex remote, final MemorySegment mem)
+    {
+        this.io = io;
+        this.remote = remote;
+        this.mem = mem;
+        groupReads(READ_GROUPS);
+        blockWrite(WRITE_READ_GROUPS);
+        groupReads(WRITE_READ_GROUPS + 1);
+        slotAndBlockReads(READ_SLOT_BLOCK);
+        blockWrite(WRITE_READ_SLOT_BLOCK);
+        slotAndBlockReads(WRITE_READ_SLOT_BLOCK + 1);
+        blockRead(READ_BLOCK);
+        atomic(CAS_SLOT, LaneBuffers.ATOMIC);
+        blockWrite(WRITE_CAS_SLOT);
+        atomic(WRITE_CAS_SLOT + 1, LaneBuffers.ATOMIC);
+        atomic(LOCK_READ_GROUPS, LaneBuffers.LOCK);
+        groupReads(LOCK_READ_GROUPS + 1);
+        atomic(CAS_SLOT_UNLOCK, LaneBuffers.ATOMIC);
+        atomic(CAS_SLOT_UNLOCK + 1, LaneBuffers.UNLOCK);
+        atomic(UNLOCK, LaneBuffers.UNLOCK);
+        wrs.at(SEND).send(io.localAddress(LaneBuffers.CONTROL_SEND), 0, io.lkey());
+        link(READ_GROUPS, 2);
+        link(WRITE_READ_GROUPS, 3);
+        link(READ_SLOT_BLOCK, 2);
+        link(WRITE_READ_SLOT_BLOCK, 3);
+        link(READ_BLOCK, 1);
+        link(CAS_SLOT, 1);
+        link(WRITE_CAS_SLOT, 2);
+        link(LOCK_READ_GROUPS, 3);
+        link(CAS_SLOT_UNLOCK, 2);
+        link(SEND, 1);
+        wrs.at(UNLOCK).sendFlags(0).wrId(0).next(null);
+    }
+
+    // ---- the doorbells ----------------------------------------------------------------------
+
+    int readGroups(final KeyLocation key)
+    {
+        patchGroups(READ_GROUPS, key);
+        return ring(READ_GROUPS, 2);
+    }
+
+    int writeAndReadGroups(final long blockWord, final KeyLocation key)
+    {
+        patchBlock(WRITE_READ_GROUPS, blockWord);
+        patchGroups(WRITE_READ_GROUPS + 1, key);
+        return ring(WRITE_READ_GROUPS, 3);
+    }
+
+    int readSlotAndBlock(final long slotAddress, final long word)
+    {
+        patchSlotAndBlock(READ_SLOT_BLOCK, slotAddress, word);
+        return ring(READ_SLOT_BLOCK, 2);
+    }
+
+    int writeAndReadSlotAndBlock(final long blockWord, final long slotAddress, final long word)
+    {
+        patchBlock(WRITE_READ_SLOT_BLOCK, blockWord);
+        patchSlotAndBlock(WRITE_READ_SLOT_BLOCK + 1, slotAddress, word);
+        return ring(WRITE_READ_SLOT_BLOCK, 3);
+    }
+
+    int readBlock(final long word)
+    {
+        patchBlock(READ_BLOCK, word);
+        return ring(READ_BLOCK, 1);
+    }
+
+    int casSlot(final long slotAddress, final long expected, final long swap)
+    {
+        wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
+        return ring(CAS_SLOT, 1);
+    }
+
+    int writeAndCasSlot(final long blockWord, final long slotAddress, final long expected, final long swap)
+    {
+        patchBlock(WRITE_CAS_SLOT, blockWord);
+        wrs.at(WRITE_CAS_SLOT + 1).atomic(slotAddress, remote.indexRkey(), expected, swap);
+        return ring(WRITE_CAS_SLOT, 2);
+    }
+
+    /**
+     * Takes the insert lock of the key's first group and reads both groups behind it. No fence: an RC
+     * responder executes the CAS before the READs behind it, so they see the lock taken (a fence also
+     * stalled Soft-RoCE's requester now and then).
+     */
+    int lockAndReadGroups(final KeyLocation key, final long lockWord)
+    {
+        wrs.at(LOCK_READ_GROUPS).atomic(key.lockAddress(), remote.indexRkey(), 0L, lockWord);
+        patchGroups(LOCK_READ_GROUPS + 1, key);
+        return ring(LOCK_READ_GROUPS, 3);
+    }
+
+    int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
+    {
+        wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
+        wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
+        return ring(CAS_SLOT_UNLOCK, 2);
+    }
+
+    /** Releases the insert lock without waiting (it completes before the next doorbell's requests). */
+    int unlock(final KeyLocation key, final long lockWord)
+    {
+        wrs.at(UNLOCK).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
+        return io.postUnsignaled(wrs.at(UNLOCK));
+    }
+
+    /** SENDs the {@code length} bytes at {@link LaneBuffers#CONTROL_SEND}. */
+    int send(final int length)
+    {
+        wrs.at(SEND).sge(0, io.localAddress(LaneBuffers.CONTROL_SEND), length, io.lkey());
+        return ring(SEND, 1);
+    }
+
+    // ---- results ----------------------------------------------------------------------------
+
+    /** The failure that broke the lane (a negative {@link Status}), or 0 while it works. */
+    int failure()
+    {
+        return io.failure();
+    }
+
+    /** The slot's value before the last slot CAS. */
+    long casResult()
+    {
+        return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC);
+    }
+
+    /** The insert lock's value before the last lock CAS (0: we took it). */
+    long lockResult()
+    {
+        return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.LOCK);
+    }
+
+    /** The slot word the last slot READ returned. */
+    long slotRead()
+    {
+        return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.SLOT);
+    }
+
+    // ---- building and patching --------------------------------------------------------------
+
+    private int ring(final int first, final int count)
+    {
+        return io.ring(wrs.at(first), wrs.at(first + count - 1));
+    }
+
+    private void link(final int first, final int count)
+    {
+        for (int i = first; i < first + count; i++)
+        {
+            final boolean last = i == first + count - 1;
+            wrs.at(i).sendFlags(last ? SendFlags.SIGNALED : 0).wrId(0).next(last ? null : wrs.at(i + 1));
+        }
+    }
+
+    private void groupReads(final int first)
+    {
+        wrs.at(first).rdmaRead(io.localAddress(LaneBuffers.GROUPS), BucketDescriptor.GROUP_LENGTH, io.lkey(), 0L,
+            remote.indexRkey());
+        wrs.at(first + 1).rdmaRead(io.localAddress(LaneBuffers.GROUPS + BucketDescriptor.GROUP_LENGTH),
+            BucketDescriptor.GROUP_LENGTH, io.lkey(), 0L, remote.indexRkey());
+    }
+
+    private void slotAndBlockReads(final int first)
+    {
+        wrs.at(first).rdmaRead(io.localAddress(LaneBuffers.SLOT), BucketDescriptor.SLOT_LENGTH, io.lkey(), 0L,
+            remote.indexRkey());
+        blockRead(first + 1);
+    }
+
+    private void blockRead(final int index)
+    {
+        wrs.at(index).rdmaRead(io.localAddress(LaneBuffers.READ_BLOCK), 0, io.lkey(), 0L, remote.dataRkey());
+    }
+
+    private void blockWrite(final int index)
+    {
+        wrs.at(index).rdmaWrite(io.localAddress(LaneBuffers.WRITE_BLOCK), 0, io.lkey(), 0L, remote.dataRkey());
+    }
+
+    private void atomic(final int index, final int resultOffset)
+    {
+        wrs.at(index).compareAndSwap(io.localAddress(resultOffset), io.lkey(), 0L, remote.indexRkey(), 0L, 0L);
+    }
+
+    private void patchGroups(final int first, final KeyLocation key)
+    {
+        wrs.at(first).rdma(key.group1Address(), remote.indexRkey());
+        wrs.at(first + 1).rdma(key.group2Address(), remote.indexRkey());
+    }
+
+    private void patchSlotAndBlock(final int first, final long slotAddress, final long word)
+    {
+        wrs.at(first).rdma(slotAddress, remote.indexRkey());
+        patchBlock(first + 1, word);
+    }
+
+    /** Points a block READ or WRITE at the block a slot word names, with the block's length. */
+    private void patchBlock(final int index, final long word)
+    {
+        final SendWorkRequest wr = wrs.at(index);
+        wr.sge(0, wr.sgeAddr(0), SlotWord.blockLength(word), io.lkey()).rdma(remote.blockAddress(word),
+            remote.dataRkey());
+    }
+
+    @Override
+    public void close()
+    {
+        wrs.close();
+    }
+}

@@ -1,0 +1,48 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.layout.KvBlock;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What the last operation on a lane produced besides its status: the key's version (its slot word)
+ * after a GET or a write, and after a GET the value, in the lane's read buffer. One per lane, reused.
+ */
+public final class LaneResult
+{
+    private final KvBlock block;
+    private long version;
+
+    LaneResult(final KvBlock readBlock)
+    {
+        this.block = readBlock;
+    }
+
+    /** The key's version now: the slot word a GET saw or a write installed. */
+    public long version()
+    {
+        return version;
+    }
+
+    /** After a GET: the memory the value is in, at {@link #valueOffset()}. */
+    public MemorySegment valueSegment()
+    {
+        return block.segment();
+    }
+
+    public long valueOffset()
+    {
+        return block.valueOffset();
+    }
+
+    public int valueLength()
+    {
+        return block.valueLength();
+    }
+
+    int version(final long word)
+    {
+        version = word;
+        return Status.OK;
+    }
+}

@@ -1,0 +1,118 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.layout.KvBlock;
+import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.layout.SlotWord;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The block a write installs, and the steps every write protocol shares: assemble it (through
+ * {@link KvBlock}) in {@link LaneBuffers#WRITE_BLOCK}, find it a place in the {@link SpaceLease}, WRITE it
+ * out of place in the first doorbell that goes out (it rides along, costing no round trip of its own),
+ * and commit: the slot now names it, the cache learns so, the superseded block goes to FREE.
+ */
+final class NewBlock
+{
+    private final MemorySegment mem;
+    private final KvBlock block = new KvBlock();
+    private final KeyLocation key;
+    private final LaneRequests requests;
+    private final SpaceLease space;
+    private final SlotCache cache;
+    private final LaneResult result;
+    private final NanoClock clock;
+    private int length;
+    private long word;
+    private boolean written;
+
+    NewBlock(final MemorySegment mem, final KeyLocation key, final LaneRequests requests, final SpaceLease space,
+        final SlotCache cache, final LaneResult result, final NanoClock clock)
+    {
+        this.mem = mem;
+        this.key = key;
+        this.requests = requests;
+        this.space = space;
+        this.cache = cache;
+        this.result = result;
+        this.clock = clock;
+        block.wrap(mem, LaneBuffers.WRITE_BLOCK);
+    }
+
+    /** Assembles the block of the staged key and {@code value}; returns its length. */
+    int assemble(final MemorySegment value, final long offset, final int valueLength)
+    {
+        return block.write(mem, LaneBuffers.KEY, key.keyLength(), value, offset, valueLength, 0);
+    }
+
+    /** Gives the assembled block its place (FREEs due first, ALLOC when needed); returns a {@link Status}. */
+    int place()
+    {
+        length = KvBlockDescriptor.blockLength(key.keyLength(), block.valueLength());
+        int rc = space.maintain();
+        if (rc == Status.OK)
+        {
+            rc = space.reserve(length);
+        }
+        word = SlotWord.encodeBlock(key.fingerprint(), space.offset(), length);
+        written = false;
+        return rc;
+    }
+
+    /** The slot word that names the new block: the key's next version. */
+    long word()
+    {
+        return word;
+    }
+
+    /** True once a doorbell carried the block's WRITE (it goes out once per operation). */
+    boolean written()
+    {
+        return written;
+    }
+
+    /** One doorbell: READ both groups, with the block's WRITE in front if it has not gone out yet. */
+    int readGroups()
+    {
+        final int rc = written ? requests.readGroups(key) : requests.writeAndReadGroups(word, key);
+        written = true;
+        return rc;
+    }
+
+    /** One doorbell: CAS the slot from {@code expected} to the block, WRITE in front if not gone out. */
+    int casSlot(final long slotAddress, final long expected)
+    {
+        final int rc = written ? requests.casSlot(slotAddress, expected, word) :
+            requests.writeAndCasSlot(word, slotAddress, expected, word);
+        written = true;
+        return rc;
+    }
+
+    /** One doorbell: READ a cached slot and its block, WRITE in front if not gone out. */
+    int readSlotAndBlock(final long slotAddress, final long cachedWord)
+    {
+        final int rc = written ? requests.readSlotAndBlock(slotAddress, cachedWord) :
+            requests.writeAndReadSlotAndBlock(word, slotAddress, cachedWord);
+        written = true;
+        return rc;
+    }
+
+    /**
+     * The slot at {@code slotAddress} went from {@code oldWord} to this block: the block's space is
+     * taken, the cache remembers the slot as seen at {@code seenNanos}, the old block goes to FREE.
+     */
+    int committed(final long slotAddress, final long oldWord, final long seenNanos)
+    {
+        space.commit(length);
+        cache.put(key.hash(), slotAddress, word, seenNanos);
+        result.version(word);
+        return oldWord == SlotWord.EMPTY ? Status.OK :
+            space.release(SlotWord.blockOffset(oldWord), SlotWord.blockLength(oldWord));
+    }
+
+    long now()
+    {
+        return clock.nanoTime();
+    }
+}

@@ -1,0 +1,124 @@
+package io.rdmakv.client.internal;
+
+/**
+ * PUT (insert or replace). The new block is written out of place in the first doorbell that goes out.
+ * <ol>
+ * <li>Cached slot: CAS it from the cached word (fresh entry: WRITE + CAS, 1 round trip; older entry: WRITE +
+ *     READ slot and block to confirm, then CAS: 2).</li>
+ * <li>Otherwise WRITE + READ both groups, find the key's slot (READ its block), CAS it from the word found:
+ *     3 round trips. A lost CAS or a block that changed under us retries with back-off.</li>
+ * <li>A key that is absent is inserted under its group's insert lock ({@link InsertProtocol}).</li>
+ * </ol>
+ */
+final class PutProtocol
+{
+    private final BlockSearch search;
+    private final CachedSlot cached;
+    private final NewBlock block;
+    private final InsertProtocol insert;
+    private final LaneRequests requests;
+    private final LaneCounters counters;
+
+    PutProtocol(final BlockSearch search, final CachedSlot cached, final NewBlock block, final InsertProtocol insert,
+        final LaneRequests requests, final LaneCounters counters)
+    {
+        this.search = search;
+        this.cached = cached;
+        this.block = block;
+        this.insert = insert;
+        this.requests = requests;
+        this.counters = counters;
+    }
+
+    /** Installs the assembled block as the key's value. */
+    int put()
+    {
+        int rc = block.place();
+        if (rc != Status.OK)
+        {
+            return rc;
+        }
+        final int entry = cached.lookup();
+        if (entry >= 0)
+        {
+            final long now = block.now();
+            final SlotCache cache = cached.cache();
+            final long word = cache.word(entry);
+            final long slotAddress = cache.slotAddress(entry);
+            switch (cached.check(entry, now, block))
+            {
+                case TRUSTED ->
+                {
+                    if ((rc = block.casSlot(slotAddress, word)) != Status.OK)
+                    {
+                        return rc;
+                    }
+                    if (requests.casResult() == word)
+                    {
+                        counters.increment(ClientCounter.CACHE_HITS);
+                        return block.committed(slotAddress, word, now);
+                    }
+                    cached.invalidate();
+                }
+                case FAILED ->
+                {
+                    return requests.failure();
+                }
+                case CHANGED ->
+                {
+                }
+            }
+        }
+        for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
+        {
+            final long start = block.now();
+            if ((rc = block.readGroups()) != Status.OK)
+            {
+                return rc;
+            }
+            switch (search.search())
+            {
+                case FOUND ->
+                {
+                    if ((rc = block.casSlot(search.slotAddress(), search.word())) != Status.OK)
+                    {
+                        return rc;
+                    }
+                    if (requests.casResult() == search.word())
+                    {
+                        return block.committed(search.slotAddress(), search.word(), start);
+                    }
+                    counters.increment(ClientCounter.CAS_RETRIES);
+                }
+                case ABSENT ->
+                {
+                    switch (insert.insert(start))
+                    {
+                        case INSERTED ->
+                        {
+                            return Status.OK;
+                        }
+                        case FAILED ->
+                        {
+                            return insert.failure();
+                        }
+                        case PRESENT, RETRY ->
+                        {
+                        }
+                    }
+                }
+                case CHANGED -> counters.increment(ClientCounter.VALIDATION_RETRIES);
+                case CORRUPTED ->
+                {
+                    return Status.CORRUPTED;
+                }
+                case FAILED ->
+                {
+                    return requests.failure();
+                }
+            }
+            Backoff.pause(attempt);
+        }
+        return Status.RETRIES_EXHAUSTED;
+    }
+}

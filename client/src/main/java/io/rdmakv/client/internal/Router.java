@@ -1,0 +1,170 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ProtectionDomain;
+
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Where a key goes and on which session: partitions to nodes from the cluster map, and the per-thread
+ * session table (every thread has its own session, and so its own lane, to each node, opened on first
+ * use and dropped when it breaks). Keeps the counters of dropped sessions so that statistics survive them.
+ */
+public final class Router implements AutoCloseable
+{
+    /** Opens a session with a node (or throws {@link SessionRefusedException} / {@link SessionFailedException}). */
+    @FunctionalInterface
+    public interface SessionOpener
+    {
+        Session open(InetSocketAddress node);
+    }
+
+    private final ClusterMap map;
+    private final InetSocketAddress[] nodes;
+    private final int[] partitionToNode;
+    private final SessionOpener opener;
+    private final ThreadLocal<Session[]> mine;
+    private final Set<Session> open = ConcurrentHashMap.newKeySet();
+    private final LaneCounters retired = new LaneCounters();
+    private volatile boolean closed;
+
+    public Router(final ClusterMap map, final SessionOpener opener)
+    {
+        this.map = map;
+        this.opener = opener;
+        final List<ClusterNode> list = map.nodes();
+        nodes = new InetSocketAddress[list.size()];
+        final Map<Integer, Integer> indexById = new HashMap<>();
+        for (int i = 0; i < nodes.length; i++)
+        {
+            nodes[i] = new InetSocketAddress(list.get(i).host(), list.get(i).port());
+            indexById.put(list.get(i).id(), i);
+        }
+        partitionToNode = new int[map.partitionCount()];
+        for (int p = 0; p < partitionToNode.length; p++)
+        {
+            partitionToNode[p] = indexById.get(map.nodeFor(p).id());
+        }
+        mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
+    }
+
+    /** Opens a session with one node through the given transport objects (the usual {@link SessionOpener}). */
+    public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
+        final long connectTimeoutNanos, final long opTimeoutNanos)
+    {
+        return node -> Session.open(context, pd, node, authToken, connectTimeoutNanos, opTimeoutNanos);
+    }
+
+    public ClusterMap map()
+    {
+        return map;
+    }
+
+    public int nodeCount()
+    {
+        return nodes.length;
+    }
+
+    /** This thread's session with the node that owns the key whose {@code KeyHash.hash} is {@code hash}. */
+    public Session route(final long hash)
+    {
+        return session(partitionToNode[map.partitionOf(hash)]);
+    }
+
+    /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */
+    public Session session(final int node)
+    {
+        final Session[] sessions = mine.get();
+        final Session current = sessions[node];
+        if (current != null && !current.isBroken())
+        {
+            return current;
+        }
+        if (current != null)
+        {
+            sessions[node] = null;
+            retire(current);
+        }
+        if (closed)
+        {
+            throw new IllegalStateException("client is closed");
+        }
+        final Session session = opener.open(nodes[node]);
+        open.add(session);
+        sessions[node] = session;
+        return session;
+    }
+
+    /** Drops {@code session} from this thread's table when it broke (the next call opens a new one). */
+    public void dropIfBroken(final Session session)
+    {
+        if (session.isBroken())
+        {
+            final Session[] sessions = mine.get();
+            for (int i = 0; i < sessions.length; i++)
+            {
+                if (sessions[i] == session)
+                {
+                    sessions[i] = null;
+                }
+            }
+            retire(session);
+        }
+    }
+
+    /** Open sessions, all threads. */
+    public int openSessions()
+    {
+        return open.size();
+    }
+
+    /** The counters of every session this router has had, summed (control path: allocates). */
+    public LaneCounters totals()
+    {
+        final LaneCounters total = new LaneCounters();
+        synchronized (retired)
+        {
+            retired.addTo(total);
+        }
+        for (final Session s : open)
+        {
+            s.counters().addTo(total);
+        }
+        return total;
+    }
+
+    private void retire(final Session session)
+    {
+        if (open.remove(session))
+        {
+            synchronized (retired)
+            {
+                session.counters().addTo(retired);
+            }
+            session.close();
+        }
+    }
+
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** Closes every session (BYE to each node). */
+    @Override
+    public void close()
+    {
+        closed = true;
+        for (final Session s : open)
+        {
+            retire(s);
+        }
+    }
+}
