@@ -7,6 +7,7 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.AccessFlags;
@@ -93,6 +94,10 @@ public final class Session implements AutoCloseable
             if (e instanceof SessionRefusedException refused)
             {
                 throw refused;
+            }
+            if (e instanceof MalformedMessageException m && m.kind() == MalformedMessageException.Kind.BAD_VERSION)
+            {
+                throw SessionRefusedException.incompatible(address, m.getMessage());
             }
             throw new SessionFailedException(address, e);
         }

@@ -2,15 +2,34 @@ package io.rdmakv.client.internal;
 
 import java.net.InetSocketAddress;
 
-/** The node refused the session (HELLO_REFUSED): wrong token, unsupported protocol version, shutting down. */
+/**
+ * No session can be had with the node, and trying again will not help: it refused (HELLO_REFUSED: wrong
+ * token, unsupported protocol version, shutting down), or this client refuses it (its region layout
+ * version is not the one this build reads).
+ */
 public final class SessionRefusedException extends RuntimeException
 {
+    /** {@link #code()} of a node this client refuses. */
+    public static final int INCOMPATIBLE = -1;
+
     private final int code;
 
     public SessionRefusedException(final InetSocketAddress address, final int code, final String reason)
     {
-        super("node " + address.getHostString() + ":" + address.getPort() + " refused the session: " + reason);
+        this("node " + address.getHostString() + ":" + address.getPort() + " refused the session: " + reason, code);
+    }
+
+    private SessionRefusedException(final String message, final int code)
+    {
+        super(message);
         this.code = code;
+    }
+
+    /** This client cannot work with the node: {@code reason} says why (both versions named). */
+    public static SessionRefusedException incompatible(final InetSocketAddress address, final String reason)
+    {
+        return new SessionRefusedException("node " + address.getHostString() + ":" + address.getPort() +
+            " is incompatible with this client: " + reason, INCOMPATIBLE);
     }
 
     /** The {@link io.rdmakv.common.protocol.ReasonCode} number. */

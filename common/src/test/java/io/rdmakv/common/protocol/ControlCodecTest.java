@@ -1,5 +1,9 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.LittleEndian;
+import io.rdmakv.common.layout.RegionHeader;
+import io.rdmakv.common.layout.RegionHeaderDescriptor;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -61,32 +65,7 @@ class ControlCodecTest
         assertEquals(24, HelloMessage.TOKEN_OFFSET);
         assertEquals(288, HelloMessage.MAX_ENDPOINT_LENGTH);
 
-        assertEquals(16, HelloOkMessage.PROTOCOL_VERSION_OFFSET);
-        assertEquals(20, HelloOkMessage.NODE_ID_OFFSET);
-        assertEquals(24, HelloOkMessage.INDEX_MR_ADDRESS_OFFSET);
-        assertEquals(32, HelloOkMessage.INDEX_MR_LENGTH_OFFSET);
-        assertEquals(40, HelloOkMessage.INDEX_MR_RKEY_OFFSET);
-        assertEquals(44, HelloOkMessage.DATA_MR_RKEY_OFFSET);
-        assertEquals(48, HelloOkMessage.DATA_MR_ADDRESS_OFFSET);
-        assertEquals(56, HelloOkMessage.DATA_MR_LENGTH_OFFSET);
-        assertEquals(64, HelloOkMessage.REGION_LENGTH_OFFSET);
-        assertEquals(72, HelloOkMessage.INDEX_OFFSET_OFFSET);
-        assertEquals(80, HelloOkMessage.INDEX_LENGTH_OFFSET);
-        assertEquals(88, HelloOkMessage.BUCKET_COUNT_OFFSET);
-        assertEquals(96, HelloOkMessage.DATA_OFFSET_OFFSET);
-        assertEquals(104, HelloOkMessage.DATA_LENGTH_OFFSET);
-        assertEquals(112, HelloOkMessage.HEADER_LENGTH_OFFSET);
-        assertEquals(116, HelloOkMessage.SLOTS_PER_BUCKET_OFFSET);
-        assertEquals(120, HelloOkMessage.BUCKETS_PER_GROUP_OFFSET);
-        assertEquals(124, HelloOkMessage.CHUNK_SIZE_OFFSET);
-        assertEquals(128, HelloOkMessage.MAX_KEY_LENGTH_OFFSET);
-        assertEquals(132, HelloOkMessage.MAX_VALUE_LENGTH_OFFSET);
-        assertEquals(136, HelloOkMessage.SESSION_ID_OFFSET);
-        assertEquals(144, HelloOkMessage.GRACE_NANOS_OFFSET);
-        assertEquals(152, HelloOkMessage.ENDPOINT_LENGTH_OFFSET);
-        assertEquals(154, HelloOkMessage.RESERVED_OFFSET);
-        assertEquals(156, HelloOkMessage.CLUSTER_MAP_LENGTH_OFFSET);
-        assertEquals(160, HelloOkMessage.ENDPOINT_OFFSET);
+        assertEquals(224, HelloOkMessage.ENDPOINT_OFFSET, "HELLO_OK's fixed part: 72 bytes of fields, the header");
 
         assertEquals(16, CodedText.CODE_OFFSET);
         assertEquals(20, CodedText.TEXT_LENGTH_OFFSET);
@@ -118,17 +97,39 @@ class ControlCodecTest
     {
         final HelloOkMessage message = Samples.helloOk();
         final MemorySegment s = MemorySegment.ofArray(ControlCodec.toBytes(message));
-        assertEquals(1, s.get(io.rdmakv.common.LittleEndian.U32, HelloOkMessage.NODE_ID_OFFSET));
-        assertEquals(0x1111, s.get(io.rdmakv.common.LittleEndian.U32, HelloOkMessage.INDEX_MR_RKEY_OFFSET));
-        assertEquals(0x2222, s.get(io.rdmakv.common.LittleEndian.U32, HelloOkMessage.DATA_MR_RKEY_OFFSET));
-        assertEquals(
-            Samples.GEOMETRY.bucketCount(), s.get(io.rdmakv.common.LittleEndian.U64, HelloOkMessage.BUCKET_COUNT_OFFSET));
-        assertEquals(
-            Samples.GEOMETRY.chunkSize(), s.get(io.rdmakv.common.LittleEndian.U32, HelloOkMessage.CHUNK_SIZE_OFFSET));
-        assertEquals(
-            Samples.SERVER.encodedLength(),
-            io.rdmakv.common.LittleEndian.u16(s, HelloOkMessage.ENDPOINT_LENGTH_OFFSET));
+        assertEquals(MessageHeaderDescriptor.PROTOCOL_VERSION, s.get(LittleEndian.U32, 16));
+        assertEquals(Samples.SERVER.encodedLength(), LittleEndian.u16(s, 20));
+        assertEquals(0x1111, s.get(LittleEndian.U32, 40));
+        assertEquals(0x2222, s.get(LittleEndian.U32, 44));
+        final RegionHeader header = new RegionHeader().wrap(s.asSlice(88, RegionHeaderDescriptor.USED_LENGTH));
+        assertEquals(RegionHeaderDescriptor.MAGIC, header.magic(), "the region header travels as it lies in memory");
+        assertEquals(RegionHeaderDescriptor.LAYOUT_VERSION, header.layoutVersion());
+        assertEquals(1, header.nodeId());
+        assertEquals(Samples.GEOMETRY, header.geometry());
         assertEquals(Samples.MAP, message.clusterMap());
+    }
+
+    @Test
+    void refusesHelloOkOfAnotherLayoutVersionNamingBoth()
+    {
+        final byte[] bytes = ControlCodec.toBytes(Samples.helloOk());
+        MemorySegment.ofArray(bytes).set(LittleEndian.U32, 88 + RegionHeaderDescriptor.LAYOUT_VERSION_OFFSET, 2);
+        final MalformedMessageException e =
+            assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes));
+        assertEquals(MalformedMessageException.Kind.BAD_VERSION, e.kind());
+        assertTrue(e.getMessage().contains("layout version 2") &&
+            e.getMessage().contains("layout version " + RegionHeaderDescriptor.LAYOUT_VERSION), e.getMessage());
+    }
+
+    @Test
+    void refusesHelloOkWhoseHeaderIsNoRegionHeader()
+    {
+        final byte[] bytes = ControlCodec.toBytes(Samples.helloOk());
+        MemorySegment.ofArray(bytes).set(LittleEndian.U64, 88, 0x1234L);
+        final MalformedMessageException e =
+            assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes));
+        assertEquals(MalformedMessageException.Kind.BAD_FIELD, e.kind());
+        assertTrue(e.getMessage().contains("magic"), e.getMessage());
     }
 
     @ParameterizedTest

@@ -1,5 +1,7 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.layout.RegionHeaderDescriptor;
+
 import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.protocol.MalformedMessageException.Kind;
 import org.junit.jupiter.api.Test;
@@ -145,8 +147,8 @@ class MalformedMessageTest
         malformed(withU16(bytes(new ErrorMessage(1, 1, "x")), CodedText.TEXT_LENGTH_OFFSET, 2000), Kind.OVERSIZED);
 
         final byte[] helloOk = bytes(Samples.helloOk());
-        malformed(withU32(helloOk, HelloOkMessage.CLUSTER_MAP_LENGTH_OFFSET, 1 << 20), Kind.OVERSIZED);
-        malformed(withU32(helloOk, HelloOkMessage.CLUSTER_MAP_LENGTH_OFFSET, -5), Kind.OVERSIZED);
+        malformed(withU32(helloOk, 80, 1 << 20), Kind.OVERSIZED);
+        malformed(withU32(helloOk, 80, -5), Kind.OVERSIZED);
     }
 
     @Test
@@ -160,7 +162,7 @@ class MalformedMessageTest
         malformed(
             withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 7), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
             Kind.BAD_VERSION);
-        malformed(withU32(bytes(Samples.helloOk()), HelloOkMessage.PROTOCOL_VERSION_OFFSET, 0), Kind.BAD_VERSION);
+        malformed(withU32(bytes(Samples.helloOk()), 16, 0), Kind.BAD_VERSION);
         malformed(bytes(new HelloMessage(1, 5, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
     }
 
@@ -180,9 +182,9 @@ class MalformedMessageTest
 
         final byte[] helloOk = bytes(Samples.helloOk());
         final MalformedMessageException geometry = malformed(
-            withU32(helloOk, HelloOkMessage.SLOTS_PER_BUCKET_OFFSET, 8), Kind.BAD_FIELD);
+            withU32(helloOk, 88 + RegionHeaderDescriptor.SLOTS_PER_BUCKET_OFFSET, 8), Kind.BAD_FIELD);
         assertTrue(geometry.getMessage().contains("slots per bucket 8 is not 7"), geometry.getMessage());
-        malformed(withU32(helloOk, HelloOkMessage.DATA_MR_LENGTH_OFFSET, 12), Kind.BAD_FIELD);
+        malformed(withU32(helloOk, 56, 12), Kind.BAD_FIELD);
 
         final byte[] alloc = bytes(new AllocMessage(1, 64));
         malformed(withU32(alloc, AllocMessage.REQUESTED_BYTES_OFFSET, 0), Kind.BAD_FIELD);
