@@ -293,12 +293,6 @@ public final class KvServer implements AutoCloseable
         return closed ? 0 : scanner.usedSlots();
     }
 
-    /** The region's memory, for tests that play a misbehaving NIC or a flipped bit. */
-    public java.lang.foreign.MemorySegment regionSegment()
-    {
-        return region.segment();
-    }
-
     /**
      * Shuts down: stops accepting, tells connected clients (SHUTDOWN), closes their sessions,
      * deregisters the memory and releases the device. Bounded: a few hundred milliseconds.
