@@ -20,7 +20,7 @@ public final class TestRegion implements AutoCloseable
     /** 4 MiB of memory: 4096 groups, 3 chunks of 1 MiB. */
     public static final RegionGeometry GEOMETRY = RegionGeometry.forMemory(4L << 20);
 
-    private final Arena arena = Arena.ofConfined();
+    private final Arena arena = Arena.ofShared();
     private final MemorySegment segment = arena.allocate(GEOMETRY.regionLength(), 4096);
     private final KvBlock block = new KvBlock();
     private final BucketGroup group = new BucketGroup();
