@@ -13,6 +13,8 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RemoteRegion;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.control.ControlAgent;
+import io.rdmakv.server.control.CountingErrorHandler;
+import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.ServerSession;
 import io.rdmakv.server.space.DataAreaAllocator;
@@ -27,6 +29,8 @@ import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.VerbsConfig;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -57,8 +61,10 @@ public final class KvServer implements AutoCloseable
     private final ProtectionDomain pd;
     private final Region region;
     private final CompletionQueue cq;
+    private final ServerCounters counters = new ServerCounters();
     private final ControlAgent agent;
     private final IndexScanner scanner;
+    private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
     private volatile boolean shuttingDown;
@@ -104,8 +110,10 @@ public final class KvServer implements AutoCloseable
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(region.segment(), geometry);
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry), geometry,
-            MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
-        agentThread = Thread.ofPlatform().name("rdmakv-control").start(agent);
+            counters, SystemNanoClock.INSTANCE);
+        agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
+            new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
+        agentThread = AgentRunner.startOnThread(agentRunner);
         listener.start();
     }
 
@@ -227,7 +235,7 @@ public final class KvServer implements AutoCloseable
 
     public ServerCounters counters()
     {
-        return agent.counters();
+        return counters;
     }
 
     public int sessionCount()
@@ -237,7 +245,7 @@ public final class KvServer implements AutoCloseable
 
     public long freeBytes()
     {
-        return agent.freeBytes();
+        return counters.get(ServerCounter.FREE_BYTES);
     }
 
     /** The name of the opened device, e.g. {@code mlx5_0}, {@code rxe0}, {@code tcp0}. */
@@ -261,19 +269,19 @@ public final class KvServer implements AutoCloseable
     /** Bytes of the data area freed or reclaimed and waiting out the grace period (or quarantine). */
     public long graceBytes()
     {
-        return agent.graceBytes();
+        return counters.get(ServerCounter.GRACE_BYTES);
     }
 
     /** Freed blocks and reclaimed ranges waiting out the grace period (or quarantine). */
     public long graceRanges()
     {
-        return agent.graceRanges();
+        return counters.get(ServerCounter.GRACE_RANGES);
     }
 
     /** Extents (chunks) granted since start. */
     public long grantedExtents()
     {
-        return agent.grantedExtents();
+        return counters.get(ServerCounter.GRANTED_EXTENTS);
     }
 
     /**
@@ -283,12 +291,6 @@ public final class KvServer implements AutoCloseable
     public synchronized long usedSlots()
     {
         return closed ? 0 : scanner.usedSlots();
-    }
-
-    /** The region's memory, for tests that play a misbehaving NIC or a flipped bit. */
-    public java.lang.foreign.MemorySegment regionSegment()
-    {
-        return region.segment();
     }
 
     /**
@@ -309,16 +311,18 @@ public final class KvServer implements AutoCloseable
         try
         {
             TimeUnit.MILLISECONDS.sleep(100);
-            agent.stop(TimeUnit.SECONDS.toNanos(5));
-            agentThread.join(TimeUnit.SECONDS.toMillis(5));
         }
         catch (final InterruptedException e)
         {
             Thread.currentThread().interrupt();
         }
-        agent.closeAll();
+        // Stops the loop; the agent's onClose departs every session still open, on the agent's thread.
+        closeQuietly(agentRunner);
+        if (!agent.isClosed() && !agentThread.isAlive())
+        {
+            agent.onClose(); // the loop ended with an Error, before the runner could close the agent
+        }
         listener.closeConnections();
-        agent.closeResources();
         closeQuietly(cq);
         closeQuietly(region);
         closeQuietly(pd);

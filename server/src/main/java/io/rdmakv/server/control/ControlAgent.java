@@ -22,14 +22,15 @@ import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WorkCompletion;
 import io.rdmakv.verbs.WorkCompletions;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,9 +38,20 @@ import java.util.concurrent.TimeUnit;
  * SEND/RECV, departures (BYE, a closed bootstrap connection, a failed queue pair) and the grace
  * period of freed space. It never handles a GET or a PUT: those never reach the server's CPU.
  * It owns the {@link DataAreaAllocator}; nothing else touches it.
+ *
+ * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} and a
+ * {@link CountingErrorHandler}: an unexpected exception in a duty cycle is counted, logged and survived.
+ * {@link #onClose()} (on the agent's thread, once the loop stopped) departs every session still open.
+ * Time comes from the {@link NanoClock} it is given, so tests drive {@link #doWork()} by hand.
  */
-public final class ControlAgent implements Runnable
+public final class ControlAgent implements Agent
 {
+    /** The agent thread's name. */
+    public static final String ROLE_NAME = "rdmakv-control";
+
+    /** How often a duty cycle moves freed space whose grace period ended back into the free set. */
+    public static final long EXPIRY_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
     private static final System.Logger LOG = System.getLogger(ControlAgent.class.getName());
 
     private final CompletionQueue cq;
@@ -47,30 +59,46 @@ public final class ControlAgent implements Runnable
     private final IndexScanner scanner;
     private final LiveBlockCheck liveBlocks;
     private final RegionGeometry geometry;
-    private final int bufferLength;
+    private final NanoClock clock;
+    private final ServerCounters counters;
     private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
-    private final ServerCounters counters = new ServerCounters();
-    private final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 200_000);
-    private final CountDownLatch stopped = new CountDownLatch(1);
-    private volatile boolean running = true;
-    private volatile long freeBytes;
-    private volatile long graceBytes;
-    private volatile long graceRanges;
-    private volatile long grantedExtents;
     private long lastExpiry;
+    private volatile boolean closed;
 
+    /**
+     * @param counters where the agent counts; the agent's thread is their only writer
+     * @param clock    the time grants, frees, departures and grace-period expiry are stamped with
+     */
     public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
-        final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final int bufferLength)
+        final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
+        final NanoClock clock)
     {
         this.cq = cq;
         this.allocator = allocator;
         this.scanner = scanner;
         this.liveBlocks = liveBlocks;
         this.geometry = geometry;
-        this.bufferLength = bufferLength;
+        this.counters = counters;
+        this.clock = clock;
+        this.lastExpiry = clock.nanoTime();
         publishSpace();
+    }
+
+    /**
+     * Today's idle behaviour: spin, yield, then park for at most 200 µs, so a request waits at most that
+     * long for an idle agent. (A later change makes the agent block on the completion channel.)
+     */
+    public static IdleStrategy idleStrategy()
+    {
+        return new BackoffIdleStrategy(100, 10, 1_000, 200_000);
+    }
+
+    @Override
+    public String roleName()
+    {
+        return ROLE_NAME;
     }
 
     public ServerCounters counters()
@@ -83,31 +111,11 @@ public final class ControlAgent implements Runnable
         return byQpNum.size();
     }
 
-    public long freeBytes()
-    {
-        return freeBytes;
-    }
-
-    public long graceBytes()
-    {
-        return graceBytes;
-    }
-
-    public long graceRanges()
-    {
-        return graceRanges;
-    }
-
-    public long grantedExtents()
-    {
-        return grantedExtents;
-    }
-
     /** Makes a connected session known; its RECVs are already posted. Safe from any thread. */
     public void register(final ServerSession session)
     {
         byQpNum.put(session.qp().qpNum(), session);
-        commands.add(() -> counters.sessionsOpened++);
+        commands.add(() -> counters.increment(ServerCounter.SESSIONS_OPENED));
     }
 
     /** Asks the agent to tear a session down (its bootstrap connection closed). Safe from any thread. */
@@ -122,33 +130,9 @@ public final class ControlAgent implements Runnable
         commands.add(task);
     }
 
-    @Override
-    public void run()
-    {
-        try
-        {
-            while (running)
-            {
-                try
-                {
-                    idle.idle(doWork());
-                }
-                catch (final RuntimeException e)
-                {
-                    // One bad request or session must not stop the control plane of every client.
-                    counters.agentErrors++;
-                    LOG.log(System.Logger.Level.ERROR, "control agent: " + e, e);
-                }
-            }
-        }
-        finally
-        {
-            stopped.countDown();
-        }
-    }
-
     /** One duty cycle; returns the amount of work done (0 lets the idle strategy back off). */
-    int doWork()
+    @Override
+    public int doWork()
     {
         int work = 0;
         final int n = cq.poll(completions);
@@ -163,8 +147,8 @@ public final class ControlAgent implements Runnable
             command.run();
             work++;
         }
-        final long now = System.nanoTime();
-        if (now - lastExpiry > TimeUnit.MILLISECONDS.toNanos(5))
+        final long now = clock.nanoTime();
+        if (now - lastExpiry > EXPIRY_INTERVAL_NANOS)
         {
             lastExpiry = now;
             allocator.expireGrace(now);
@@ -198,7 +182,7 @@ public final class ControlAgent implements Runnable
         }
         catch (final MalformedMessageException e)
         {
-            counters.malformedMessages++;
+            counters.increment(ServerCounter.MALFORMED_MESSAGES);
             LOG.log(System.Logger.Level.WARNING, session + " sent a malformed control message: " + e.getMessage());
             reply(session, new ErrorMessage(0, ReasonCode.MALFORMED_MESSAGE.code(), e.getMessage()));
         }
@@ -222,12 +206,12 @@ public final class ControlAgent implements Runnable
             case StatsMessage stats -> stats(session, stats);
             case ByeMessage bye ->
             {
-                counters.byeRequests++;
+                counters.increment(ServerCounter.BYE_REQUESTS);
                 depart(session, "it said BYE");
             }
             default ->
             {
-                counters.malformedMessages++;
+                counters.increment(ServerCounter.MALFORMED_MESSAGES);
                 reply(session, new ErrorMessage(message.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
                     message.type() + " is not a request a client may send on the control plane"));
             }
@@ -236,20 +220,20 @@ public final class ControlAgent implements Runnable
 
     private void allocate(final ServerSession session, final AllocMessage alloc)
     {
-        counters.allocRequests++;
+        counters.increment(ServerCounter.ALLOC_REQUESTS);
         final long min = alloc.requestedBytes();
         if (min <= 0 || min > allocator.capacity())
         {
-            counters.allocFailures++;
+            counters.increment(ServerCounter.ALLOC_FAILURES);
             reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
                 "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes"));
             return;
         }
         final Extent extent =
-            allocator.grant(min, Math.max(min, geometry.chunkSize()), System.nanoTime(), session.id());
+            allocator.grant(min, Math.max(min, geometry.chunkSize()), clock.nanoTime(), session.id());
         if (extent == null)
         {
-            counters.allocFailures++;
+            counters.increment(ServerCounter.ALLOC_FAILURES);
             reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
                 "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
                 " bytes free, " + allocator.graceBytes() + " waiting out the grace period)"));
@@ -261,26 +245,26 @@ public final class ControlAgent implements Runnable
 
     private void free(final FreeMessage free)
     {
-        counters.freeRequests++;
-        final long now = System.nanoTime();
+        counters.increment(ServerCounter.FREE_REQUESTS);
+        final long now = clock.nanoTime();
         for (int i = 0; i < free.count(); i++)
         {
             if (allocator.isReleasable(free.offset(i), free.length(i)) &&
                 !liveBlocks.containsLiveBlock(free.offset(i), free.length(i)) &&
                 allocator.release(free.offset(i), free.length(i), now))
             {
-                counters.freedBlocks++;
+                counters.increment(ServerCounter.FREED_BLOCKS);
             }
             else
             {
-                counters.refusedFrees++;
+                counters.increment(ServerCounter.REFUSED_FREES);
             }
         }
     }
 
     private void stats(final ServerSession session, final StatsMessage stats)
     {
-        counters.statsRequests++;
+        counters.increment(ServerCounter.STATS_REQUESTS);
         final long total = allocator.capacity();
         final long free = allocator.freeBytes();
         reply(session, new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
@@ -309,10 +293,10 @@ public final class ControlAgent implements Runnable
         session.qp().modifyToError();
         session.close();
         final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session.id()), session.id());
-        final long reclaimed = allocator.reclaim(session.id(), found.liveBlocks(), System.nanoTime());
-        counters.sessionsClosed++;
-        counters.reclaimedBytes += reclaimed;
-        counters.locksReleased += found.locksReleased();
+        final long reclaimed = allocator.reclaim(session.id(), found.liveBlocks(), clock.nanoTime());
+        counters.increment(ServerCounter.SESSIONS_CLOSED);
+        counters.add(ServerCounter.RECLAIMED_BYTES, reclaimed);
+        counters.add(ServerCounter.LOCKS_RELEASED, found.locksReleased());
         publishSpace();
         LOG.log(System.Logger.Level.DEBUG, session + " departed because " + why + "; reclaimed " + reclaimed +
             " bytes, released " + found.locksReleased() + " insert lock(s)");
@@ -320,10 +304,10 @@ public final class ControlAgent implements Runnable
 
     private void publishSpace()
     {
-        freeBytes = allocator.freeBytes();
-        graceBytes = allocator.graceBytes();
-        graceRanges = allocator.graceRanges();
-        grantedExtents = allocator.grantedExtents();
+        counters.set(ServerCounter.FREE_BYTES, allocator.freeBytes());
+        counters.set(ServerCounter.GRACE_BYTES, allocator.graceBytes());
+        counters.set(ServerCounter.GRACE_RANGES, allocator.graceRanges());
+        counters.set(ServerCounter.GRANTED_EXTENTS, allocator.grantedExtents());
     }
 
     /** Tells every client the node is going away (SHUTDOWN). Agent thread only. */
@@ -337,24 +321,35 @@ public final class ControlAgent implements Runnable
         }
     }
 
-    /** Closes every session still open. Agent thread only, after the agent stopped serving. */
-    public void closeAll()
+    /**
+     * Departs every session still open and releases the completion buffer. Called once the loop
+     * stopped: by the agent runner on the agent's thread, or by whoever owns the agent once its thread
+     * ended. Idempotent.
+     */
+    @Override
+    public void onClose()
     {
-        for (final ServerSession session : byQpNum.values())
+        if (closed)
         {
-            depart(session, "the node is shutting down");
+            return;
+        }
+        closed = true;
+        try
+        {
+            for (final ServerSession session : byQpNum.values())
+            {
+                depart(session, "the node is shutting down");
+            }
+        }
+        finally
+        {
+            completions.close();
         }
     }
 
-    /** Stops the loop and waits for it to end. */
-    public void stop(final long timeoutNanos) throws InterruptedException
+    /** Whether {@link #onClose()} ran. */
+    public boolean isClosed()
     {
-        running = false;
-        stopped.await(timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-
-    public void closeResources()
-    {
-        completions.close();
+        return closed;
     }
 }

@@ -8,24 +8,32 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.server.BuildInfo;
 import io.rdmakv.server.KvServer;
+import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
+import io.rdmakv.server.control.ServerMetric;
 import io.rdmakv.verbs.DeviceAttributes;
 import io.rdmakv.verbs.WcStatus;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A node's metrics in a Prometheus registry: build and transport, clients, control-plane requests and
  * errors, space (granted chunks, data area in use and free, grace period, reclaim), index load and
  * completion errors by status. Every value is a callback that reads the node's counters at scrape time.
- * Names are listed in the README (Operations, Metrics).
+ * The control agent's counters are exported as their {@link ServerCounter} constants say; the rest
+ * (identity, derived space figures, index load) is written out here. Names are listed in the README
+ * (Operations, Metrics).
  */
 public final class ServerMetrics
 {
     /** How old the used-slot count may be before a scrape walks the index again. */
     public static final long DEFAULT_INDEX_SCAN_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private static final String[] NO_LABELS = new String[0];
 
     private final PrometheusRegistry registry;
     private final List<Collector> collectors = new ArrayList<>();
@@ -38,7 +46,7 @@ public final class ServerMetrics
         this.indexLoad = new IndexLoad(server::usedSlots, System::nanoTime, indexScanMaxAgeNanos);
         identity(server);
         state(server, readiness);
-        control(server.counters());
+        counters(server.counters());
         space(server);
         index(server);
         completionErrors(server.counters());
@@ -102,45 +110,58 @@ public final class ServerMetrics
         add(GaugeWithCallback.builder().name("rdmakv_connected_clients")
             .help("Client sessions (one per client thread and node) connected now")
             .callback(cb -> cb.call(server.sessionCount())).build());
-        add(CounterWithCallback.builder().name("rdmakv_sessions_opened_total")
-            .help("Client sessions opened since start")
-            .callback(cb -> cb.call(server.counters().sessionsOpened())).build());
-        add(CounterWithCallback.builder().name("rdmakv_sessions_closed_total")
-            .help("Client sessions ended since start (BYE, closed connection or failed queue pair)")
-            .callback(cb -> cb.call(server.counters().sessionsClosed())).build());
     }
 
-    private void control(final ServerCounters c)
+    /** One metric per {@link ServerMetric} family, reading its {@link ServerCounter}s in their order. */
+    private void counters(final ServerCounters c)
     {
-        add(CounterWithCallback.builder().name("rdmakv_control_requests_total")
-            .help("Control-plane requests served, by type (alloc, free, stats, bye)")
-            .labelNames("type")
-            .callback(cb ->
+        final Map<ServerMetric, List<ServerCounter>> families = new EnumMap<>(ServerMetric.class);
+        for (final ServerCounter counter : ServerCounter.values())
+        {
+            if (counter.metric() != null)
             {
-                cb.call(c.allocRequests(), "alloc");
-                cb.call(c.freeRequests(), "free");
-                cb.call(c.statsRequests(), "stats");
-                cb.call(c.byeRequests(), "bye");
-            }).build());
-        add(CounterWithCallback.builder().name("rdmakv_control_errors_total")
-            .help("Control-plane requests refused, by error: alloc_failed (data area full), free_refused (a FREE " +
-                "of a range not granted), malformed (an undecodable or unexpected message)")
-            .labelNames("error")
-            .callback(cb ->
-            {
-                cb.call(c.allocFailures(), "alloc_failed");
-                cb.call(c.refusedFrees(), "free_refused");
-                cb.call(c.malformedMessages(), "malformed");
-            }).build());
+                families.computeIfAbsent(counter.metric(), m -> new ArrayList<>()).add(counter);
+            }
+        }
+        families.forEach((family, members) -> add(family, members, c));
+    }
+
+    private void add(final ServerMetric family, final List<ServerCounter> members, final ServerCounters c)
+    {
+        final ServerCounter[] counters = members.toArray(new ServerCounter[0]);
+        final String[][] labelValues = new String[counters.length][];
+        for (int i = 0; i < counters.length; i++)
+        {
+            labelValues[i] = counters[i].labelValue() == null ? NO_LABELS : new String[] {counters[i].labelValue()};
+        }
+        final String[] labelNames = family.labelName() == null ? NO_LABELS : new String[] {family.labelName()};
+        switch (family.type())
+        {
+            case COUNTER -> add(CounterWithCallback.builder().name(family.metricName()).help(family.help())
+                .labelNames(labelNames)
+                .callback(cb ->
+                {
+                    for (int i = 0; i < counters.length; i++)
+                    {
+                        cb.call(c.get(counters[i]), labelValues[i]);
+                    }
+                }).build());
+            case GAUGE -> add(GaugeWithCallback.builder().name(family.metricName()).help(family.help())
+                .labelNames(labelNames)
+                .callback(cb ->
+                {
+                    for (int i = 0; i < counters.length; i++)
+                    {
+                        cb.call(c.get(counters[i]), labelValues[i]);
+                    }
+                }).build());
+        }
     }
 
     private void space(final KvServer server)
     {
         // the first block-aligned unit is never granted (offset 0 means "no block" in a slot word)
         final long capacity = server.geometry().dataLength() - KvBlockDescriptor.ALIGNMENT;
-        add(CounterWithCallback.builder().name("rdmakv_granted_chunks_total")
-            .help("Extents of the data area granted to clients (ALLOC) since start")
-            .callback(cb -> cb.call(server.grantedExtents())).build());
         add(GaugeWithCallback.builder().name("rdmakv_region_bytes")
             .help("Size of the registered region: header, index and data area")
             .callback(cb -> cb.call(server.geometry().regionLength())).build());
@@ -150,24 +171,6 @@ public final class ServerMetrics
         add(GaugeWithCallback.builder().name("rdmakv_data_area_used_bytes")
             .help("Data area bytes granted to clients and not freed (blocks in use plus clients' unused grants)")
             .callback(cb -> cb.call(capacity - server.freeBytes() - server.graceBytes())).build());
-        add(GaugeWithCallback.builder().name("rdmakv_data_area_free_bytes")
-            .help("Data area bytes that can be granted now")
-            .callback(cb -> cb.call(server.freeBytes())).build());
-        add(GaugeWithCallback.builder().name("rdmakv_grace_period_bytes")
-            .help("Data area bytes freed or reclaimed and waiting out the grace period before reuse")
-            .callback(cb -> cb.call(server.graceBytes())).build());
-        add(GaugeWithCallback.builder().name("rdmakv_grace_period_blocks")
-            .help("Freed blocks and reclaimed ranges waiting out the grace period before reuse")
-            .callback(cb -> cb.call(server.graceRanges())).build());
-        add(CounterWithCallback.builder().name("rdmakv_freed_blocks_total")
-            .help("Blocks clients freed (FREE entries accepted)")
-            .callback(cb -> cb.call(server.counters().freedBlocks())).build());
-        add(CounterWithCallback.builder().name("rdmakv_reclaimed_bytes_total")
-            .help("Bytes reclaimed from departed sessions' grants that no slot referenced")
-            .callback(cb -> cb.call(server.counters().reclaimedBytes())).build());
-        add(CounterWithCallback.builder().name("rdmakv_insert_locks_released_total")
-            .help("Insert locks a departed session held that the server released")
-            .callback(cb -> cb.call(server.counters().locksReleased())).build());
     }
 
     private void index(final KvServer server)

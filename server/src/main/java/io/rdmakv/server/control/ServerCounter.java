@@ -1,0 +1,62 @@
+package io.rdmakv.server.control;
+
+/**
+ * What the control agent counts, one constant per value (Aeron's {@code SystemCounterDescriptor} style):
+ * the ordinal is the value's index in {@link ServerCounters}, and an exported value names its metric
+ * family and, in a family of several, its label value. Adding a counter is adding a constant here.
+ */
+public enum ServerCounter
+{
+    SESSIONS_OPENED(ServerMetric.SESSIONS_OPENED),
+    SESSIONS_CLOSED(ServerMetric.SESSIONS_CLOSED),
+    ALLOC_REQUESTS(ServerMetric.CONTROL_REQUESTS, "alloc"),
+    FREE_REQUESTS(ServerMetric.CONTROL_REQUESTS, "free"),
+    STATS_REQUESTS(ServerMetric.CONTROL_REQUESTS, "stats"),
+    BYE_REQUESTS(ServerMetric.CONTROL_REQUESTS, "bye"),
+    ALLOC_FAILURES(ServerMetric.CONTROL_ERRORS, "alloc_failed"),
+    REFUSED_FREES(ServerMetric.CONTROL_ERRORS, "free_refused"),
+    MALFORMED_MESSAGES(ServerMetric.CONTROL_ERRORS, "malformed"),
+    GRANTED_EXTENTS(ServerMetric.GRANTED_CHUNKS),
+    /** A gauge the agent publishes after every change of the allocator. */
+    FREE_BYTES(ServerMetric.DATA_AREA_FREE_BYTES),
+    /** A gauge the agent publishes after every change of the allocator. */
+    GRACE_BYTES(ServerMetric.GRACE_PERIOD_BYTES),
+    /** A gauge the agent publishes after every change of the allocator. */
+    GRACE_RANGES(ServerMetric.GRACE_PERIOD_BLOCKS),
+    FREED_BLOCKS(ServerMetric.FREED_BLOCKS),
+    RECLAIMED_BYTES(ServerMetric.RECLAIMED_BYTES),
+    LOCKS_RELEASED(ServerMetric.INSERT_LOCKS_RELEASED),
+    /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
+    COMPLETION_ERRORS(null),
+    /** Unexpected exceptions the control agent caught and survived (each is logged). Not exported. */
+    AGENT_ERRORS(null);
+
+    /** How many values there are: the first index after them is free for the per-status counts. */
+    public static final int COUNT = values().length;
+
+    private final ServerMetric metric;
+    private final String labelValue;
+
+    ServerCounter(final ServerMetric metric)
+    {
+        this(metric, null);
+    }
+
+    ServerCounter(final ServerMetric metric, final String labelValue)
+    {
+        this.metric = metric;
+        this.labelValue = labelValue;
+    }
+
+    /** The family this value is exported in, or null when it is not exported on its own. */
+    public ServerMetric metric()
+    {
+        return metric;
+    }
+
+    /** The value of the family's label for this counter, or null in a family of one. */
+    public String labelValue()
+    {
+        return labelValue;
+    }
+}

@@ -1,0 +1,80 @@
+package io.rdmakv.server.control;
+
+/**
+ * The metric families the node's {@link ServerCounter}s are exported as: name, type, help and, for a
+ * family of several counters, the label that tells them apart. Dashboards depend on these names; change
+ * one only with the README's metrics table.
+ */
+public enum ServerMetric
+{
+    SESSIONS_OPENED("rdmakv_sessions_opened_total", Type.COUNTER,
+        "Client sessions opened since start"),
+    SESSIONS_CLOSED("rdmakv_sessions_closed_total", Type.COUNTER,
+        "Client sessions ended since start (BYE, closed connection or failed queue pair)"),
+    CONTROL_REQUESTS("rdmakv_control_requests_total", Type.COUNTER,
+        "Control-plane requests served, by type (alloc, free, stats, bye)", "type"),
+    CONTROL_ERRORS("rdmakv_control_errors_total", Type.COUNTER,
+        "Control-plane requests refused, by error: alloc_failed (data area full), free_refused (a FREE " +
+        "of a range not granted), malformed (an undecodable or unexpected message)", "error"),
+    GRANTED_CHUNKS("rdmakv_granted_chunks_total", Type.COUNTER,
+        "Extents of the data area granted to clients (ALLOC) since start"),
+    DATA_AREA_FREE_BYTES("rdmakv_data_area_free_bytes", Type.GAUGE,
+        "Data area bytes that can be granted now"),
+    GRACE_PERIOD_BYTES("rdmakv_grace_period_bytes", Type.GAUGE,
+        "Data area bytes freed or reclaimed and waiting out the grace period before reuse"),
+    GRACE_PERIOD_BLOCKS("rdmakv_grace_period_blocks", Type.GAUGE,
+        "Freed blocks and reclaimed ranges waiting out the grace period before reuse"),
+    FREED_BLOCKS("rdmakv_freed_blocks_total", Type.COUNTER,
+        "Blocks clients freed (FREE entries accepted)"),
+    RECLAIMED_BYTES("rdmakv_reclaimed_bytes_total", Type.COUNTER,
+        "Bytes reclaimed from departed sessions' grants that no slot referenced"),
+    INSERT_LOCKS_RELEASED("rdmakv_insert_locks_released_total", Type.COUNTER,
+        "Insert locks a departed session held that the server released");
+
+    /** How Prometheus reads the family: a counter only grows, a gauge goes up and down. */
+    public enum Type
+    {
+        COUNTER,
+        GAUGE
+    }
+
+    private final String metricName;
+    private final Type type;
+    private final String help;
+    private final String labelName;
+
+    ServerMetric(final String metricName, final Type type, final String help)
+    {
+        this(metricName, type, help, null);
+    }
+
+    ServerMetric(final String metricName, final Type type, final String help, final String labelName)
+    {
+        this.metricName = metricName;
+        this.type = type;
+        this.help = help;
+        this.labelName = labelName;
+    }
+
+    /** The exported name, e.g. {@code rdmakv_control_requests_total}. */
+    public String metricName()
+    {
+        return metricName;
+    }
+
+    public Type type()
+    {
+        return type;
+    }
+
+    public String help()
+    {
+        return help;
+    }
+
+    /** The label that tells the family's counters apart, or null for a family of one counter. */
+    public String labelName()
+    {
+        return labelName;
+    }
+}

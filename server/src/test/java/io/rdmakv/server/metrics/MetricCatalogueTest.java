@@ -1,0 +1,126 @@
+package io.rdmakv.server.metrics;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.control.ServerCounter;
+import io.rdmakv.server.control.ServerMetric;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every exported metric's name, type and help, as a dashboard sees them: changing one is a deliberate
+ * edit of this list (and of the README's metrics table), never a side effect.
+ */
+class MetricCatalogueTest
+{
+    private static final List<String> CATALOGUE = List.of(
+        "# HELP rdmakv_build_info The kvserver build: version, region layout version and control protocol version",
+        "# HELP rdmakv_completion_errors_total Failed work completions on the control plane's queue pairs, by " +
+            "ibv_wc_status",
+        "# HELP rdmakv_connected_clients Client sessions (one per client thread and node) connected now",
+        "# HELP rdmakv_control_errors_total Control-plane requests refused, by error: alloc_failed (data area " +
+            "full), free_refused (a FREE of a range not granted), malformed (an undecodable or unexpected message)",
+        "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye)",
+        "# HELP rdmakv_data_area_capacity_bytes Bytes of the data area that can hold key-value blocks: used + " +
+            "free + grace period",
+        "# HELP rdmakv_data_area_free_bytes Data area bytes that can be granted now",
+        "# HELP rdmakv_data_area_used_bytes Data area bytes granted to clients and not freed (blocks in use plus " +
+            "clients' unused grants)",
+        "# HELP rdmakv_freed_blocks_total Blocks clients freed (FREE entries accepted)",
+        "# HELP rdmakv_grace_period_blocks Freed blocks and reclaimed ranges waiting out the grace period before " +
+            "reuse",
+        "# HELP rdmakv_grace_period_bytes Data area bytes freed or reclaimed and waiting out the grace period " +
+            "before reuse",
+        "# HELP rdmakv_granted_chunks_total Extents of the data area granted to clients (ALLOC) since start",
+        "# HELP rdmakv_index_load_ratio Used index slots over all index slots (0..1)",
+        "# HELP rdmakv_index_slots Slots in the hash index",
+        "# HELP rdmakv_index_slots_used Index slots holding a key (counted by walking the index, at most every " +
+            "few seconds)",
+        "# HELP rdmakv_insert_locks_released_total Insert locks a departed session held that the server released",
+        "# HELP rdmakv_node_info This node's id in the cluster map and its bootstrap address",
+        "# HELP rdmakv_ready 1 once the region is registered and clients are accepted, 0 while starting or " +
+            "shutting down",
+        "# HELP rdmakv_reclaimed_bytes_total Bytes reclaimed from departed sessions' grants that no slot referenced",
+        "# HELP rdmakv_region_bytes Size of the registered region: header, index and data area",
+        "# HELP rdmakv_sessions_closed_total Client sessions ended since start (BYE, closed connection or failed " +
+            "queue pair)",
+        "# HELP rdmakv_sessions_opened_total Client sessions opened since start",
+        "# HELP rdmakv_transport_info The RDMA transport in use and its device: name, link layer, atomic " +
+            "capability, port state",
+        "# TYPE rdmakv_build_info gauge",
+        "# TYPE rdmakv_completion_errors_total counter",
+        "# TYPE rdmakv_connected_clients gauge",
+        "# TYPE rdmakv_control_errors_total counter",
+        "# TYPE rdmakv_control_requests_total counter",
+        "# TYPE rdmakv_data_area_capacity_bytes gauge",
+        "# TYPE rdmakv_data_area_free_bytes gauge",
+        "# TYPE rdmakv_data_area_used_bytes gauge",
+        "# TYPE rdmakv_freed_blocks_total counter",
+        "# TYPE rdmakv_grace_period_blocks gauge",
+        "# TYPE rdmakv_grace_period_bytes gauge",
+        "# TYPE rdmakv_granted_chunks_total counter",
+        "# TYPE rdmakv_index_load_ratio gauge",
+        "# TYPE rdmakv_index_slots gauge",
+        "# TYPE rdmakv_index_slots_used gauge",
+        "# TYPE rdmakv_insert_locks_released_total counter",
+        "# TYPE rdmakv_node_info gauge",
+        "# TYPE rdmakv_ready gauge",
+        "# TYPE rdmakv_reclaimed_bytes_total counter",
+        "# TYPE rdmakv_region_bytes gauge",
+        "# TYPE rdmakv_sessions_closed_total counter",
+        "# TYPE rdmakv_sessions_opened_total counter",
+        "# TYPE rdmakv_transport_info gauge");
+
+    @Test
+    void namesTypesAndHelpAreExactlyTheCatalogue() throws Exception
+    {
+        final String text = scrape();
+        final TreeSet<String> found = new TreeSet<>();
+        Arrays.stream(text.split("\n")).filter(l -> l.startsWith("# HELP ") || l.startsWith("# TYPE "))
+            .forEach(found::add);
+        assertEquals(String.join("\n", new TreeSet<>(CATALOGUE)), String.join("\n", found));
+    }
+
+    @Test
+    void everyExportedCounterIsOneSampleWithItsLabel() throws Exception
+    {
+        final Scrape s = Scrape.parse(scrape());
+        for (final ServerCounter counter : ServerCounter.values())
+        {
+            final ServerMetric metric = counter.metric();
+            if (metric == null)
+            {
+                continue;
+            }
+            final String sample = metric.metricName() + (metric.labelName() == null ? "" :
+                "{" + metric.labelName() + "=\"" + counter.labelValue() + "\"}");
+            assertTrue(s.samples().containsKey(sample), sample + " in\n" + s.text());
+        }
+        assertEquals(4, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_requests_total{"))
+            .count());
+        assertEquals(3, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_errors_total{"))
+            .count());
+    }
+
+    private static String scrape() throws IOException, InterruptedException
+    {
+        try (KvServer server = KvServer.start(ServerConfig.local(16L << 20)))
+        {
+            final Readiness readiness = new Readiness();
+            final PrometheusRegistry registry = new PrometheusRegistry();
+            ServerMetrics.register(registry, server, readiness, 0);
+            try (MetricsEndpoint endpoint = MetricsEndpoint.start("127.0.0.1", 0, registry, readiness))
+            {
+                return Scrape.get("http://127.0.0.1:" + endpoint.port() + "/metrics").body();
+            }
+        }
+    }
+}
