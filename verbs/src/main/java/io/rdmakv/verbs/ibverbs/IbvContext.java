@@ -6,14 +6,13 @@ import io.rdmakv.verbs.DeviceAttributes;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -26,7 +25,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * queue pairs need to connect: the port's LID, active MTU and link layer, the device's read/atomic
  * limits, and the local GID (on RoCE a RoCE v2 entry, chosen at open).
  */
-public final class IbvContext implements Context
+public final class IbvContext extends VerbsResource implements Context
 {
     private static final System.Logger LOG = System.getLogger(IbvContext.class.getName());
     /** {@code RXE_VENDOR_ID} of the kernel's {@code rdma_rxe} ({@code rxe_param.h}); not in verbs.h. */
@@ -52,14 +51,12 @@ public final class IbvContext implements Context
     private final int atomicCap;
     private final int vendorId;
     private final int vendorPartId;
-    private final Set<IbvProtectionDomain> protectionDomains = new LinkedHashSet<>();
-    private final Set<IbvCompletionQueue> completionQueues = new LinkedHashSet<>();
     private int maxInlineData = -1;
-    private boolean closed;
 
     /** Takes ownership of an opened {@code context}: closes it if anything here fails. */
     IbvContext(final MemorySegment context, final String deviceName, final long nodeGuid, final int port)
     {
+        super("ibv_close_device");
         this.context = context.reinterpret(IbvContextStruct.SIZE);
         this.deviceName = deviceName;
         this.nodeGuid = nodeGuid;
@@ -421,9 +418,7 @@ public final class IbvContext implements Context
         synchronized (this)
         {
             ensureOpen("ibv_alloc_pd");
-            final IbvProtectionDomain pd = new IbvProtectionDomain(this);
-            protectionDomains.add(pd);
-            return pd;
+            return adopt(new IbvProtectionDomain(this));
         }
     }
 
@@ -437,27 +432,7 @@ public final class IbvContext implements Context
         synchronized (this)
         {
             ensureOpen("ibv_create_cq");
-            final IbvCompletionQueue cq = new IbvCompletionQueue(this, capacity);
-            completionQueues.add(cq);
-            return cq;
-        }
-    }
-
-    synchronized void removed(final IbvProtectionDomain pd)
-    {
-        protectionDomains.remove(pd);
-    }
-
-    synchronized void removed(final IbvCompletionQueue cq)
-    {
-        completionQueues.remove(cq);
-    }
-
-    private void ensureOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.EINVAL, "device " + deviceName + " is closed");
+            return adopt(new IbvCompletionQueue(this, capacity));
         }
     }
 
@@ -512,30 +487,28 @@ public final class IbvContext implements Context
     }
 
     @Override
-    public void close()
+    protected String resourceName()
     {
-        synchronized (this)
+        return "device " + deviceName;
+    }
+
+    @Override
+    protected String openChildrenMessage()
+    {
+        return "device " + deviceName + " still has " + openChildren(IbvProtectionDomain.class) +
+            " protection domain(s) and " + openChildren(IbvCompletionQueue.class) +
+            " completion queue(s) open; close them first";
+    }
+
+    /** {@code ibv_close_device}. */
+    @Override
+    protected int release()
+    {
+        try (Arena arena = Arena.ofConfined())
         {
-            if (closed)
-            {
-                return;
-            }
-            if (!protectionDomains.isEmpty() || !completionQueues.isEmpty())
-            {
-                throw new VerbsException("ibv_close_device", Errno.EBUSY, "device " + deviceName + " still has " +
-                    protectionDomains.size() + " protection domain(s) and " + completionQueues.size() +
-                    " completion queue(s) open; close them first");
-            }
-            try (Arena arena = Arena.ofConfined())
-            {
-                final MemorySegment state = CallState.allocate(arena);
-                final int rc = LibIbverbs.ibvCloseDevice(state, context);
-                closed = true;
-                if (rc != 0)
-                {
-                    throw new VerbsException("ibv_close_device", CallState.errnoOf(rc, state), "device " + deviceName);
-                }
-            }
+            final MemorySegment state = CallState.allocate(arena);
+            final int rc = LibIbverbs.ibvCloseDevice(state, context);
+            return rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
     }
 

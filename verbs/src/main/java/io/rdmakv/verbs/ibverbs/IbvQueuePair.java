@@ -11,6 +11,7 @@ import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.ReceiveWorkRequest;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -51,7 +52,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * {@code ConnectOptions.gidIndex}, hop limit 64), RTS (ACK timeout, retry counts, this side's PSN, and
  * {@code maxRdAtomic} outstanding READs/atomics, the device maximum when 0).
  */
-public final class IbvQueuePair implements QueuePair
+public final class IbvQueuePair extends VerbsResource implements QueuePair
 {
     private static final int HOP_LIMIT = 64;
 
@@ -69,12 +70,12 @@ public final class IbvQueuePair implements QueuePair
     private final int maxSendWr;
     private final int maxRecvWr;
     private final int maxInlineData;
-    private volatile boolean closed;
 
     IbvQueuePair(
         final IbvProtectionDomain pd, final QueuePairConfig config, final IbvCompletionQueue sendCq,
         final IbvCompletionQueue recvCq)
     {
+        super("ibv_destroy_qp", pd, sendCq, recvCq);
         this.pd = pd;
         this.context = pd.ibvContext();
         this.sendCq = sendCq;
@@ -128,10 +129,7 @@ public final class IbvQueuePair implements QueuePair
             throw e;
         }
         sendCq.added(this);
-        if (recvCq != sendCq)
-        {
-            recvCq.added(this);
-        }
+        recvCq.added(this);
     }
 
     @Override
@@ -351,7 +349,7 @@ public final class IbvQueuePair implements QueuePair
     @Override
     public int postSend(final SendWorkRequest wr)
     {
-        if (closed)
+        if (isClosed())
         {
             return Errno.EINVAL;
         }
@@ -361,7 +359,7 @@ public final class IbvQueuePair implements QueuePair
     @Override
     public int postReceive(final ReceiveWorkRequest wr)
     {
-        if (closed)
+        if (isClosed())
         {
             return Errno.EINVAL;
         }
@@ -377,46 +375,33 @@ public final class IbvQueuePair implements QueuePair
         return badWr.get(ADDRESS, 0).address();
     }
 
-    private void ensureOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.EINVAL, describe() + " is closed");
-        }
-    }
-
     private String describe()
     {
         return "queue pair " + qpNum + " on " + context.deviceName();
     }
 
-    /** Destroys the queue pair; its outstanding work requests are gone with it (no completions). */
     @Override
-    public void close()
+    protected String resourceName()
+    {
+        return describe();
+    }
+
+    /**
+     * {@code ibv_destroy_qp}, then frees the queue pair's arena; its outstanding work requests are gone
+     * with it (no completions).
+     */
+    @Override
+    protected int release()
     {
         final int errno;
-        synchronized (this)
+        try (Arena call = Arena.ofConfined())
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            try (Arena call = Arena.ofConfined())
-            {
-                final MemorySegment state = CallState.allocate(call);
-                final int rc = LibIbverbs.ibvDestroyQp(state, qp);
-                errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
-            }
-            arena.close();
+            final MemorySegment state = CallState.allocate(call);
+            final int rc = LibIbverbs.ibvDestroyQp(state, qp);
+            errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
-        sendCq.removed(this);
-        recvCq.removed(this);
-        pd.removed(this);
-        if (errno != 0)
-        {
-            throw new VerbsException("ibv_destroy_qp", errno, describe());
-        }
+        arena.close();
+        return errno;
     }
 
     @Override
