@@ -11,6 +11,7 @@ import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.ReceiveWorkRequest;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletions;
@@ -28,7 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * (its requests, the peer's responses) and the one the peer opens (the peer's requests, served by
  * this queue pair's {@link TcpResponder} thread).
  */
-final class TcpQueuePair implements QueuePair
+final class TcpQueuePair extends VerbsResource implements QueuePair
 {
     private static final int CONNECT_TIMEOUT_MS = 10_000;
 
@@ -44,7 +45,6 @@ final class TcpQueuePair implements QueuePair
     private volatile QpState state = QpState.RESET;
     private volatile int remoteAccess;
     private volatile ConnectOptions options = ConnectOptions.DEFAULT;
-    private volatile boolean closed;
     private SocketChannel outbound;
     private SocketChannel inbound;
     private TcpResponder responder;
@@ -53,6 +53,7 @@ final class TcpQueuePair implements QueuePair
     TcpQueuePair(final TcpProtectionDomain pd, final QueuePairConfig config, final TcpCompletionQueue sendCq,
         final TcpCompletionQueue recvCq)
     {
+        super("ibv_destroy_qp", pd, sendCq, recvCq);
         final int maxWr = TcpContext.ATTRIBUTES.maxQpWr();
         if (config.maxSendWr() > maxWr || config.maxRecvWr() > maxWr ||
             config.maxSendSge() > TcpContext.ATTRIBUTES.maxSge() || config.maxRecvSge() > TcpContext.ATTRIBUTES.maxSge() ||
@@ -86,11 +87,6 @@ final class TcpQueuePair implements QueuePair
     ConnectOptions options()
     {
         return options;
-    }
-
-    boolean isClosed()
-    {
-        return closed;
     }
 
     boolean allowsRemote(final int access)
@@ -226,10 +222,7 @@ final class TcpQueuePair implements QueuePair
 
     private void expect(final String target, final QpState required)
     {
-        if (closed)
-        {
-            throw new VerbsException("ibv_modify_qp(" + target + ")", Errno.EINVAL, "queue pair is closed");
-        }
+        ensureOpen("ibv_modify_qp(" + target + ")");
         if (state != required)
         {
             throw new VerbsException("ibv_modify_qp(" + target + ")", Errno.EINVAL, "queue pair " + qpNum + " is " +
@@ -240,7 +233,7 @@ final class TcpQueuePair implements QueuePair
     /** Called by the listener: the peer's requester connected. False if this queue pair cannot take it. */
     synchronized boolean attachResponder(final SocketChannel channel, final int requesterRnrRetry)
     {
-        if (closed || state == QpState.ERR || inbound != null)
+        if (isClosed() || state == QpState.ERR || inbound != null)
         {
             return false;
         }
@@ -308,7 +301,7 @@ final class TcpQueuePair implements QueuePair
     /** The peer's requester vanished: like a NIC's retry timeout, the queue pair fails. */
     void peerGone()
     {
-        if (!closed)
+        if (!isClosed())
         {
             enterError();
         }
@@ -321,7 +314,7 @@ final class TcpQueuePair implements QueuePair
             while (!receiveQueue.isEmpty())
             {
                 final int slot = receiveQueue.peek();
-                if (!closed)
+                if (!isClosed())
                 {
                     recvCq.push(receiveQueue.wrId(slot), WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qpNum);
                 }
@@ -334,13 +327,13 @@ final class TcpQueuePair implements QueuePair
     @Override
     public int postSend(final SendWorkRequest wr)
     {
-        return closed ? Errno.EINVAL : sendQueue.post(wr);
+        return isClosed() ? Errno.EINVAL : sendQueue.post(wr);
     }
 
     @Override
     public int postReceive(final ReceiveWorkRequest first)
     {
-        if (closed || state == QpState.RESET)
+        if (isClosed() || state == QpState.RESET)
         {
             return Errno.EINVAL;
         }
@@ -374,18 +367,30 @@ final class TcpQueuePair implements QueuePair
     }
 
     @Override
-    public void close()
+    protected String resourceName()
+    {
+        return "queue pair";
+    }
+
+    /** Closes both connections: the responder thread and the peer see the end. */
+    @Override
+    protected int release()
+    {
+        CloseHelper.quietClose(outbound);
+        CloseHelper.quietClose(inbound);
+        return 0;
+    }
+
+    /**
+     * Wakes the responder if it waits for a receive, waits (up to a second) for it to end, and leaves the
+     * send completion queue's poll list and the device's table of connectable queue pairs.
+     */
+    @Override
+    protected void afterRelease()
     {
         final Thread thread;
         synchronized (this)
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            CloseHelper.quietClose(outbound);
-            CloseHelper.quietClose(inbound);
             thread = responderThread;
         }
         synchronized (receiveQueue)
@@ -403,9 +408,8 @@ final class TcpQueuePair implements QueuePair
                 Thread.currentThread().interrupt();
             }
         }
-        sendCq.detach(this, true);
-        recvCq.detach(this, false);
-        pd.removed(this);
+        sendCq.detachSender(this);
+        context.unregister(this);
     }
 
     @Override
