@@ -59,7 +59,7 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
             waitTimespec = arena.allocate(Timespec.LAYOUT);
             eventCq = arena.allocate(ADDRESS);
             eventContext = arena.allocate(ADDRESS);
-            createdChannel = LibIbverbs.ibvCreateCompChannel(waitState, context.segment());
+            createdChannel = LibIbverbsCq.ibvCreateCompChannel(waitState, context.segment());
             if (createdChannel.address() == 0)
             {
                 throw new VerbsException("ibv_create_comp_channel", CallState.errno(waitState),
@@ -67,7 +67,7 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
             }
             channel = createdChannel.reinterpret(IbvCompChannel.SIZE);
             channelFd = channel.get(JAVA_INT, IbvCompChannel.FD);
-            createdCq = LibIbverbs.ibvCreateCq(
+            createdCq = LibIbverbsCq.ibvCreateCq(
                 waitState, context.segment(), requestedCapacity, MemorySegment.NULL, channel, 0);
             if (createdCq.address() == 0)
             {
@@ -88,11 +88,11 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
                 final MemorySegment state = CallState.allocate(call);
                 if (createdCq.address() != 0)
                 {
-                    LibIbverbs.ibvDestroyCq(state, createdCq);
+                    LibIbverbsCq.ibvDestroyCq(state, createdCq);
                 }
                 if (createdChannel.address() != 0)
                 {
-                    LibIbverbs.ibvDestroyCompChannel(state, createdChannel);
+                    LibIbverbsCq.ibvDestroyCompChannel(state, createdChannel);
                 }
             }
             arena.close();
@@ -171,11 +171,11 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
                 }
                 if (ready > 0)
                 {
-                    if (LibIbverbs.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
+                    if (LibIbverbsCq.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
                     {
                         return -CallState.errno(waitState);
                     }
-                    LibIbverbs.ibvAckCqEvents(cq, 1);
+                    LibIbverbsCq.ibvAckCqEvents(cq, 1);
                     armed = false;
                 }
             }
@@ -218,9 +218,9 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
     @Override
     protected int release()
     {
-        final int rc = LibIbverbs.ibvDestroyCq(waitState, cq);
+        final int rc = LibIbverbsCq.ibvDestroyCq(waitState, cq);
         int errno = rc == 0 ? 0 : CallState.errnoOf(rc, waitState);
-        final int rc2 = LibIbverbs.ibvDestroyCompChannel(waitState, channel);
+        final int rc2 = LibIbverbsCq.ibvDestroyCompChannel(waitState, channel);
         if (errno == 0 && rc2 != 0)
         {
             errno = CallState.errnoOf(rc2, waitState);

@@ -366,12 +366,12 @@ public final class IbvContext extends VerbsResource implements Context
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(arena);
-            final MemorySegment pd = LibIbverbs.ibvAllocPd(state, context);
+            final MemorySegment pd = LibIbverbsPd.ibvAllocPd(state, context);
             if (pd.address() == 0)
             {
                 return 0;
             }
-            final MemorySegment cq = LibIbverbs.ibvCreateCq(state, context, 1, MemorySegment.NULL,
+            final MemorySegment cq = LibIbverbsCq.ibvCreateCq(state, context, 1, MemorySegment.NULL,
                 MemorySegment.NULL, 0);
             try
             {
@@ -391,11 +391,11 @@ public final class IbvContext extends VerbsResource implements Context
                     init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_SGE, 1);
                     init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA, ask);
                     init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
-                    final MemorySegment qp = LibIbverbs.ibvCreateQp(state, pd, init);
+                    final MemorySegment qp = LibIbverbsQp.ibvCreateQp(state, pd, init);
                     if (qp.address() != 0)
                     {
                         final int granted = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA);
-                        LibIbverbs.ibvDestroyQp(state, qp);
+                        LibIbverbsQp.ibvDestroyQp(state, qp);
                         return Math.max(granted, ask);
                     }
                 }
@@ -405,9 +405,9 @@ public final class IbvContext extends VerbsResource implements Context
             {
                 if (cq.address() != 0)
                 {
-                    LibIbverbs.ibvDestroyCq(state, cq);
+                    LibIbverbsCq.ibvDestroyCq(state, cq);
                 }
-                LibIbverbs.ibvDeallocPd(state, pd);
+                LibIbverbsPd.ibvDeallocPd(state, pd);
             }
         }
     }

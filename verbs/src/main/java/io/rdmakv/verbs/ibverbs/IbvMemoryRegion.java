@@ -91,7 +91,7 @@ public final class IbvMemoryRegion extends VerbsResource implements MemoryRegion
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(arena);
-            final int rc = LibIbverbs.ibvDeregMr(state, mr);
+            final int rc = LibIbverbsPd.ibvDeregMr(state, mr);
             return rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
     }

@@ -26,7 +26,7 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(arena);
-            final MemorySegment pd = LibIbverbs.ibvAllocPd(state, context.segment());
+            final MemorySegment pd = LibIbverbsPd.ibvAllocPd(state, context.segment());
             if (pd.address() == 0)
             {
                 throw new VerbsException("ibv_alloc_pd", CallState.errno(state), "device " + context.deviceName());
@@ -74,7 +74,7 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
             try (Arena arena = Arena.ofConfined())
             {
                 final MemorySegment state = CallState.allocate(arena);
-                final MemorySegment mr = LibIbverbs.ibvRegMrIova2(state, pd, segment, segment.byteSize(),
+                final MemorySegment mr = LibIbverbsPd.ibvRegMrIova2(state, pd, segment, segment.byteSize(),
                     segment.address(), access | AccessFlags.LOCAL_WRITE);
                 if (mr.address() == 0)
                 {
@@ -130,7 +130,7 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(arena);
-            final int rc = LibIbverbs.ibvDeallocPd(state, pd);
+            final int rc = LibIbverbsPd.ibvDeallocPd(state, pd);
             return rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
     }

@@ -95,7 +95,7 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
             init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA, config.maxInlineData());
             init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
             init.set(JAVA_INT, IbvQpInitAttr.SQ_SIG_ALL, 0);
-            final MemorySegment created = LibIbverbs.ibvCreateQp(state, pd.segment(), init);
+            final MemorySegment created = LibIbverbsQp.ibvCreateQp(state, pd.segment(), init);
             if (created.address() == 0)
             {
                 throw new VerbsException("ibv_create_qp", CallState.errno(state), "RC queue pair on device " +
@@ -122,7 +122,7 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
             {
                 try (Arena call = Arena.ofConfined())
                 {
-                    LibIbverbs.ibvDestroyQp(CallState.allocate(call), createdQp);
+                    LibIbverbsQp.ibvDestroyQp(CallState.allocate(call), createdQp);
                 }
             }
             arena.close();
@@ -176,7 +176,7 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
             final MemorySegment state = CallState.allocate(call);
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
             final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
-            final int rc = LibIbverbs.ibvQueryQp(state, qp, attr, IBV_QP_STATE, init);
+            final int rc = LibIbverbsQp.ibvQueryQp(state, qp, attr, IBV_QP_STATE, init);
             if (rc != 0)
             {
                 throw new VerbsException("ibv_query_qp", CallState.errnoOf(rc, state), describe());
@@ -206,7 +206,7 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
             final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
             final int mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                 IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC;
-            final int rc = LibIbverbs.ibvQueryQp(state, qp, attr, mask, init);
+            final int rc = LibIbverbsQp.ibvQueryQp(state, qp, attr, mask, init);
             if (rc != 0)
             {
                 throw new VerbsException("ibv_query_qp", CallState.errnoOf(rc, state), describe());
@@ -339,7 +339,7 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
     {
         ensureOpen("ibv_modify_qp");
         final MemorySegment state = CallState.allocate(call);
-        final int rc = LibIbverbs.ibvModifyQp(state, qp, attr, mask);
+        final int rc = LibIbverbsQp.ibvModifyQp(state, qp, attr, mask);
         if (rc != 0)
         {
             throw new VerbsException("ibv_modify_qp", CallState.errnoOf(rc, state), describe() + " " + what);
@@ -397,7 +397,7 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(call);
-            final int rc = LibIbverbs.ibvDestroyQp(state, qp);
+            final int rc = LibIbverbsQp.ibvDestroyQp(state, qp);
             errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
         arena.close();
