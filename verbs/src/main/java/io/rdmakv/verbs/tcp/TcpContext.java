@@ -13,8 +13,6 @@ import io.rdmakv.verbs.VerbsResource;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
@@ -112,29 +110,11 @@ final class TcpContext extends VerbsResource implements Context
     private void handshake(final SocketChannel channel) throws IOException
     {
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        final ByteBuffer hello = ByteBuffer.allocate(TcpWire.HANDSHAKE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        while (hello.hasRemaining())
-        {
-            if (channel.read(hello) < 0)
-            {
-                throw new IOException("peer closed during handshake");
-            }
-        }
-        hello.flip();
-        if (hello.getInt(0) != TcpWire.HANDSHAKE_MAGIC)
-        {
-            throw new IOException("not an rdmakv tcp requester");
-        }
-        final int target = hello.getInt(4);
-        final int rnrRetry = hello.get(12);
-        final TcpQueuePair qp = queuePairs.get(target);
+        final TcpHandshake.Hello hello = TcpHandshake.readHello(channel);
+        final TcpQueuePair qp = queuePairs.get(hello.targetQpNum());
         final int status = qp == null ? TcpWire.HANDSHAKE_UNKNOWN_QP :
-            qp.attachResponder(channel, rnrRetry) ? TcpWire.HANDSHAKE_OK : TcpWire.HANDSHAKE_QP_BUSY;
-        final ByteBuffer reply = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, status);
-        while (reply.hasRemaining())
-        {
-            channel.write(reply);
-        }
+            qp.attachResponder(channel, hello.rnrRetry()) ? TcpWire.HANDSHAKE_OK : TcpWire.HANDSHAKE_QP_BUSY;
+        TcpHandshake.reply(channel, status);
         if (status != TcpWire.HANDSHAKE_OK)
         {
             CloseHelper.quietClose(channel);

@@ -17,10 +17,7 @@ import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -149,7 +146,7 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
             throw new VerbsException("ibv_modify_qp(RTR)", Errno.EINVAL, "peer endpoint is " + remote.provider() +
                 ", this queue pair is tcp");
         }
-        final SocketChannel channel = openConnection(remote, options);
+        final SocketChannel channel = TcpHandshake.connect(remote, qpNum, options.rnrRetry(), CONNECT_TIMEOUT_MS);
         synchronized (this)
         {
             if (state != QpState.INIT)
@@ -162,48 +159,6 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
             sendQueue.connected(channel);
             this.options = options;
             state = QpState.RTR;
-        }
-    }
-
-    private SocketChannel openConnection(final QueuePairEndpoint remote, final ConnectOptions options)
-    {
-        SocketChannel channel = null;
-        try
-        {
-            channel = SocketChannel.open();
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 * TcpWire.BUFFER_LENGTH);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 * TcpWire.BUFFER_LENGTH);
-            channel.socket().connect(new InetSocketAddress(remote.host(), remote.port()), CONNECT_TIMEOUT_MS);
-            final ByteBuffer hello = ByteBuffer.allocate(TcpWire.HANDSHAKE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-            hello.putInt(TcpWire.HANDSHAKE_MAGIC).putInt(remote.qpNum()).putInt(qpNum).put((byte)options.rnrRetry())
-                .put((byte)0).putShort((short)0).flip();
-            while (hello.hasRemaining())
-            {
-                channel.write(hello);
-            }
-            final ByteBuffer reply = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-            while (reply.hasRemaining())
-            {
-                if (channel.read(reply) < 0)
-                {
-                    throw new IOException("peer closed the connection during the handshake");
-                }
-            }
-            final int status = reply.getInt(0);
-            if (status != TcpWire.HANDSHAKE_OK)
-            {
-                throw new IOException(status == TcpWire.HANDSHAKE_UNKNOWN_QP ?
-                    "peer has no queue pair " + remote.qpNum() : "peer queue pair " + remote.qpNum() +
-                    " is already connected or in error");
-            }
-            channel.configureBlocking(false);
-            return channel;
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            CloseHelper.quietClose(channel);
-            throw new VerbsException("ibv_modify_qp(RTR)", "cannot connect to " + remote + ": " + e.getMessage(), e);
         }
     }
 
