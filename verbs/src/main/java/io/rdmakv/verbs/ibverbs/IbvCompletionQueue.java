@@ -4,12 +4,11 @@ import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.LinkedHashSet;
-import java.util.Set;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -27,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * called from any thread (the provider's {@code poll_cq} locks), but polling a queue while it is being
  * closed is the caller's bug.
  */
-public final class IbvCompletionQueue implements CompletionQueue
+public final class IbvCompletionQueue extends VerbsResource implements CompletionQueue
 {
     private final IbvContext context;
     private final Arena arena;
@@ -42,14 +41,13 @@ public final class IbvCompletionQueue implements CompletionQueue
     private final MemorySegment waitTimespec;
     private final MemorySegment eventCq;
     private final MemorySegment eventContext;
-    private final Set<IbvQueuePair> queuePairs = new LinkedHashSet<>();
     /** Serialises {@link #await} (and keeps {@link #close} from destroying the queue under a waiter). */
     private final Object waitLock = new Object();
     private boolean armed;
-    private volatile boolean closed;
 
     IbvCompletionQueue(final IbvContext context, final int requestedCapacity)
     {
+        super("ibv_destroy_cq", context);
         this.context = context;
         this.arena = Arena.ofShared();
         MemorySegment createdChannel = MemorySegment.NULL;
@@ -61,7 +59,7 @@ public final class IbvCompletionQueue implements CompletionQueue
             waitTimespec = arena.allocate(Timespec.LAYOUT);
             eventCq = arena.allocate(ADDRESS);
             eventContext = arena.allocate(ADDRESS);
-            createdChannel = LibIbverbs.ibvCreateCompChannel(waitState, context.segment());
+            createdChannel = LibIbverbsCq.ibvCreateCompChannel(waitState, context.segment());
             if (createdChannel.address() == 0)
             {
                 throw new VerbsException("ibv_create_comp_channel", CallState.errno(waitState),
@@ -69,7 +67,7 @@ public final class IbvCompletionQueue implements CompletionQueue
             }
             channel = createdChannel.reinterpret(IbvCompChannel.SIZE);
             channelFd = channel.get(JAVA_INT, IbvCompChannel.FD);
-            createdCq = LibIbverbs.ibvCreateCq(
+            createdCq = LibIbverbsCq.ibvCreateCq(
                 waitState, context.segment(), requestedCapacity, MemorySegment.NULL, channel, 0);
             if (createdCq.address() == 0)
             {
@@ -90,11 +88,11 @@ public final class IbvCompletionQueue implements CompletionQueue
                 final MemorySegment state = CallState.allocate(call);
                 if (createdCq.address() != 0)
                 {
-                    LibIbverbs.ibvDestroyCq(state, createdCq);
+                    LibIbverbsCq.ibvDestroyCq(state, createdCq);
                 }
                 if (createdChannel.address() != 0)
                 {
-                    LibIbverbs.ibvDestroyCompChannel(state, createdChannel);
+                    LibIbverbsCq.ibvDestroyCompChannel(state, createdChannel);
                 }
             }
             arena.close();
@@ -123,7 +121,7 @@ public final class IbvCompletionQueue implements CompletionQueue
     @Override
     public int poll(final WorkCompletions completions)
     {
-        if (closed)
+        if (isClosed())
         {
             return -Errno.EINVAL;
         }
@@ -143,7 +141,7 @@ public final class IbvCompletionQueue implements CompletionQueue
         {
             while (true)
             {
-                if (closed)
+                if (isClosed())
                 {
                     return -Errno.EINVAL;
                 }
@@ -173,67 +171,61 @@ public final class IbvCompletionQueue implements CompletionQueue
                 }
                 if (ready > 0)
                 {
-                    if (LibIbverbs.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
+                    if (LibIbverbsCq.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
                     {
                         return -CallState.errno(waitState);
                     }
-                    LibIbverbs.ibvAckCqEvents(cq, 1);
+                    LibIbverbsCq.ibvAckCqEvents(cq, 1);
                     armed = false;
                 }
             }
         }
     }
 
-    boolean isClosed()
+    /** Registers a queue pair that uses this queue: the queue refuses to close until it closed. */
+    void added(final IbvQueuePair qp)
     {
-        return closed;
+        adopt(qp);
     }
 
-    synchronized void added(final IbvQueuePair qp)
+    @Override
+    protected String resourceName()
     {
-        queuePairs.add(qp);
+        return "completion queue of " + context.deviceName();
     }
 
-    synchronized void removed(final IbvQueuePair qp)
+    @Override
+    protected String openChildrenMessage()
     {
-        queuePairs.remove(qp);
+        return "completion queue of " + context.deviceName() + " is still used by " +
+            openChildren(IbvQueuePair.class) + " queue pair(s); close them first";
     }
 
-    /** Destroys the queue and its channel (every event was acknowledged when it was taken). */
+    /**
+     * Destroys the queue and its channel (every event was acknowledged when it was taken). Holds the
+     * wait lock, so that no {@link #await} is inside the channel while it goes.
+     */
     @Override
     public void close()
     {
-        final int errno;
         synchronized (waitLock)
         {
-            synchronized (this)
-            {
-                if (closed)
-                {
-                    return;
-                }
-                if (!queuePairs.isEmpty())
-                {
-                    throw new VerbsException("ibv_destroy_cq", Errno.EBUSY, "completion queue of " +
-                        context.deviceName() + " is still used by " + queuePairs.size() +
-                        " queue pair(s); close them first");
-                }
-                closed = true;
-            }
-            final int rc = LibIbverbs.ibvDestroyCq(waitState, cq);
-            int e = rc == 0 ? 0 : CallState.errnoOf(rc, waitState);
-            final int rc2 = LibIbverbs.ibvDestroyCompChannel(waitState, channel);
-            if (e == 0 && rc2 != 0)
-            {
-                e = CallState.errnoOf(rc2, waitState);
-            }
-            errno = e;
-            arena.close();
+            super.close();
         }
-        context.removed(this);
-        if (errno != 0)
+    }
+
+    /** {@code ibv_destroy_cq}, then {@code ibv_destroy_comp_channel}; the first failure's errno. */
+    @Override
+    protected int release()
+    {
+        final int rc = LibIbverbsCq.ibvDestroyCq(waitState, cq);
+        int errno = rc == 0 ? 0 : CallState.errnoOf(rc, waitState);
+        final int rc2 = LibIbverbsCq.ibvDestroyCompChannel(waitState, channel);
+        if (errno == 0 && rc2 != 0)
         {
-            throw new VerbsException("ibv_destroy_cq", errno, "completion queue of " + context.deviceName());
+            errno = CallState.errnoOf(rc2, waitState);
         }
+        arena.close();
+        return errno;
     }
 }

@@ -6,16 +6,13 @@ import io.rdmakv.verbs.DeviceAttributes;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -26,7 +23,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * queue pairs need to connect: the port's LID, active MTU and link layer, the device's read/atomic
  * limits, and the local GID (on RoCE a RoCE v2 entry, chosen at open).
  */
-public final class IbvContext implements Context
+public final class IbvContext extends VerbsResource implements Context
 {
     private static final System.Logger LOG = System.getLogger(IbvContext.class.getName());
     /** {@code RXE_VENDOR_ID} of the kernel's {@code rdma_rxe} ({@code rxe_param.h}); not in verbs.h. */
@@ -39,8 +36,8 @@ public final class IbvContext implements Context
     private final int linkLayer;
     private final int activeMtu;
     private final int lid;
-    private final int gidTableLength;
     private final int portCount;
+    private final IbvPortGids gids;
     private final int gidIndex;
     private final byte[] gid;
     private final int maxQpWr;
@@ -52,14 +49,12 @@ public final class IbvContext implements Context
     private final int atomicCap;
     private final int vendorId;
     private final int vendorPartId;
-    private final Set<IbvProtectionDomain> protectionDomains = new LinkedHashSet<>();
-    private final Set<IbvCompletionQueue> completionQueues = new LinkedHashSet<>();
     private int maxInlineData = -1;
-    private boolean closed;
 
     /** Takes ownership of an opened {@code context}: closes it if anything here fails. */
     IbvContext(final MemorySegment context, final String deviceName, final long nodeGuid, final int port)
     {
+        super("ibv_close_device");
         this.context = context.reinterpret(IbvContextStruct.SIZE);
         this.deviceName = deviceName;
         this.nodeGuid = nodeGuid;
@@ -100,9 +95,10 @@ public final class IbvContext implements Context
             linkLayer = portAttr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER) & 0xff;
             activeMtu = portAttr.get(JAVA_INT, IbvPortAttr.ACTIVE_MTU);
             lid = portAttr.get(JAVA_SHORT, IbvPortAttr.LID) & 0xffff;
-            gidTableLength = portAttr.get(JAVA_INT, IbvPortAttr.GID_TBL_LEN);
+            gids = new IbvPortGids(this.context, deviceName, port, portCount,
+                portAttr.get(JAVA_INT, IbvPortAttr.GID_TBL_LEN));
 
-            final GidEntry chosen = chooseGid(arena, state);
+            final GidEntry chosen = gids.choose(arena, state, isEthernet());
             gidIndex = chosen.index();
             gid = chosen.gid();
             LOG.log(System.Logger.Level.DEBUG, () -> "opened " + deviceName + " port " + port + ": " +
@@ -151,103 +147,13 @@ public final class IbvContext implements Context
      */
     public List<GidEntry> gidTable()
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            return gidTable(arena, CallState.allocate(arena));
-        }
-    }
-
-    private List<GidEntry> gidTable(final Arena arena, final MemorySegment state)
-    {
-        final int max = Math.max(1, gidTableLength) * portCount; // the call returns the entries of every port
-        final MemorySegment entries = arena.allocate(IbvGidEntry.LAYOUT, max);
-        final long n = LibIbverbs.ibvQueryGidTable(state, context, entries, max);
-        if (n < 0)
-        {
-            throw new VerbsException("ibv_query_gid_table", (int)-n, "GID table of device " + deviceName);
-        }
-        final List<GidEntry> table = new ArrayList<>();
-        for (int i = 0; i < n; i++)
-        {
-            final MemorySegment entry = entries.asSlice((long)i * IbvGidEntry.SIZE, IbvGidEntry.SIZE);
-            if (entry.get(JAVA_INT, IbvGidEntry.PORT_NUM) == port)
-            {
-                table.add(new GidEntry(entry.get(JAVA_INT, IbvGidEntry.GID_INDEX),
-                    entry.asSlice(IbvGidEntry.GID, 16).toArray(JAVA_BYTE), entry.get(JAVA_INT, IbvGidEntry.GID_TYPE)));
-            }
-        }
-        return table;
+        return gids.table();
     }
 
     /** Entry {@code index} of this port's GID table ({@code _ibv_query_gid_ex}); throws when it is empty. */
     public GidEntry queryGid(final int index)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment state = CallState.allocate(arena);
-            final MemorySegment entry = arena.allocate(IbvGidEntry.LAYOUT);
-            final int rc = LibIbverbs.ibvQueryGidEx(state, context, port, index, entry);
-            if (rc != 0)
-            {
-                final int errno = CallState.errnoOf(rc, state);
-                throw new VerbsException("ibv_query_gid_ex", errno, "GID index " + index + " of port " + port +
-                    " of device " + deviceName + (errno == IbvConstants.ENODATA ? " is empty" : ""));
-            }
-            return new GidEntry(index, entry.asSlice(IbvGidEntry.GID, 16).toArray(JAVA_BYTE),
-                entry.get(JAVA_INT, IbvGidEntry.GID_TYPE));
-        }
-    }
-
-    /**
-     * InfiniBand: GID index 0. RoCE: the first RoCE v2 entry, preferring an IPv4-mapped address
-     * ({@code ::ffff:a.b.c.d}, what rdma_cm uses for IPv4), then a non-link-local IPv6 one, then any;
-     * RoCE v1 only when there is no v2 entry.
-     */
-    private GidEntry chooseGid(final Arena arena, final MemorySegment state)
-    {
-        if (linkLayer != IbvConstants.IBV_LINK_LAYER_ETHERNET)
-        {
-            return queryGid(0);
-        }
-        GidEntry best = null;
-        int bestRank = Integer.MAX_VALUE;
-        for (final GidEntry entry : gidTable(arena, state))
-        {
-            final int rank = rank(entry);
-            if (rank < bestRank)
-            {
-                best = entry;
-                bestRank = rank;
-            }
-        }
-        if (best == null)
-        {
-            throw new VerbsException("ibv_query_gid_table", Errno.ENODEV, "port " + port + " of device " +
-                deviceName + " has no usable GID (is the Ethernet interface up and addressed?)");
-        }
-        return best;
-    }
-
-    private static int rank(final GidEntry entry)
-    {
-        final byte[] g = entry.gid();
-        boolean zero = true;
-        for (final byte b : g)
-        {
-            zero &= b == 0;
-        }
-        if (zero)
-        {
-            return Integer.MAX_VALUE;
-        }
-        boolean ipv4Mapped = g[10] == (byte)0xff && g[11] == (byte)0xff;
-        for (int i = 0; i < 10; i++)
-        {
-            ipv4Mapped &= g[i] == 0;
-        }
-        final boolean linkLocal = g[0] == (byte)0xfe && (g[1] & 0xc0) == 0x80;
-        final int base = entry.type() == IbvConstants.IBV_GID_TYPE_ROCE_V2 ? 0 : 10;
-        return base + (ipv4Mapped ? 0 : linkLocal ? 2 : 1);
+        return gids.query(index);
     }
 
     MemorySegment segment()
@@ -348,7 +254,7 @@ public final class IbvContext implements Context
         ensureOpen("ibv_query_device");
         if (maxInlineData < 0)
         {
-            maxInlineData = probeMaxInlineData();
+            maxInlineData = InlineDataProbe.maxInlineData(context);
         }
         final int portState;
         try (Arena arena = Arena.ofConfined())
@@ -360,70 +266,13 @@ public final class IbvContext implements Context
             IbvConstants.linkLayerName(linkLayer));
     }
 
-    /**
-     * {@code struct ibv_device_attr} has no inline limit: create a throwaway RC queue pair asking for
-     * less and less inline data until the device accepts, and read back what it granted.
-     */
-    private int probeMaxInlineData()
-    {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment state = CallState.allocate(arena);
-            final MemorySegment pd = LibIbverbs.ibvAllocPd(state, context);
-            if (pd.address() == 0)
-            {
-                return 0;
-            }
-            final MemorySegment cq = LibIbverbs.ibvCreateCq(state, context, 1, MemorySegment.NULL,
-                MemorySegment.NULL, 0);
-            try
-            {
-                if (cq.address() == 0)
-                {
-                    return 0;
-                }
-                final MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
-                for (final int ask : new int[] {1024, 512, 256, 128, 64, 32, 0})
-                {
-                    init.fill((byte)0);
-                    init.set(ADDRESS, IbvQpInitAttr.SEND_CQ, cq);
-                    init.set(ADDRESS, IbvQpInitAttr.RECV_CQ, cq);
-                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_WR, 1);
-                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_WR, 1);
-                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_SEND_SGE, 1);
-                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_RECV_SGE, 1);
-                    init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA, ask);
-                    init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
-                    final MemorySegment qp = LibIbverbs.ibvCreateQp(state, pd, init);
-                    if (qp.address() != 0)
-                    {
-                        final int granted = init.get(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA);
-                        LibIbverbs.ibvDestroyQp(state, qp);
-                        return Math.max(granted, ask);
-                    }
-                }
-                return 0;
-            }
-            finally
-            {
-                if (cq.address() != 0)
-                {
-                    LibIbverbs.ibvDestroyCq(state, cq);
-                }
-                LibIbverbs.ibvDeallocPd(state, pd);
-            }
-        }
-    }
-
     @Override
     public ProtectionDomain allocateProtectionDomain()
     {
         synchronized (this)
         {
             ensureOpen("ibv_alloc_pd");
-            final IbvProtectionDomain pd = new IbvProtectionDomain(this);
-            protectionDomains.add(pd);
-            return pd;
+            return adopt(new IbvProtectionDomain(this));
         }
     }
 
@@ -437,27 +286,7 @@ public final class IbvContext implements Context
         synchronized (this)
         {
             ensureOpen("ibv_create_cq");
-            final IbvCompletionQueue cq = new IbvCompletionQueue(this, capacity);
-            completionQueues.add(cq);
-            return cq;
-        }
-    }
-
-    synchronized void removed(final IbvProtectionDomain pd)
-    {
-        protectionDomains.remove(pd);
-    }
-
-    synchronized void removed(final IbvCompletionQueue cq)
-    {
-        completionQueues.remove(cq);
-    }
-
-    private void ensureOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.EINVAL, "device " + deviceName + " is closed");
+            return adopt(new IbvCompletionQueue(this, capacity));
         }
     }
 
@@ -512,30 +341,28 @@ public final class IbvContext implements Context
     }
 
     @Override
-    public void close()
+    protected String resourceName()
     {
-        synchronized (this)
+        return "device " + deviceName;
+    }
+
+    @Override
+    protected String openChildrenMessage()
+    {
+        return "device " + deviceName + " still has " + openChildren(IbvProtectionDomain.class) +
+            " protection domain(s) and " + openChildren(IbvCompletionQueue.class) +
+            " completion queue(s) open; close them first";
+    }
+
+    /** {@code ibv_close_device}. */
+    @Override
+    protected int release()
+    {
+        try (Arena arena = Arena.ofConfined())
         {
-            if (closed)
-            {
-                return;
-            }
-            if (!protectionDomains.isEmpty() || !completionQueues.isEmpty())
-            {
-                throw new VerbsException("ibv_close_device", Errno.EBUSY, "device " + deviceName + " still has " +
-                    protectionDomains.size() + " protection domain(s) and " + completionQueues.size() +
-                    " completion queue(s) open; close them first");
-            }
-            try (Arena arena = Arena.ofConfined())
-            {
-                final MemorySegment state = CallState.allocate(arena);
-                final int rc = LibIbverbs.ibvCloseDevice(state, context);
-                closed = true;
-                if (rc != 0)
-                {
-                    throw new VerbsException("ibv_close_device", CallState.errnoOf(rc, state), "device " + deviceName);
-                }
-            }
+            final MemorySegment state = CallState.allocate(arena);
+            final int rc = LibIbverbs.ibvCloseDevice(state, context);
+            return rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
     }
 

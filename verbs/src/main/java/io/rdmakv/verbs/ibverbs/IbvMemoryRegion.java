@@ -2,7 +2,7 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /** A registered memory region ({@code struct ibv_mr *}); keys and bounds are read once at registration. */
-public final class IbvMemoryRegion implements MemoryRegion
+public final class IbvMemoryRegion extends VerbsResource implements MemoryRegion
 {
     private final IbvProtectionDomain pd;
     private final MemorySegment mr;
@@ -21,10 +21,10 @@ public final class IbvMemoryRegion implements MemoryRegion
     private final long length;
     private final int lkey;
     private final int rkey;
-    private boolean closed;
 
     IbvMemoryRegion(final IbvProtectionDomain pd, final MemorySegment mr, final MemorySegment segment, final int access)
     {
+        super("ibv_dereg_mr", pd);
         this.pd = pd;
         this.mr = mr.reinterpret(IbvMr.SIZE);
         this.segment = segment;
@@ -78,28 +78,21 @@ public final class IbvMemoryRegion implements MemoryRegion
     }
 
     @Override
-    public void close()
+    protected String resourceName()
     {
-        final int errno;
-        synchronized (this)
+        return "memory region of " + length + " bytes at 0x" + Long.toHexString(address) + " (rkey 0x" +
+            Integer.toHexString(rkey) + ")";
+    }
+
+    /** {@code ibv_dereg_mr}. */
+    @Override
+    protected int release()
+    {
+        try (Arena arena = Arena.ofConfined())
         {
-            if (closed)
-            {
-                return;
-            }
-            try (Arena arena = Arena.ofConfined())
-            {
-                final MemorySegment state = CallState.allocate(arena);
-                final int rc = LibIbverbs.ibvDeregMr(state, mr);
-                errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
-                closed = true;
-            }
-        }
-        pd.removed(this);
-        if (errno != 0)
-        {
-            throw new VerbsException("ibv_dereg_mr", errno, "memory region of " + length + " bytes at 0x" +
-                Long.toHexString(address) + " (rkey 0x" + Integer.toHexString(rkey) + ")");
+            final MemorySegment state = CallState.allocate(arena);
+            final int rc = LibIbverbsPd.ibvDeregMr(state, mr);
+            return rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
     }
 

@@ -8,28 +8,25 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.LinkedHashSet;
-import java.util.Set;
 
 /** A protection domain ({@code struct ibv_pd *}): the memory regions and queue pairs allocated in it. */
-public final class IbvProtectionDomain implements ProtectionDomain
+public final class IbvProtectionDomain extends VerbsResource implements ProtectionDomain
 {
     private final IbvContext context;
     private final MemorySegment pd;
-    private final Set<IbvMemoryRegion> memoryRegions = new LinkedHashSet<>();
-    private final Set<IbvQueuePair> queuePairs = new LinkedHashSet<>();
-    private boolean closed;
 
     IbvProtectionDomain(final IbvContext context)
     {
+        super("ibv_dealloc_pd", context);
         this.context = context;
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(arena);
-            final MemorySegment pd = LibIbverbs.ibvAllocPd(state, context.segment());
+            final MemorySegment pd = LibIbverbsPd.ibvAllocPd(state, context.segment());
             if (pd.address() == 0)
             {
                 throw new VerbsException("ibv_alloc_pd", CallState.errno(state), "device " + context.deviceName());
@@ -77,7 +74,7 @@ public final class IbvProtectionDomain implements ProtectionDomain
             try (Arena arena = Arena.ofConfined())
             {
                 final MemorySegment state = CallState.allocate(arena);
-                final MemorySegment mr = LibIbverbs.ibvRegMrIova2(state, pd, segment, segment.byteSize(),
+                final MemorySegment mr = LibIbverbsPd.ibvRegMrIova2(state, pd, segment, segment.byteSize(),
                     segment.address(), access | AccessFlags.LOCAL_WRITE);
                 if (mr.address() == 0)
                 {
@@ -86,9 +83,7 @@ public final class IbvProtectionDomain implements ProtectionDomain
                         " bytes at 0x" + Long.toHexString(segment.address()) + " with " + AccessFlags.describe(access) +
                         " on device " + context.deviceName() + MemlockLimit.advice(errno, segment.byteSize()));
                 }
-                final IbvMemoryRegion region = new IbvMemoryRegion(this, mr, segment, access);
-                memoryRegions.add(region);
-                return region;
+                return adopt(new IbvMemoryRegion(this, mr, segment, access));
             }
         }
     }
@@ -110,58 +105,33 @@ public final class IbvProtectionDomain implements ProtectionDomain
         synchronized (this)
         {
             ensureOpen("ibv_create_qp");
-            final IbvQueuePair qp = new IbvQueuePair(this, config, sendCq, recvCq);
-            queuePairs.add(qp);
-            return qp;
-        }
-    }
-
-    synchronized void removed(final IbvMemoryRegion region)
-    {
-        memoryRegions.remove(region);
-    }
-
-    synchronized void removed(final IbvQueuePair qp)
-    {
-        queuePairs.remove(qp);
-    }
-
-    private void ensureOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.EINVAL, "protection domain of " + context.deviceName() + " is closed");
+            return adopt(new IbvQueuePair(this, config, sendCq, recvCq));
         }
     }
 
     @Override
-    public void close()
+    protected String resourceName()
     {
-        final int errno;
-        synchronized (this)
+        return "protection domain of " + context.deviceName();
+    }
+
+    @Override
+    protected String openChildrenMessage()
+    {
+        return "protection domain of " + context.deviceName() + " still has " +
+            openChildren(IbvMemoryRegion.class) + " memory region(s) and " + openChildren(IbvQueuePair.class) +
+            " queue pair(s) open; close them first";
+    }
+
+    /** {@code ibv_dealloc_pd}. */
+    @Override
+    protected int release()
+    {
+        try (Arena arena = Arena.ofConfined())
         {
-            if (closed)
-            {
-                return;
-            }
-            if (!memoryRegions.isEmpty() || !queuePairs.isEmpty())
-            {
-                throw new VerbsException("ibv_dealloc_pd", Errno.EBUSY, "protection domain of " +
-                    context.deviceName() + " still has " + memoryRegions.size() + " memory region(s) and " +
-                    queuePairs.size() + " queue pair(s) open; close them first");
-            }
-            try (Arena arena = Arena.ofConfined())
-            {
-                final MemorySegment state = CallState.allocate(arena);
-                final int rc = LibIbverbs.ibvDeallocPd(state, pd);
-                errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
-                closed = true;
-            }
-        }
-        context.removed(this);
-        if (errno != 0)
-        {
-            throw new VerbsException("ibv_dealloc_pd", errno, "protection domain of " + context.deviceName());
+            final MemorySegment state = CallState.allocate(arena);
+            final int rc = LibIbverbsPd.ibvDeallocPd(state, pd);
+            return rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
     }
 }

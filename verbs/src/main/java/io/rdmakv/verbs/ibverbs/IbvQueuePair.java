@@ -11,31 +11,24 @@ import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.ReceiveWorkRequest;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 
-import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_ACCESS_FLAGS;
-import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_AV;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_DEST_QPN;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_MAX_DEST_RD_ATOMIC;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_MAX_QP_RD_ATOMIC;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_MIN_RNR_TIMER;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_PATH_MTU;
-import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_PKEY_INDEX;
-import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_PORT;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_RETRY_CNT;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_RNR_RETRY;
-import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_RQ_PSN;
-import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_SQ_PSN;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_STATE;
 import static io.rdmakv.verbs.ibverbs.IbvConstants.IBV_QP_TIMEOUT;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * A reliable-connected queue pair ({@code struct ibv_qp *}, {@code IBV_QPT_RC}).
@@ -44,17 +37,16 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * through the pointers read at creation, passing the caller's prepared {@code ibv_send_wr} /
  * {@code ibv_recv_wr} chain as it is: no copy, no allocation, the verb's return code returned.
  *
- * <p>The state transitions follow {@code man ibv_modify_qp} for RC: INIT (port, pkey index 0, the
+ * <p>The state transitions ({@link IbvRcTransitions} fills their attributes) follow
+ * {@code man ibv_modify_qp} for RC: INIT (port, pkey index 0, the
  * remote accesses it serves), RTR (path MTU = the smaller of the two ports' active MTUs, the peer's QPN
  * and PSN, as many incoming READs/atomics as the device allows, and the address vector: on InfiniBand
  * the peer's LID, on RoCE a GRH with the peer's GID, this context's RoCE v2 GID index or
  * {@code ConnectOptions.gidIndex}, hop limit 64), RTS (ACK timeout, retry counts, this side's PSN, and
  * {@code maxRdAtomic} outstanding READs/atomics, the device maximum when 0).
  */
-public final class IbvQueuePair implements QueuePair
+public final class IbvQueuePair extends VerbsResource implements QueuePair
 {
-    private static final int HOP_LIMIT = 64;
-
     private final IbvProtectionDomain pd;
     private final IbvContext context;
     private final IbvCompletionQueue sendCq;
@@ -69,12 +61,12 @@ public final class IbvQueuePair implements QueuePair
     private final int maxSendWr;
     private final int maxRecvWr;
     private final int maxInlineData;
-    private volatile boolean closed;
 
     IbvQueuePair(
         final IbvProtectionDomain pd, final QueuePairConfig config, final IbvCompletionQueue sendCq,
         final IbvCompletionQueue recvCq)
     {
+        super("ibv_destroy_qp", pd, sendCq, recvCq);
         this.pd = pd;
         this.context = pd.ibvContext();
         this.sendCq = sendCq;
@@ -94,7 +86,7 @@ public final class IbvQueuePair implements QueuePair
             init.set(JAVA_INT, IbvQpInitAttr.CAP_MAX_INLINE_DATA, config.maxInlineData());
             init.set(JAVA_INT, IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
             init.set(JAVA_INT, IbvQpInitAttr.SQ_SIG_ALL, 0);
-            final MemorySegment created = LibIbverbs.ibvCreateQp(state, pd.segment(), init);
+            final MemorySegment created = LibIbverbsQp.ibvCreateQp(state, pd.segment(), init);
             if (created.address() == 0)
             {
                 throw new VerbsException("ibv_create_qp", CallState.errno(state), "RC queue pair on device " +
@@ -121,17 +113,14 @@ public final class IbvQueuePair implements QueuePair
             {
                 try (Arena call = Arena.ofConfined())
                 {
-                    LibIbverbs.ibvDestroyQp(CallState.allocate(call), createdQp);
+                    LibIbverbsQp.ibvDestroyQp(CallState.allocate(call), createdQp);
                 }
             }
             arena.close();
             throw e;
         }
         sendCq.added(this);
-        if (recvCq != sendCq)
-        {
-            recvCq.added(this);
-        }
+        recvCq.added(this);
     }
 
     @Override
@@ -178,7 +167,7 @@ public final class IbvQueuePair implements QueuePair
             final MemorySegment state = CallState.allocate(call);
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
             final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
-            final int rc = LibIbverbs.ibvQueryQp(state, qp, attr, IBV_QP_STATE, init);
+            final int rc = LibIbverbsQp.ibvQueryQp(state, qp, attr, IBV_QP_STATE, init);
             if (rc != 0)
             {
                 throw new VerbsException("ibv_query_qp", CallState.errnoOf(rc, state), describe());
@@ -208,7 +197,7 @@ public final class IbvQueuePair implements QueuePair
             final MemorySegment init = call.allocate(IbvQpInitAttr.LAYOUT);
             final int mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                 IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC;
-            final int rc = LibIbverbs.ibvQueryQp(state, qp, attr, mask, init);
+            final int rc = LibIbverbsQp.ibvQueryQp(state, qp, attr, mask, init);
             if (rc != 0)
             {
                 throw new VerbsException("ibv_query_qp", CallState.errnoOf(rc, state), describe());
@@ -238,12 +227,7 @@ public final class IbvQueuePair implements QueuePair
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
-            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.INIT.code());
-            attr.set(JAVA_SHORT, IbvQpAttr.PKEY_INDEX, (short)0);
-            attr.set(JAVA_BYTE, IbvQpAttr.PORT_NUM, (byte)context.port());
-            attr.set(JAVA_INT, IbvQpAttr.QP_ACCESS_FLAGS, options.accessFlags());
-            modify(call, attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
-                "RESET -> INIT (port " + context.port() + ", access " + AccessFlags.describe(options.accessFlags()) + ")");
+            modify(call, attr, IbvRcTransitions.INIT_MASK, IbvRcTransitions.init(attr, context, options));
         }
     }
 
@@ -255,61 +239,20 @@ public final class IbvQueuePair implements QueuePair
             throw new IllegalArgumentException("an ibverbs queue pair cannot connect to a " + remote.provider() +
                 " endpoint: " + remote);
         }
-        final int mtu = remote.mtu() > 0 ? Math.min(context.activeMtu(), remote.mtu()) : context.activeMtu();
-        final int sgidIndex = options.gidIndex() >= 0 ? options.gidIndex() : context.gidIndex();
-        final int maxDestRdAtomic = Math.min(255, Math.max(1, context.maxQpRdAtom()));
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
-            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.RTR.code());
-            attr.set(JAVA_INT, IbvQpAttr.PATH_MTU, mtu);
-            attr.set(JAVA_INT, IbvQpAttr.DEST_QP_NUM, remote.qpNum());
-            attr.set(JAVA_INT, IbvQpAttr.RQ_PSN, remote.psn() & 0xffffff);
-            attr.set(JAVA_BYTE, IbvQpAttr.MAX_DEST_RD_ATOMIC, (byte)maxDestRdAtomic);
-            attr.set(JAVA_BYTE, IbvQpAttr.MIN_RNR_TIMER, (byte)options.minRnrTimer());
-            attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_PORT_NUM, (byte)context.port());
-            attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_SL, (byte)0);
-            final String path;
-            if (context.isEthernet())
-            {
-                attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_IS_GLOBAL, (byte)1);
-                MemorySegment.copy(remote.gid(), 0, attr, JAVA_BYTE, IbvQpAttr.AH_ATTR_GRH_DGID, 16);
-                attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_GRH_SGID_INDEX, (byte)sgidIndex);
-                attr.set(JAVA_BYTE, IbvQpAttr.AH_ATTR_GRH_HOP_LIMIT, (byte)HOP_LIMIT);
-                path = "dgid " + HexFormat.ofDelimiter(":").formatHex(remote.gid()) + ", sgid index " + sgidIndex;
-            }
-            else
-            {
-                attr.set(JAVA_SHORT, IbvQpAttr.AH_ATTR_DLID, (short)remote.lid());
-                path = "dlid " + remote.lid();
-            }
-            modify(call, attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-                "INIT -> RTR (dest qpn " + remote.qpNum() + ", rq psn " + (remote.psn() & 0xffffff) + ", mtu " +
-                IbvConstants.mtuBytes(mtu) + ", " + path + ")");
+            modify(call, attr, IbvRcTransitions.RTR_MASK, IbvRcTransitions.rtr(attr, context, remote, options));
         }
     }
 
     @Override
     public void modifyToRts(final ConnectOptions options)
     {
-        final int deviceMax = Math.min(255, Math.max(1, context.maxQpInitRdAtom()));
-        final int maxRdAtomic = options.maxRdAtomic() > 0 ? Math.min(options.maxRdAtomic(), deviceMax) : deviceMax;
-        final int retryCount = retryCountFor(context, options.retryCount());
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
-            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.RTS.code());
-            attr.set(JAVA_INT, IbvQpAttr.SQ_PSN, psn);
-            attr.set(JAVA_BYTE, IbvQpAttr.TIMEOUT, (byte)options.timeout());
-            attr.set(JAVA_BYTE, IbvQpAttr.RETRY_CNT, (byte)retryCount);
-            attr.set(JAVA_BYTE, IbvQpAttr.RNR_RETRY, (byte)options.rnrRetry());
-            attr.set(JAVA_BYTE, IbvQpAttr.MAX_RD_ATOMIC, (byte)maxRdAtomic);
-            modify(call, attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                IBV_QP_MAX_QP_RD_ATOMIC,
-                "RTR -> RTS (sq psn " + psn + ", timeout " + options.timeout() + ", retry " + retryCount +
-                (retryCount != options.retryCount() ? " (asked " + options.retryCount() + ")" : "") +
-                ", rnr retry " + options.rnrRetry() + ", max rd atomic " + maxRdAtomic + ")");
+            modify(call, attr, IbvRcTransitions.RTS_MASK, IbvRcTransitions.rts(attr, context, psn, options));
         }
     }
 
@@ -323,7 +266,7 @@ public final class IbvQueuePair implements QueuePair
      */
     static int retryCountFor(final IbvContext context, final int asked)
     {
-        return asked == 7 && context.isSoftRoce() ? 6 : asked;
+        return IbvRcTransitions.retryCountFor(context, asked);
     }
 
     @Override
@@ -332,8 +275,7 @@ public final class IbvQueuePair implements QueuePair
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment attr = call.allocate(IbvQpAttr.LAYOUT);
-            attr.set(JAVA_INT, IbvQpAttr.QP_STATE, QpState.ERR.code());
-            modify(call, attr, IBV_QP_STATE, "-> ERR");
+            modify(call, attr, IbvRcTransitions.ERR_MASK, IbvRcTransitions.err(attr));
         }
     }
 
@@ -341,7 +283,7 @@ public final class IbvQueuePair implements QueuePair
     {
         ensureOpen("ibv_modify_qp");
         final MemorySegment state = CallState.allocate(call);
-        final int rc = LibIbverbs.ibvModifyQp(state, qp, attr, mask);
+        final int rc = LibIbverbsQp.ibvModifyQp(state, qp, attr, mask);
         if (rc != 0)
         {
             throw new VerbsException("ibv_modify_qp", CallState.errnoOf(rc, state), describe() + " " + what);
@@ -351,7 +293,7 @@ public final class IbvQueuePair implements QueuePair
     @Override
     public int postSend(final SendWorkRequest wr)
     {
-        if (closed)
+        if (isClosed())
         {
             return Errno.EINVAL;
         }
@@ -361,7 +303,7 @@ public final class IbvQueuePair implements QueuePair
     @Override
     public int postReceive(final ReceiveWorkRequest wr)
     {
-        if (closed)
+        if (isClosed())
         {
             return Errno.EINVAL;
         }
@@ -377,46 +319,33 @@ public final class IbvQueuePair implements QueuePair
         return badWr.get(ADDRESS, 0).address();
     }
 
-    private void ensureOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.EINVAL, describe() + " is closed");
-        }
-    }
-
     private String describe()
     {
         return "queue pair " + qpNum + " on " + context.deviceName();
     }
 
-    /** Destroys the queue pair; its outstanding work requests are gone with it (no completions). */
     @Override
-    public void close()
+    protected String resourceName()
+    {
+        return describe();
+    }
+
+    /**
+     * {@code ibv_destroy_qp}, then frees the queue pair's arena; its outstanding work requests are gone
+     * with it (no completions).
+     */
+    @Override
+    protected int release()
     {
         final int errno;
-        synchronized (this)
+        try (Arena call = Arena.ofConfined())
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            try (Arena call = Arena.ofConfined())
-            {
-                final MemorySegment state = CallState.allocate(call);
-                final int rc = LibIbverbs.ibvDestroyQp(state, qp);
-                errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
-            }
-            arena.close();
+            final MemorySegment state = CallState.allocate(call);
+            final int rc = LibIbverbsQp.ibvDestroyQp(state, qp);
+            errno = rc == 0 ? 0 : CallState.errnoOf(rc, state);
         }
-        sendCq.removed(this);
-        recvCq.removed(this);
-        pd.removed(this);
-        if (errno != 0)
-        {
-            throw new VerbsException("ibv_destroy_qp", errno, describe());
-        }
+        arena.close();
+        return errno;
     }
 
     @Override

@@ -70,7 +70,7 @@ final class InlineVerbs
         }
         catch (final Throwable t)
         {
-            throw LibIbverbs.rethrow(t);
+            throw IbverbsLibrary.rethrow(t);
         }
     }
 
@@ -82,7 +82,7 @@ final class InlineVerbs
         }
         catch (final Throwable t)
         {
-            throw LibIbverbs.rethrow(t);
+            throw IbverbsLibrary.rethrow(t);
         }
     }
 
@@ -95,7 +95,7 @@ final class InlineVerbs
         }
         catch (final Throwable t)
         {
-            throw LibIbverbs.rethrow(t);
+            throw IbverbsLibrary.rethrow(t);
         }
     }
 }

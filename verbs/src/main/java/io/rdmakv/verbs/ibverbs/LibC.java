@@ -42,7 +42,7 @@ final class LibC
         }
         catch (final Throwable t)
         {
-            throw LibIbverbs.rethrow(t);
+            throw IbverbsLibrary.rethrow(t);
         }
     }
 
@@ -60,7 +60,7 @@ final class LibC
         }
         catch (final Throwable t)
         {
-            throw LibIbverbs.rethrow(t);
+            throw IbverbsLibrary.rethrow(t);
         }
     }
 

@@ -2,8 +2,7 @@ package io.rdmakv.verbs.tcp;
 
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 import io.rdmakv.verbs.WorkCompletions;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
@@ -15,14 +14,12 @@ import java.util.Arrays;
  * no thread hand-off. Completions that the responder threads produce (receives, flushes) wait in an
  * inbox until polled.
  */
-final class TcpCompletionQueue implements CompletionQueue
+final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
 {
     private final TcpContext context;
     private final int capacity;
     private final BackoffIdleStrategy idle = new BackoffIdleStrategy(200, 20, 1_000, 100_000);
     private volatile TcpQueuePair[] senders = new TcpQueuePair[0];
-    private int users;
-    private boolean closed;
 
     private final Object inboxLock = new Object();
     private volatile int inboxCount;
@@ -35,6 +32,7 @@ final class TcpCompletionQueue implements CompletionQueue
 
     TcpCompletionQueue(final TcpContext context, final int capacity)
     {
+        super("ibv_destroy_cq", context);
         this.context = context;
         this.capacity = capacity;
         final int inbox = Math.max(16, Math.min(capacity, 4096));
@@ -45,13 +43,11 @@ final class TcpCompletionQueue implements CompletionQueue
         inboxQpNum = new int[inbox];
     }
 
+    /** Registers a queue pair that uses this queue; one that sends is also polled for its send completions. */
     synchronized void attach(final TcpQueuePair qp, final boolean asSender)
     {
-        if (closed)
-        {
-            throw new VerbsException("ibv_create_qp", Errno.EINVAL, "completion queue is closed");
-        }
-        users++;
+        ensureOpen("ibv_create_qp");
+        adopt(qp);
         if (asSender)
         {
             final TcpQueuePair[] s = Arrays.copyOf(senders, senders.length + 1);
@@ -60,13 +56,10 @@ final class TcpCompletionQueue implements CompletionQueue
         }
     }
 
-    synchronized void detach(final TcpQueuePair qp, final boolean asSender)
+    /** A closing queue pair's send completions are no longer polled here. */
+    synchronized void detachSender(final TcpQueuePair qp)
     {
-        users--;
-        if (asSender)
-        {
-            senders = Arrays.stream(senders).filter(q -> q != qp).toArray(TcpQueuePair[]::new);
-        }
+        senders = Arrays.stream(senders).filter(q -> q != qp).toArray(TcpQueuePair[]::new);
     }
 
     /** Adds a completion produced off the polling thread (a receive, a flushed receive). */
@@ -180,18 +173,22 @@ final class TcpCompletionQueue implements CompletionQueue
     }
 
     @Override
-    public synchronized void close()
+    protected String resourceName()
     {
-        if (closed)
-        {
-            return;
-        }
-        if (users > 0)
-        {
-            throw new VerbsException("ibv_destroy_cq", Errno.EBUSY, "completion queue still used by " + users +
-                " queue pair(s): close them first");
-        }
-        closed = true;
-        context.removed(this);
+        return "completion queue";
+    }
+
+    @Override
+    protected String openChildrenMessage()
+    {
+        return "completion queue still used by " + openChildren(TcpQueuePair.class) +
+            " queue pair(s): close them first";
+    }
+
+    /** Nothing to free. */
+    @Override
+    protected int release()
+    {
+        return 0;
     }
 }

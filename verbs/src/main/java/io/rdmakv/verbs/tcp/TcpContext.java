@@ -8,16 +8,14 @@ import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsConfig;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The {@code tcp} provider's device: a software NIC with one listening port. Peers' requesters
  * connect to it during RTR and are handed to the target queue pair's responder.
  */
-final class TcpContext implements Context
+final class TcpContext extends VerbsResource implements Context
 {
     static final DeviceAttributes ATTRIBUTES = new DeviceAttributes(
         16_384, 16, 1 << 20, Long.MAX_VALUE, 16, "GLOB", 1024, "ACTIVE", "TCP");
@@ -37,13 +35,11 @@ final class TcpContext implements Context
     private final ServerSocketChannel listener;
     private final Thread acceptor;
     private final Map<Integer, TcpQueuePair> queuePairs = new ConcurrentHashMap<>();
-    private final Set<TcpProtectionDomain> domains = ConcurrentHashMap.newKeySet();
-    private final Set<TcpCompletionQueue> completionQueues = ConcurrentHashMap.newKeySet();
     private final AtomicInteger nextQpNum = new AtomicInteger(ThreadLocalRandom.current().nextInt(1, 1 << 20));
-    private volatile boolean closed;
 
     TcpContext(final VerbsConfig config)
     {
+        super("ibv_close_device");
         this.host = config.tcpBindHost();
         try
         {
@@ -82,19 +78,9 @@ final class TcpContext implements Context
         queuePairs.remove(qp.qpNum(), qp);
     }
 
-    void removed(final TcpProtectionDomain pd)
-    {
-        domains.remove(pd);
-    }
-
-    void removed(final TcpCompletionQueue cq)
-    {
-        completionQueues.remove(cq);
-    }
-
     private void acceptLoop()
     {
-        while (!closed)
+        while (!isClosed())
         {
             final SocketChannel channel;
             try
@@ -103,7 +89,7 @@ final class TcpContext implements Context
             }
             catch (final IOException e)
             {
-                if (!closed)
+                if (!isClosed())
                 {
                     LOG.log(System.Logger.Level.WARNING, "tcp0 accept failed: " + e);
                 }
@@ -124,29 +110,11 @@ final class TcpContext implements Context
     private void handshake(final SocketChannel channel) throws IOException
     {
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        final ByteBuffer hello = ByteBuffer.allocate(TcpWire.HANDSHAKE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        while (hello.hasRemaining())
-        {
-            if (channel.read(hello) < 0)
-            {
-                throw new IOException("peer closed during handshake");
-            }
-        }
-        hello.flip();
-        if (hello.getInt(0) != TcpWire.HANDSHAKE_MAGIC)
-        {
-            throw new IOException("not an rdmakv tcp requester");
-        }
-        final int target = hello.getInt(4);
-        final int rnrRetry = hello.get(12);
-        final TcpQueuePair qp = queuePairs.get(target);
+        final TcpHandshake.Hello hello = TcpHandshake.readHello(channel);
+        final TcpQueuePair qp = queuePairs.get(hello.targetQpNum());
         final int status = qp == null ? TcpWire.HANDSHAKE_UNKNOWN_QP :
-            qp.attachResponder(channel, rnrRetry) ? TcpWire.HANDSHAKE_OK : TcpWire.HANDSHAKE_QP_BUSY;
-        final ByteBuffer reply = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, status);
-        while (reply.hasRemaining())
-        {
-            channel.write(reply);
-        }
+            qp.attachResponder(channel, hello.rnrRetry()) ? TcpWire.HANDSHAKE_OK : TcpWire.HANDSHAKE_QP_BUSY;
+        TcpHandshake.reply(channel, status);
         if (status != TcpWire.HANDSHAKE_OK)
         {
             CloseHelper.quietClose(channel);
@@ -178,47 +146,46 @@ final class TcpContext implements Context
     @Override
     public ProtectionDomain allocateProtectionDomain()
     {
-        checkOpen("ibv_alloc_pd");
-        final TcpProtectionDomain pd = new TcpProtectionDomain(this);
-        domains.add(pd);
-        return pd;
+        ensureOpen("ibv_alloc_pd");
+        return adopt(new TcpProtectionDomain(this));
     }
 
     @Override
     public CompletionQueue createCompletionQueue(final int capacity)
     {
-        checkOpen("ibv_create_cq");
+        ensureOpen("ibv_create_cq");
         if (capacity <= 0 || capacity > ATTRIBUTES.maxCqe())
         {
             throw new VerbsException("ibv_create_cq", Errno.EINVAL, "capacity " + capacity + " outside 1.." +
                 ATTRIBUTES.maxCqe());
         }
-        final TcpCompletionQueue cq = new TcpCompletionQueue(this, capacity);
-        completionQueues.add(cq);
-        return cq;
-    }
-
-    private void checkOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.ENODEV, "device tcp0 is closed");
-        }
+        return adopt(new TcpCompletionQueue(this, capacity));
     }
 
     @Override
-    public synchronized void close()
+    protected String resourceName()
     {
-        if (closed)
-        {
-            return;
-        }
-        if (!domains.isEmpty() || !completionQueues.isEmpty())
-        {
-            throw new VerbsException("ibv_close_device", Errno.EBUSY, "tcp0 still has " + domains.size() +
-                " protection domain(s) and " + completionQueues.size() + " completion queue(s) open: close them first");
-        }
-        closed = true;
+        return "device tcp0";
+    }
+
+    /** A closed software device is gone, as a hot-unplugged NIC: {@code ENODEV}. */
+    @Override
+    protected int closedErrno()
+    {
+        return Errno.ENODEV;
+    }
+
+    @Override
+    protected String openChildrenMessage()
+    {
+        return "tcp0 still has " + openChildren(TcpProtectionDomain.class) + " protection domain(s) and " +
+            openChildren(TcpCompletionQueue.class) + " completion queue(s) open: close them first";
+    }
+
+    /** Stops listening and waits (up to a second) for the acceptor thread. */
+    @Override
+    protected int release()
+    {
         CloseHelper.quietClose(listener);
         try
         {
@@ -228,6 +195,7 @@ final class TcpContext implements Context
         {
             Thread.currentThread().interrupt();
         }
+        return 0;
     }
 
     @Override

@@ -3,11 +3,12 @@ package io.rdmakv.verbs.tcp;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.MemorySegment;
 
 /** A memory region of the {@code tcp} provider: a key in its protection domain's table and the bounds it grants. */
-final class TcpMemoryRegion implements MemoryRegion
+final class TcpMemoryRegion extends VerbsResource implements MemoryRegion
 {
     private final TcpProtectionDomain pd;
     private final MemorySegment segment;
@@ -15,11 +16,11 @@ final class TcpMemoryRegion implements MemoryRegion
     private final long length;
     private final int key;
     private final int access;
-    private volatile boolean closed;
 
     TcpMemoryRegion(
         final TcpProtectionDomain pd, final MemorySegment segment, final int key, final int access)
     {
+        super("ibv_dereg_mr", pd);
         this.pd = pd;
         this.segment = segment;
         this.address = segment.address();
@@ -37,11 +38,6 @@ final class TcpMemoryRegion implements MemoryRegion
     boolean allows(final int flag)
     {
         return (access & flag) == flag;
-    }
-
-    boolean isClosed()
-    {
-        return closed;
     }
 
     @Override
@@ -87,13 +83,23 @@ final class TcpMemoryRegion implements MemoryRegion
     }
 
     @Override
-    public void close()
+    protected String resourceName()
     {
-        if (!closed)
-        {
-            closed = true;
-            pd.deregister(this);
-        }
+        return "memory region with key 0x" + Integer.toHexString(key);
+    }
+
+    /** Nothing native to free; the key goes from the table right after (see {@link #afterRelease}). */
+    @Override
+    protected int release()
+    {
+        return 0;
+    }
+
+    /** Leaves the protection domain's table: the key is refused from now on. */
+    @Override
+    protected void afterRelease()
+    {
+        pd.deregister(this);
     }
 
     @Override

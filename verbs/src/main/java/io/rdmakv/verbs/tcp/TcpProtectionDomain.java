@@ -7,11 +7,10 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -19,17 +18,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * consults for every remote access: a key is {@code (slot << 8) | generation}, looked up in a
  * copy-on-write array without locking or allocating, so a deregistered region's key is refused at once.
  */
-final class TcpProtectionDomain implements ProtectionDomain
+final class TcpProtectionDomain extends VerbsResource implements ProtectionDomain
 {
     private final TcpContext context;
-    private final Set<TcpQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
     private volatile TcpMemoryRegion[] regions = new TcpMemoryRegion[16];
     private final byte[] generations = new byte[1 << 16];
-    private int liveRegions;
-    private boolean closed;
 
     TcpProtectionDomain(final TcpContext context)
     {
+        super("ibv_dealloc_pd", context);
         this.context = context;
         ThreadLocalRandom.current().nextBytes(generations);
     }
@@ -56,7 +53,7 @@ final class TcpProtectionDomain implements ProtectionDomain
     @Override
     public synchronized MemoryRegion registerMemory(final MemorySegment segment, final int access)
     {
-        checkOpen("ibv_reg_mr");
+        ensureOpen("ibv_reg_mr");
         if (!segment.isNative())
         {
             throw new VerbsException("ibv_reg_mr", Errno.EINVAL, "only native (off-heap) memory can be registered");
@@ -87,8 +84,7 @@ final class TcpProtectionDomain implements ProtectionDomain
         final TcpMemoryRegion mr = new TcpMemoryRegion(this, segment, (slot << 8) | generation, access);
         table[slot] = mr;
         regions = table;
-        liveRegions++;
-        return mr;
+        return adopt(mr);
     }
 
     synchronized void deregister(final TcpMemoryRegion mr)
@@ -99,7 +95,6 @@ final class TcpProtectionDomain implements ProtectionDomain
         {
             table[slot] = null;
             regions = table;
-            liveRegions--;
         }
     }
 
@@ -108,7 +103,7 @@ final class TcpProtectionDomain implements ProtectionDomain
     {
         synchronized (this)
         {
-            checkOpen("ibv_create_qp");
+            ensureOpen("ibv_create_qp");
         }
         if (!(config.sendCq() instanceof TcpCompletionQueue sendCq) ||
             !(config.recvCq() instanceof TcpCompletionQueue recvCq) ||
@@ -116,39 +111,28 @@ final class TcpProtectionDomain implements ProtectionDomain
         {
             throw new VerbsException("ibv_create_qp", Errno.EINVAL, "completion queues must belong to this device");
         }
-        final TcpQueuePair qp = new TcpQueuePair(this, config, sendCq, recvCq);
-        queuePairs.add(qp);
+        final TcpQueuePair qp = adopt(new TcpQueuePair(this, config, sendCq, recvCq));
         context.register(qp);
         return qp;
     }
 
-    void removed(final TcpQueuePair qp)
+    @Override
+    protected String resourceName()
     {
-        queuePairs.remove(qp);
-        context.unregister(qp);
-    }
-
-    private void checkOpen(final String call)
-    {
-        if (closed)
-        {
-            throw new VerbsException(call, Errno.EINVAL, "protection domain is closed");
-        }
+        return "protection domain";
     }
 
     @Override
-    public synchronized void close()
+    protected String openChildrenMessage()
     {
-        if (closed)
-        {
-            return;
-        }
-        if (liveRegions > 0 || !queuePairs.isEmpty())
-        {
-            throw new VerbsException("ibv_dealloc_pd", Errno.EBUSY, "protection domain still has " + liveRegions +
-                " memory region(s) and " + queuePairs.size() + " queue pair(s) open: close them first");
-        }
-        closed = true;
-        context.removed(this);
+        return "protection domain still has " + openChildren(TcpMemoryRegion.class) + " memory region(s) and " +
+            openChildren(TcpQueuePair.class) + " queue pair(s) open: close them first";
+    }
+
+    /** Nothing to free: the region table empties as its regions close. */
+    @Override
+    protected int release()
+    {
+        return 0;
     }
 }

@@ -11,15 +11,13 @@ import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.ReceiveWorkRequest;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.VerbsResource;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -28,7 +26,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * (its requests, the peer's responses) and the one the peer opens (the peer's requests, served by
  * this queue pair's {@link TcpResponder} thread).
  */
-final class TcpQueuePair implements QueuePair
+final class TcpQueuePair extends VerbsResource implements QueuePair
 {
     private static final int CONNECT_TIMEOUT_MS = 10_000;
 
@@ -44,7 +42,6 @@ final class TcpQueuePair implements QueuePair
     private volatile QpState state = QpState.RESET;
     private volatile int remoteAccess;
     private volatile ConnectOptions options = ConnectOptions.DEFAULT;
-    private volatile boolean closed;
     private SocketChannel outbound;
     private SocketChannel inbound;
     private TcpResponder responder;
@@ -53,6 +50,7 @@ final class TcpQueuePair implements QueuePair
     TcpQueuePair(final TcpProtectionDomain pd, final QueuePairConfig config, final TcpCompletionQueue sendCq,
         final TcpCompletionQueue recvCq)
     {
+        super("ibv_destroy_qp", pd, sendCq, recvCq);
         final int maxWr = TcpContext.ATTRIBUTES.maxQpWr();
         if (config.maxSendWr() > maxWr || config.maxRecvWr() > maxWr ||
             config.maxSendSge() > TcpContext.ATTRIBUTES.maxSge() || config.maxRecvSge() > TcpContext.ATTRIBUTES.maxSge() ||
@@ -86,11 +84,6 @@ final class TcpQueuePair implements QueuePair
     ConnectOptions options()
     {
         return options;
-    }
-
-    boolean isClosed()
-    {
-        return closed;
     }
 
     boolean allowsRemote(final int access)
@@ -153,7 +146,7 @@ final class TcpQueuePair implements QueuePair
             throw new VerbsException("ibv_modify_qp(RTR)", Errno.EINVAL, "peer endpoint is " + remote.provider() +
                 ", this queue pair is tcp");
         }
-        final SocketChannel channel = openConnection(remote, options);
+        final SocketChannel channel = TcpHandshake.connect(remote, qpNum, options.rnrRetry(), CONNECT_TIMEOUT_MS);
         synchronized (this)
         {
             if (state != QpState.INIT)
@@ -166,48 +159,6 @@ final class TcpQueuePair implements QueuePair
             sendQueue.connected(channel);
             this.options = options;
             state = QpState.RTR;
-        }
-    }
-
-    private SocketChannel openConnection(final QueuePairEndpoint remote, final ConnectOptions options)
-    {
-        SocketChannel channel = null;
-        try
-        {
-            channel = SocketChannel.open();
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 * TcpWire.BUFFER_LENGTH);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 * TcpWire.BUFFER_LENGTH);
-            channel.socket().connect(new InetSocketAddress(remote.host(), remote.port()), CONNECT_TIMEOUT_MS);
-            final ByteBuffer hello = ByteBuffer.allocate(TcpWire.HANDSHAKE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-            hello.putInt(TcpWire.HANDSHAKE_MAGIC).putInt(remote.qpNum()).putInt(qpNum).put((byte)options.rnrRetry())
-                .put((byte)0).putShort((short)0).flip();
-            while (hello.hasRemaining())
-            {
-                channel.write(hello);
-            }
-            final ByteBuffer reply = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-            while (reply.hasRemaining())
-            {
-                if (channel.read(reply) < 0)
-                {
-                    throw new IOException("peer closed the connection during the handshake");
-                }
-            }
-            final int status = reply.getInt(0);
-            if (status != TcpWire.HANDSHAKE_OK)
-            {
-                throw new IOException(status == TcpWire.HANDSHAKE_UNKNOWN_QP ?
-                    "peer has no queue pair " + remote.qpNum() : "peer queue pair " + remote.qpNum() +
-                    " is already connected or in error");
-            }
-            channel.configureBlocking(false);
-            return channel;
-        }
-        catch (final IOException | RuntimeException e)
-        {
-            CloseHelper.quietClose(channel);
-            throw new VerbsException("ibv_modify_qp(RTR)", "cannot connect to " + remote + ": " + e.getMessage(), e);
         }
     }
 
@@ -226,10 +177,7 @@ final class TcpQueuePair implements QueuePair
 
     private void expect(final String target, final QpState required)
     {
-        if (closed)
-        {
-            throw new VerbsException("ibv_modify_qp(" + target + ")", Errno.EINVAL, "queue pair is closed");
-        }
+        ensureOpen("ibv_modify_qp(" + target + ")");
         if (state != required)
         {
             throw new VerbsException("ibv_modify_qp(" + target + ")", Errno.EINVAL, "queue pair " + qpNum + " is " +
@@ -240,7 +188,7 @@ final class TcpQueuePair implements QueuePair
     /** Called by the listener: the peer's requester connected. False if this queue pair cannot take it. */
     synchronized boolean attachResponder(final SocketChannel channel, final int requesterRnrRetry)
     {
-        if (closed || state == QpState.ERR || inbound != null)
+        if (isClosed() || state == QpState.ERR || inbound != null)
         {
             return false;
         }
@@ -308,7 +256,7 @@ final class TcpQueuePair implements QueuePair
     /** The peer's requester vanished: like a NIC's retry timeout, the queue pair fails. */
     void peerGone()
     {
-        if (!closed)
+        if (!isClosed())
         {
             enterError();
         }
@@ -321,7 +269,7 @@ final class TcpQueuePair implements QueuePair
             while (!receiveQueue.isEmpty())
             {
                 final int slot = receiveQueue.peek();
-                if (!closed)
+                if (!isClosed())
                 {
                     recvCq.push(receiveQueue.wrId(slot), WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, qpNum);
                 }
@@ -334,13 +282,13 @@ final class TcpQueuePair implements QueuePair
     @Override
     public int postSend(final SendWorkRequest wr)
     {
-        return closed ? Errno.EINVAL : sendQueue.post(wr);
+        return isClosed() ? Errno.EINVAL : sendQueue.post(wr);
     }
 
     @Override
     public int postReceive(final ReceiveWorkRequest first)
     {
-        if (closed || state == QpState.RESET)
+        if (isClosed() || state == QpState.RESET)
         {
             return Errno.EINVAL;
         }
@@ -374,18 +322,30 @@ final class TcpQueuePair implements QueuePair
     }
 
     @Override
-    public void close()
+    protected String resourceName()
+    {
+        return "queue pair";
+    }
+
+    /** Closes both connections: the responder thread and the peer see the end. */
+    @Override
+    protected int release()
+    {
+        CloseHelper.quietClose(outbound);
+        CloseHelper.quietClose(inbound);
+        return 0;
+    }
+
+    /**
+     * Wakes the responder if it waits for a receive, waits (up to a second) for it to end, and leaves the
+     * send completion queue's poll list and the device's table of connectable queue pairs.
+     */
+    @Override
+    protected void afterRelease()
     {
         final Thread thread;
         synchronized (this)
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            CloseHelper.quietClose(outbound);
-            CloseHelper.quietClose(inbound);
             thread = responderThread;
         }
         synchronized (receiveQueue)
@@ -403,9 +363,8 @@ final class TcpQueuePair implements QueuePair
                 Thread.currentThread().interrupt();
             }
         }
-        sendCq.detach(this, true);
-        recvCq.detach(this, false);
-        pd.removed(this);
+        sendCq.detachSender(this);
+        context.unregister(this);
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -40,8 +41,12 @@ class IbverbsProviderTest
     void everyExportedVerbBinds()
     {
         assumeTrue(libraryLoaded(), () -> "libibverbs.so.1 is not installed: " + IbverbsLibrary.LOAD_FAILURE);
-        // LibIbverbs's static initialiser looks up and binds every function; a missing symbol throws there
+        // each LibIbverbs* class's static initialiser looks up and binds its functions; a missing symbol throws there
         assertEquals("success", LibIbverbs.ibvWcStatusStr(0));
+        for (final Class<?> verbs : new Class<?>[] {LibIbverbsPd.class, LibIbverbsCq.class, LibIbverbsQp.class})
+        {
+            assertDoesNotThrow(() -> Class.forName(verbs.getName(), true, verbs.getClassLoader()), verbs.getName());
+        }
     }
 
     @Test
