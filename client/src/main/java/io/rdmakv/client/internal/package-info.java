@@ -1,0 +1,28 @@
+/**
+ * The client's machinery behind {@link io.rdmakv.client.KvClient}. Ownership and calls flow one way, top
+ * to bottom; nothing calls back up.
+ *
+ * <pre>
+ * KvClient            the API; stages a key (and value) on this thread's lane, runs one operation through
+ *                     one template, maps failures to exceptions (Failures); Connector learns the map
+ *  Router             partitions to nodes; the per-thread session table; counters of dropped sessions
+ *   Session           one node: bootstrap connection (the lease), queue pair, registered buffers; owns:
+ *    LaneIo           posts a chain, polls completions, keeps the receive buffers
+ *    LaneRequests     every data-path doorbell prebuilt once; operations patch addresses and words
+ *    ControlChannel   control requests and replies over SEND/RECV (ALLOC, FREE, STATS, BYE), notices
+ *    SpaceLease       the lane's extent and FREE batch; ALLOC and FREE through the ControlChannel
+ *    Lane             the data path: key and value staging, one class per operation:
+ *     GetProtocol           cached slot (1 round trip) or groups + block (2)
+ *     PutProtocol           cached CAS (1-2), or groups + block + CAS (3); absent keys to InsertProtocol
+ *     InsertProtocol        under the group's insert lock: lock + re-read, CAS slot + unlock
+ *     DeleteProtocol        find as PUT does, CAS to empty, FREE the block
+ *     CompareAndSetProtocol CAS from exactly the version given; ABSENT inserts only if absent
+ *     shared steps: KeyLocation (hash, groups, slot addresses, lock), BlockSearch (candidates, validation,
+ *     corruption verdict), CachedSlot + SlotCache, NewBlock (assemble through KvBlock, place, WRITE
+ *     in the first doorbell, commit), LaneResult (version, value), Backoff
+ * LaneBuffers         layout of a lane's registered memory; RemoteIndex: the node's addresses and rkeys
+ * ClientCounter       every counter, one enum constant; LaneCounters holds them in a long[]
+ * Status              the data path's result codes (no exceptions on the data path)
+ * </pre>
+ */
+package io.rdmakv.client.internal;
