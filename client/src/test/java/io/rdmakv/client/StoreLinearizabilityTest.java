@@ -1,9 +1,9 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.linearizability.KeyedCheckResult;
-import io.rdmakv.client.linearizability.KeyedHistory;
-import io.rdmakv.client.linearizability.LinearizabilityChecker;
-import io.rdmakv.client.linearizability.Op;
+import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
+import io.rdmakv.testsupport.linearizability.KeyedHistory;
+import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
+import io.rdmakv.testsupport.linearizability.Op;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
