@@ -8,7 +8,6 @@ import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -27,7 +26,7 @@ class CorruptedSlotTest extends CorruptionFixture
         final long outside = SlotWord.pack(SlotWord.fingerprint(slot.word()), SlotWord.lengthUnits(slot.word()),
             server.geometry().dataLength() / SlotWord.UNIT);
         assertFalse(SlotWord.isWithin(outside, server.geometry().dataLength()));
-        view.region().set(ValueLayout.JAVA_LONG_UNALIGNED, slot.slotOffset(), outside);
+        view.swapSlot(slot, outside);
         try (KvClient fresh = LocalCluster.client(server))
         {
             report("slot word", getFails(fresh));

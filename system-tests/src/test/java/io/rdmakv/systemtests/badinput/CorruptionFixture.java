@@ -51,7 +51,7 @@ abstract class CorruptionFixture
     @AfterEach
     void stop()
     {
-        LocalCluster.closeAll(writer, server);
+        LocalCluster.closeAll(view, writer, server);
     }
 
     private static byte[] neighbour(final int i)

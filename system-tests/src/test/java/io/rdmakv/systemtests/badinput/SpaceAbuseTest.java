@@ -112,7 +112,11 @@ class SpaceAbuseTest
             victim.put(key, value);
             assertEquals(WcStatus.SUCCESS, raw.send(new AllocMessage(1, CHUNK - 64)));
             assertInstanceOf(AllocOkMessage.class, raw.receive(), "the rogue takes the rest of the data area");
-            final RegionView.Slot block = new RegionView(server).find(key);
+            final RegionView.Slot block;
+            try (RegionView view = new RegionView(server))
+            {
+                block = view.find(key);
+            }
             final long blockOffset = block.blockOffset() - server.geometry().dataOffset();
             free(blockOffset, block.blockLength());
             sync();

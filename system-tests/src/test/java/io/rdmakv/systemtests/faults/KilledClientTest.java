@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -84,10 +85,16 @@ class KilledClientTest
         assertEquals(byesBeforeKill, counters.byeRequests(), "a killed client says no BYE");
         assertTrue(counters.reclaimedBytes() > 0, "the node reclaims the dead client's unreferenced space");
 
-        final RegionView view = new RegionView(server);
-        final long live = view.liveBytes();
-        final int slots = view.usedSlots().size();
-        final long blockLength = view.usedSlots().getFirst().blockLength();
+        final long live;
+        final int slots;
+        final long blockLength;
+        try (RegionView view = new RegionView(server))
+        {
+            final List<RegionView.Slot> used = view.usedSlots();
+            live = used.stream().mapToLong(RegionView.Slot::blockLength).sum();
+            slots = used.size();
+            blockLength = used.getFirst().blockLength();
+        }
         assertTrue(slots == lastAck + 1 || slots == lastAck + 2, "used slots " + slots + " after " + (lastAck + 1) +
             " acked puts (one more is a put in flight that committed before the kill)");
         assertEquals(slots * blockLength, live, "every committed put is one block of " + blockLength + " bytes");

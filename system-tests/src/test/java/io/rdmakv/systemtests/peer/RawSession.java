@@ -40,8 +40,9 @@ import java.util.Deque;
  *
  * <pre>
  * registered memory:      0 SEND buffer (one control message)
- *                      4096 SCRATCH     (RDMA WRITE source, READ target, atomic result)
- *                      8192 RECV buffers, RECVS of MAX_MESSAGE_LENGTH each
+ *                      4096 SCRATCH     (RDMA WRITE source, READ target, atomic result; 4096 bytes unless
+ *                                        the constructor asks for more)
+ *         4096 + scratch     RECV buffers, RECVS of MAX_MESSAGE_LENGTH each
  * </pre>
  */
 public final class RawSession implements AutoCloseable
@@ -50,12 +51,13 @@ public final class RawSession implements AutoCloseable
     public static final int SEND = 0;
     public static final int SCRATCH = BUFFER;
     public static final int RECVS = 4;
-    private static final int RECV = 2 * BUFFER;
     private static final long RECV_WR_ID = 1L << 40;
     private static final long WAIT_NANOS = Duration.ofSeconds(5).toNanos();
 
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment mem = arena.allocate(RECV + (long)RECVS * BUFFER, 4096);
+    private final int scratchLength;
+    private final long recv;
+    private final MemorySegment mem;
     private final SendWorkRequests sends = SendWorkRequests.allocate(1, 1);
     private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(RECVS, 1);
     private final WorkCompletions completions = WorkCompletions.allocate(16);
@@ -69,8 +71,16 @@ public final class RawSession implements AutoCloseable
     private final HelloOkMessage hello;
     private long nextWrId = 1;
 
-    public RawSession(final int port, final String token)
+    /** A session with {@code scratchLength} bytes of scratch memory (a multiple of 4096). */
+    public RawSession(final int port, final String token, final int scratchLength)
     {
+        if (scratchLength < BUFFER || scratchLength % BUFFER != 0)
+        {
+            throw new IllegalArgumentException("scratch of " + scratchLength + " bytes: a multiple of " + BUFFER);
+        }
+        this.scratchLength = scratchLength;
+        recv = SCRATCH + (long)scratchLength;
+        mem = arena.allocate(recv + (long)RECVS * BUFFER, 4096);
         context = Providers.open(LocalCluster.TRANSPORT, VerbsConfig.DEFAULT);
         pd = context.allocateProtectionDomain();
         cq = context.createCompletionQueue(64);
@@ -94,6 +104,11 @@ public final class RawSession implements AutoCloseable
         qp.modifyToRts(ConnectOptions.DEFAULT);
     }
 
+    public RawSession(final int port, final String token)
+    {
+        this(port, token, BUFFER);
+    }
+
     public RawSession(final int port)
     {
         this(port, "");
@@ -107,12 +122,12 @@ public final class RawSession implements AutoCloseable
     /** The memory RDMA WRITEs send from and READs and atomics land in. */
     public MemorySegment scratch()
     {
-        return mem.asSlice(SCRATCH, BUFFER);
+        return mem.asSlice(SCRATCH, scratchLength);
     }
 
     private void repost(final int buffer)
     {
-        receives.at(buffer).wrId(RECV_WR_ID + buffer).buffer(mr.address() + RECV + (long)buffer * BUFFER, BUFFER,
+        receives.at(buffer).wrId(RECV_WR_ID + buffer).buffer(mr.address() + recv + (long)buffer * BUFFER, BUFFER,
             mr.lkey()).next(null);
         if (qp.postReceive(receives.at(buffer)) != 0)
         {
@@ -217,7 +232,7 @@ public final class RawSession implements AutoCloseable
         }
         try
         {
-            return ControlCodec.decode(mem, RECV + (long)got[0] * BUFFER, got[1]);
+            return ControlCodec.decode(mem, recv + (long)got[0] * BUFFER, got[1]);
         }
         finally
         {
