@@ -1,4 +1,4 @@
-package io.rdmakv.client.cli;
+package io.rdmakv.kvctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

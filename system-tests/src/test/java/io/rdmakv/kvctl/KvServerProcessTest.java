@@ -1,4 +1,4 @@
-package io.rdmakv.client.cli;
+package io.rdmakv.kvctl;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;

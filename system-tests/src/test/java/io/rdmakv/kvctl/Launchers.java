@@ -1,4 +1,4 @@
-package io.rdmakv.client.cli;
+package io.rdmakv.kvctl;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.rdmakv.client.cli;
+package io.rdmakv.kvctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,6 +6,7 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerConfig;
+import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** kvctl in-process against live nodes: every command, text and JSON, and the exit codes. */
+/** kvctl in-process against live nodes (LocalCluster): every command, text and JSON, and the exit codes. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class KvCtlTest
 {
@@ -56,11 +57,11 @@ class KvCtlTest
             new ClusterNode(1, "127.0.0.1", ports[1]))).toJson());
         for (int id = 0; id < 2; id++)
         {
-            NODES.add(KvServer.start(ServerConfig.local(8L << 20).withListen("127.0.0.1", ports[id])
+            NODES.add(LocalCluster.startNode(ServerConfig.local(8L << 20).withListen("127.0.0.1", ports[id])
                 .withCluster(id, map)));
         }
         hosts = "127.0.0.1:" + ports[0];
-        guarded = KvServer.start(ServerConfig.local(8L << 20).withAuthToken("secret"));
+        guarded = LocalCluster.startNode(ServerConfig.local(8L << 20).withAuthToken("secret"));
     }
 
     @AfterAll
@@ -96,7 +97,7 @@ class KvCtlTest
 
     private static Run kvctl(final String... args)
     {
-        final List<String> all = new ArrayList<>(List.of("--hosts", hosts, "--transport", "tcp"));
+        final List<String> all = new ArrayList<>(List.of("--hosts", hosts, "--transport", LocalCluster.TRANSPORT));
         all.addAll(List.of(args));
         return kvctl(Map.of(), all.toArray(String[]::new));
     }
@@ -203,18 +204,19 @@ class KvCtlTest
     void anUnreachableClusterIsExitThree() throws IOException
     {
         final int nobody = freePorts(1)[0];
-        final Run run = kvctl(Map.of(), "--hosts", "127.0.0.1:" + nobody, "--transport", "tcp", "--timeout-ms", "2000",
-            "get", "k");
+        final Run run = kvctl(Map.of(), "--hosts", "127.0.0.1:" + nobody, "--transport", LocalCluster.TRANSPORT,
+            "--timeout-ms", "2000", "get", "k");
         assertEquals(KvCtl.UNREACHABLE, run.code());
         assertTrue(run.err().startsWith("kvctl: no node answered"), run.err());
         assertEquals(KvCtl.UNREACHABLE, kvctl(Map.of(), "--json", "--hosts", "127.0.0.1:" + nobody, "--transport",
-            "tcp", "ping").code());
+            LocalCluster.TRANSPORT, "ping").code());
     }
 
     @Test
     void theTokenComesFromTheFlagOrTheEnvironment()
     {
-        final String[] args = {"--hosts", "127.0.0.1:" + guarded.port(), "--transport", "tcp", "put", "k", "v"};
+        final String[] args = {"--hosts", LocalCluster.address(guarded), "--transport", LocalCluster.TRANSPORT, "put", "k",
+            "v"};
         final Run refused = kvctl(Map.of(), args);
         assertEquals(KvCtl.UNREACHABLE, refused.code());
         assertTrue(refused.err().contains("auth"), refused.err());
