@@ -12,8 +12,9 @@
 #   --store    the system-tests module's test classes that start a LocalCluster instance (new LocalCluster:
 #              kvserver and KvClient, or the YCSB binding over it, in one JVM) with
 #              -Drdmakv.test.transport=ibverbs; fails if any test fails or fewer than SOFTROCE_MIN_STORE_TESTS
-#              succeed. The fault and bad-input tests start their nodes with LocalCluster.startNode and are not
-#              run here: several play a misbehaving peer, whose completions rxe reports differently (README)
+#              succeed. The other system tests (faults, bad input, metrics, kvctl, launchers) start nodes with
+#              LocalCluster.startNode or as processes and are not run here: several play a misbehaving peer,
+#              whose completions rxe reports differently (README), or run tcp-only launchers
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
@@ -48,7 +49,7 @@ for arg in "$@"; do
     --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
     --all) MODE_VERBS=1; MODE_STORE=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
