@@ -1,6 +1,7 @@
 # Sourced by bin/kvserver and bin/kvctl: selects Java 25, builds the module if needed, runs MAIN_CLASS.
-# Expects MODULE (server or client) and MAIN_CLASS to be set. RDMAKV_CLASSPATH, when set, is used as the
-# class path instead of the module's target folder (no build): tests run the launchers on their own class path.
+# Expects MODULE (server or kvctl: the module whose target/classes and target/lib it runs) and MAIN_CLASS to be
+# set. RDMAKV_CLASSPATH, when set, is used as the class path instead of the module's target folder (no build):
+# tests run the launchers on their own class path.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/java25.sh"
 target="$root/$MODULE/target"

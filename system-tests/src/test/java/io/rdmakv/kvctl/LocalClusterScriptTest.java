@@ -1,0 +1,194 @@
+package io.rdmakv.kvctl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * deploy/local-cluster.sh starts a 3-node cluster on loopback that kvctl can use, reports it, and stops it
+ * with every node exiting 0. Whatever happens, the nodes are stopped afterwards.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class LocalClusterScriptTest
+{
+    private static final long SCRIPT_TIMEOUT_S = 120;
+
+    @TempDir
+    Path dir;
+
+    /** What one run of the script printed and returned. */
+    record Run(int code, String out)
+    {
+    }
+
+    private Run script(final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of("bash",
+            Launchers.root().resolve("deploy/local-cluster.sh").toString()));
+        command.addAll(List.of(args));
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        Launchers.environment(pb.environment());
+        final Path output = Files.createTempFile(dir, "script", ".out");
+        pb.redirectOutput(output.toFile());
+        final Process p = pb.start();
+        if (!p.waitFor(SCRIPT_TIMEOUT_S, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("local-cluster.sh " + String.join(" ", args) + " ran over " + SCRIPT_TIMEOUT_S +
+                " s:\n" + Files.readString(output));
+        }
+        return new Run(p.exitValue(), Files.readString(output));
+    }
+
+    @AfterEach
+    void stopWhateverIsLeft() throws IOException, InterruptedException
+    {
+        final Path run = dir.resolve("run");
+        try (var pids = Files.list(run))
+        {
+            if (pids.noneMatch(f -> f.getFileName().toString().endsWith(".pid")))
+            {
+                return;
+            }
+        }
+        catch (final IOException e)
+        {
+            return;
+        }
+        script("stop", "--dir", run.toString(), "--timeout", "30");
+        try (var pids = Files.list(run))
+        {
+            for (final Path f : pids.filter(f -> f.getFileName().toString().endsWith(".pid")).toList())
+            {
+                ProcessHandle.of(Long.parseLong(Files.readString(f).trim())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    @Test
+    void startsThreeNodesThatServeKvctlAndStopsThemCleanly() throws Exception
+    {
+        final int[] ports = KvCtlTest.freePorts(6);
+        final int base = contiguous(ports);
+        final Path run = dir.resolve("run");
+        final Run started = script("start", "3", "--transport", "tcp", "--memory", "16m", "--base-port",
+            String.valueOf(base), "--metrics-base-port", String.valueOf(base + 3), "--dir", run.toString(),
+            "--timeout", "90");
+        assertEquals(0, started.code(), started.out());
+        final String hosts = "127.0.0.1:" + base + ",127.0.0.1:" + (base + 1) + ",127.0.0.1:" + (base + 2);
+        assertTrue(started.out().contains("hosts: " + hosts), started.out());
+        for (int i = 0; i < 3; i++)
+        {
+            assertTrue(Files.exists(run.resolve("node-" + i + ".yaml")));
+            assertTrue(Files.exists(run.resolve("node-" + i + ".pid")));
+            assertTrue(Files.readString(run.resolve("node-" + i + ".log")).contains("kvserver: ready"));
+        }
+
+        final Run status = script("status", "--dir", run.toString());
+        assertEquals(0, status.code(), status.out());
+        assertEquals(3, status.out().lines().filter(l -> l.matches("node \\d: ready, pid \\d+, listening on .*"))
+            .count(), status.out());
+        final Run again = script("start", "3", "--base-port", String.valueOf(base), "--dir", run.toString());
+        assertEquals(1, again.code(), "a second start over a running cluster is refused");
+
+        final Map<String, String> env = Map.of();
+        final String[] common = {"--hosts", hosts, "--transport", "tcp"};
+        assertEquals(0, KvCtlTest.kvctl(env, concat(common, "put", "launcher", "works")).code());
+        assertEquals("works\n", KvCtlTest.kvctl(env, concat(common, "get", "launcher")).out());
+        final JsonNode map = new ObjectMapper().readTree(KvCtlTest.kvctl(env, concat(common, "--json", "cluster"))
+            .out());
+        assertEquals(3, map.path("nodes").size());
+        final KvCtlTest.Run ping = KvCtlTest.kvctl(env, concat(common, "ping", "-c", "2"));
+        assertEquals(0, ping.code(), ping.err());
+        assertEquals(3, ping.out().lines().count(), ping.out());
+
+        final HttpClient http = HttpClient.newHttpClient();
+        for (int i = 0; i < 3; i++)
+        {
+            final HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" +
+                (base + 3 + i) + "/ready")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ready.statusCode(), "node " + i + " /ready");
+        }
+
+        final Run stopped = script("stop", "--dir", run.toString(), "--timeout", "60");
+        assertEquals(0, stopped.code(), stopped.out());
+        for (int i = 0; i < 3; i++)
+        {
+            assertTrue(stopped.out().contains("node " + i + ": stopped (exit 0)"), stopped.out());
+            assertEquals("0", Files.readString(run.resolve("node-" + i + ".exit")).trim());
+            assertFalse(Files.exists(run.resolve("node-" + i + ".pid")));
+            assertTrue(Files.readString(run.resolve("node-" + i + ".log")).contains("kvserver: stopped in "));
+        }
+        assertEquals(3, script("status", "--dir", run.toString()).code(), "no cluster any more");
+        assertEquals(KvCtl.UNREACHABLE, KvCtlTest.kvctl(env, concat(common, "get", "launcher")).code());
+    }
+
+    @Test
+    void aNodeThatCannotStartFailsTheStartAndStopsTheOthers() throws Exception
+    {
+        final int[] ports = KvCtlTest.freePorts(2);
+        final int base = contiguous(ports);
+        final Path run = dir.resolve("run");
+        final Run started = script("start", "2", "--transport", "tcp", "--memory", "1k", "--base-port",
+            String.valueOf(base), "--dir", run.toString(), "--timeout", "60");
+        assertEquals(1, started.code(), started.out());
+        assertTrue(started.out().contains("exited with 2 before it was ready"), started.out());
+        assertTrue(started.out().contains("key 'memory'"), "the node's reason is shown: " + started.out());
+        final Run usage = script("start", "many");
+        assertEquals(2, usage.code(), usage.out());
+    }
+
+    private static String[] concat(final String[] first, final String... rest)
+    {
+        final List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(rest));
+        return all.toArray(String[]::new);
+    }
+
+    /** A base port whose next {@code ports.length} ports were free just now (best effort: tries a few bases). */
+    private static int contiguous(final int[] ports) throws IOException
+    {
+        for (int attempt = 0; attempt < 50; attempt++)
+        {
+            final int base = 20_000 + (int)(Math.random() * 30_000);
+            boolean free = true;
+            for (int i = 0; i < ports.length && free; i++)
+            {
+                try (java.net.ServerSocket s = new java.net.ServerSocket())
+                {
+                    s.setReuseAddress(false);
+                    s.bind(new java.net.InetSocketAddress("127.0.0.1", base + i));
+                }
+                catch (final IOException e)
+                {
+                    free = false;
+                }
+            }
+            if (free)
+            {
+                return base;
+            }
+        }
+        throw new IOException("no run of " + ports.length + " free ports");
+    }
+}

@@ -1,0 +1,118 @@
+package io.rdmakv.systemtests.peer;
+
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.systemtests.LocalCluster;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+/**
+ * A raw TCP connection to a node's bootstrap port, framed like the client's: write any bytes, read
+ * one control message (header, then the length it gives).
+ */
+public final class Bootstrap implements AutoCloseable
+{
+    private static final int TIMEOUT_MS = 5_000;
+
+    private final Socket socket;
+
+    public Bootstrap(final int port)
+    {
+        socket = new Socket();
+        try
+        {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), TIMEOUT_MS);
+            socket.setSoTimeout(TIMEOUT_MS);
+            socket.setTcpNoDelay(true);
+        }
+        catch (final IOException e)
+        {
+            LocalCluster.closeAll(socket);
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Bootstrap write(final byte[] bytes)
+    {
+        try
+        {
+            socket.getOutputStream().write(bytes);
+            socket.getOutputStream().flush();
+            return this;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Half-closes: the node reads the end of the stream after what was written. */
+    public Bootstrap endOutput()
+    {
+        try
+        {
+            socket.shutdownOutput();
+            return this;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads one control message; fails when none comes within 5 s. */
+    public ControlMessage read()
+    {
+        try
+        {
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
+            in.readFully(header);
+            final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
+            final byte[] message = new byte[length];
+            System.arraycopy(header, 0, message, 0, header.length);
+            in.readFully(message, header.length, length - header.length);
+            return ControlCodec.fromBytes(message);
+        }
+        catch (final EOFException e)
+        {
+            throw new AssertionError("the node closed the connection without a reply", e);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** True when the node closes the connection (within 5 s) without sending another byte. */
+    public boolean closedByPeer()
+    {
+        try
+        {
+            return socket.getInputStream().read() < 0;
+        }
+        catch (final IOException e)
+        {
+            return "Connection reset".equals(e.getMessage());
+        }
+    }
+
+    public Socket socket()
+    {
+        return socket;
+    }
+
+    @Override
+    public void close()
+    {
+        LocalCluster.closeAll(socket);
+    }
+}

@@ -1,0 +1,124 @@
+package io.rdmakv.systemtests.store;
+
+import io.rdmakv.client.ClientStats;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.Versioned;
+import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
+import io.rdmakv.testsupport.linearizability.KeyedHistory;
+import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
+import io.rdmakv.testsupport.linearizability.Op;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Many client threads on a few hot keys with random GET / PUT / DELETE / compare-and-set: every key's
+ * history, as the clients saw it, must be linearizable as a register.
+ */
+class StoreLinearizabilityTest
+{
+    private static final int THREADS = 8;
+    private static final int KEYS = 3;
+    private static final int OPS_PER_THREAD = 300;
+
+    @Test
+    void hotKeysStayLinearizable() throws Exception
+    {
+        try (LocalCluster cluster = new LocalCluster(); KvClient client = cluster.client())
+        {
+            final KeyedHistory<Integer> history = new KeyedHistory<>();
+            final List<Throwable> failures = new CopyOnWriteArrayList<>();
+            final CountDownLatch start = new CountDownLatch(1);
+            final Thread[] threads = new Thread[THREADS];
+            for (int t = 0; t < THREADS; t++)
+            {
+                final int process = t;
+                threads[t] = Thread.ofPlatform().name("lin-" + t).start(() ->
+                {
+                    try
+                    {
+                        start.await();
+                        run(client, history, process);
+                    }
+                    catch (final Throwable e)
+                    {
+                        failures.add(e);
+                    }
+                });
+            }
+            start.countDown();
+            for (final Thread t : threads)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(120));
+            }
+            assertEquals(List.of(), failures);
+            assertEquals(THREADS * OPS_PER_THREAD, history.ops().size());
+            final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
+            assertTrue(result.isLinearizable(), result.summary());
+            final ClientStats stats = client.stats();
+            assertTrue(stats.casRetries() + stats.lockRetries() + stats.conflicts() > 0,
+                "the threads must actually have raced: " + stats);
+        }
+    }
+
+    private static void run(final KvClient client, final KeyedHistory<Integer> history, final int process)
+    {
+        final SplittableRandom random = new SplittableRandom(1000 + process);
+        final Versioned[] lastRead = new Versioned[KEYS];
+        for (int i = 0; i < OPS_PER_THREAD; i++)
+        {
+            final int key = random.nextInt(KEYS);
+            final byte[] keyBytes = ("lin-" + key).getBytes();
+            final long value = ((long)(process + 1) << 32) | i;
+            final int dice = random.nextInt(100);
+            final long invoke = history.invoke();
+            if (dice < 35)
+            {
+                final Versioned v = client.getVersioned(keyBytes);
+                lastRead[key] = v;
+                history.record(key, Op.get(process, invoke, history.now(),
+                    v == null ? OptionalLong.empty() : OptionalLong.of(decode(v.value()))));
+            }
+            else if (dice < 60)
+            {
+                client.put(keyBytes, encode(value, random));
+                history.record(key, Op.put(process, value, invoke, history.now()));
+            }
+            else if (dice < 75)
+            {
+                final boolean existed = client.delete(keyBytes);
+                history.record(key, Op.delete(process, invoke, history.now(), existed));
+            }
+            else
+            {
+                final Versioned seen = lastRead[key];
+                final boolean ok = client.putIfVersion(keyBytes, encode(value, random),
+                    seen == null ? KvClient.ABSENT : seen.version());
+                history.record(key, Op.compareAndSet(process,
+                    seen == null ? OptionalLong.empty() : OptionalLong.of(decode(seen.value())), value, invoke,
+                    history.now(), ok));
+            }
+        }
+    }
+
+    /** A value carries its 8-byte identity, padded to a random length so blocks change size. */
+    private static byte[] encode(final long value, final SplittableRandom random)
+    {
+        return ByteBuffer.allocate(8 + random.nextInt(200)).putLong(value).array();
+    }
+
+    private static long decode(final byte[] bytes)
+    {
+        return ByteBuffer.wrap(bytes).getLong();
+    }
+}
