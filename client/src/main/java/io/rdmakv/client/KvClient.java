@@ -224,7 +224,16 @@ public final class KvClient implements AutoCloseable
         for (int i = 0; i < router.nodeCount(); i++)
         {
             final Session session = session(i);
-            final StatsOkMessage stats = session.stats();
+            session.enter();
+            final StatsOkMessage stats;
+            try
+            {
+                stats = session.stats();
+            }
+            finally
+            {
+                session.exit();
+            }
             if (stats == null)
             {
                 throw failed(session, Status.CONNECTION_LOST, "stats");
@@ -245,6 +254,7 @@ public final class KvClient implements AutoCloseable
         }
         final long hash = KeyHash.hash(key, 0, (int)keyLength);
         final Session session = session(router, hash);
+        session.enter();
         session.lane().key(key, 0, (int)keyLength, hash);
         return session;
     }
@@ -257,25 +267,43 @@ public final class KvClient implements AutoCloseable
             throw Failures.valueTooLarge(value.byteSize(), maxValueLength);
         }
         final Session session = staged(key, keyLength);
-        session.lane().value(value, 0, (int)value.byteSize());
+        try
+        {
+            session.lane().value(value, 0, (int)value.byteSize());
+        }
+        catch (final RuntimeException e)
+        {
+            session.exit();
+            throw e;
+        }
         return session;
     }
 
     /**
-     * Runs operation {@code op} on the staged lane: records it (when metrics are on), and returns its
-     * outcome ({@link Status#OK}, {@link Status#NOT_FOUND} or {@link Status#CONFLICT}) or throws its failure.
+     * Runs operation {@code op} on the staged lane and gives the lane back ({@link Session#exit()}; the
+     * janitor never touches what a GET left in the lane's read buffer): records it (when metrics are on),
+     * and returns its outcome ({@link Status#OK}, {@link Status#NOT_FOUND} or {@link Status#CONFLICT}) or
+     * throws its failure.
      */
     private int run(final Session session, final int op, final long expectedVersion)
     {
         final Lane lane = session.lane();
         final OperationRecorder recorder = metrics == null ? null : metrics.recorder().begin(session.counters());
-        final int status = switch (op)
+        final int status;
+        try
         {
-            case Operations.GET -> lane.get();
-            case Operations.PUT -> lane.put();
-            case Operations.DELETE -> lane.delete();
-            default -> lane.compareAndSet(expectedVersion);
-        };
+            status = switch (op)
+            {
+                case Operations.GET -> lane.get();
+                case Operations.PUT -> lane.put();
+                case Operations.DELETE -> lane.delete();
+                default -> lane.compareAndSet(expectedVersion);
+            };
+        }
+        finally
+        {
+            session.exit();
+        }
         if (recorder != null)
         {
             recorder.end(op, status);

@@ -17,6 +17,7 @@ import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.ServerSession;
+import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
@@ -108,7 +109,7 @@ public final class KvServer implements AutoCloseable
         cq = createdCq;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
-        scanner = new IndexScanner(region.segment(), geometry);
+        scanner = new IndexScanner(new CpuIndexAtomics(region.segment()), geometry);
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry), geometry,
             counters, SystemNanoClock.INSTANCE);
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),

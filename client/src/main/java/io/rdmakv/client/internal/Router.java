@@ -119,6 +119,12 @@ public final class Router implements AutoCloseable
         }
     }
 
+    /** Runs {@code action} for every open session, all threads (for the janitor; the set is concurrent). */
+    public void forEachOpen(final java.util.function.Consumer<Session> action)
+    {
+        open.forEach(action);
+    }
+
     /** Open sessions, all threads. */
     public int openSessions()
     {

@@ -24,6 +24,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One session with one node: the bootstrap connection (HELLO, then kept open: the server treats its
@@ -50,6 +51,7 @@ public final class Session implements AutoCloseable
     private final BootstrapConnection bootstrap;
     private final HelloOkMessage hello;
     private final Lane lane;
+    private final ReentrantLock use = new ReentrantLock();
     private boolean closed;
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
@@ -140,6 +142,26 @@ public final class Session implements AutoCloseable
     public LaneCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * Takes the session for one operation (its owning thread; uncontended unless the janitor holds it for a
+     * moment). Every {@link #enter()} is matched by {@link #exit()}.
+     */
+    public void enter()
+    {
+        use.lock();
+    }
+
+    /** Takes the session only if nobody uses it now (the janitor's way: it never waits for a lane). */
+    public boolean tryEnter()
+    {
+        return use.tryLock();
+    }
+
+    public void exit()
+    {
+        use.unlock();
     }
 
     /** What the lane was waiting for when it timed out, or empty. */

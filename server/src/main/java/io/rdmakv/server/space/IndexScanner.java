@@ -4,9 +4,6 @@ import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -14,18 +11,17 @@ import java.util.List;
 /**
  * Walks a node's index on the server's CPU: counts used slots, finds which blocks of a departed
  * client's extents are still referenced, and releases insert locks it held. Reads slots with acquire
- * semantics and clears locks with CAS, so it is safe while clients keep working.
+ * semantics and clears locks with CAS through {@link IndexAtomics}, so it is safe while clients keep working.
  */
 public final class IndexScanner
 {
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-
-    private final MemorySegment region;
+    private final IndexAtomics atomics;
     private final RegionGeometry geometry;
 
-    public IndexScanner(final MemorySegment region, final RegionGeometry geometry)
+    /** Reads and changes index words through {@code atomics} (see {@link IndexAtomics} for why). */
+    public IndexScanner(final IndexAtomics atomics, final RegionGeometry geometry)
     {
-        this.region = region;
+        this.atomics = atomics;
         this.geometry = geometry;
     }
 
@@ -49,7 +45,7 @@ public final class IndexScanner
 
     private long slot(final long group, final int slot)
     {
-        return (long)LONG.getAcquire(region, geometry.slotRegionOffset(group, slot));
+        return atomics.get(geometry.slotRegionOffset(group, slot));
     }
 
     /** What a scan for a departed session found: the referenced blocks inside its grants, sorted. */
@@ -71,8 +67,8 @@ public final class IndexScanner
         for (long g = 0; g < groups; g++)
         {
             final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.INSERT_LOCK_OFFSET;
-            if (lockWord != 0 && (long)LONG.getAcquire(region, lockOffset) == lockWord &&
-                LONG.compareAndSet(region, lockOffset, lockWord, 0L))
+            if (lockWord != 0 && atomics.get(lockOffset) == lockWord &&
+                atomics.compareAndSwap(lockOffset, lockWord, 0L) == lockWord)
             {
                 locks++;
             }

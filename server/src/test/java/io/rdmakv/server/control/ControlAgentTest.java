@@ -16,6 +16,7 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.IndexScanner;
@@ -80,7 +81,7 @@ class ControlAgentTest
         context = Providers.open(Providers.TCP, VerbsConfig.DEFAULT);
         pd = context.allocateProtectionDomain();
         cq = context.createCompletionQueue(256);
-        agent = new ControlAgent(cq, allocator, new IndexScanner(region.segment(), GEOMETRY),
+        agent = new ControlAgent(cq, allocator, new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY),
             new LiveBlockCheck(region.segment(), GEOMETRY), GEOMETRY, counters, clock);
         peer = new ControlPeer();
         session = new ServerSession(SESSION_ID, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);

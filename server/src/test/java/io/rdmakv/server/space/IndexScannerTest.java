@@ -24,7 +24,7 @@ class IndexScannerTest
     private static final long QUARANTINE = 5_000;
 
     private final TestRegion region = new TestRegion();
-    private final IndexScanner scanner = new IndexScanner(region.segment(), GEOMETRY);
+    private final IndexScanner scanner = new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY);
     private final DataAreaAllocator allocator =
         new DataAreaAllocator(GEOMETRY.dataLength(), KvBlockDescriptor.ALIGNMENT, GRACE, QUARANTINE);
 
