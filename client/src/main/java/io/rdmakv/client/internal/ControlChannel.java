@@ -99,6 +99,12 @@ final class ControlChannel
         }
     }
 
+    /** Why the last call got no reply: the lane's failure ({@link Status#CONNECTION_LOST} if none is recorded). */
+    int failure()
+    {
+        return io.failure() != 0 ? io.failure() : Status.CONNECTION_LOST;
+    }
+
     /** True when the node announced it is shutting down. */
     boolean shutdownNoticed()
     {

@@ -5,7 +5,7 @@ import io.rdmakv.common.layout.SlotWord;
 /**
  * DELETE: find the key's slot as a PUT does (a cached slot, confirmed unless fresh; else READ both
  * groups and the matching block), CAS it to empty, and give the block back (FREE). 2 round trips with a
- * cached slot, 3 without; a key not there is {@link Status#NOT_FOUND}.
+ * cached slot (1 when the entry is fresh), 3 without; a key not there is {@link Status#NOT_FOUND}.
  */
 final class DeleteProtocol
 {
@@ -49,6 +49,7 @@ final class DeleteProtocol
                         counters.increment(ClientCounter.CACHE_HITS);
                         return release(word);
                     }
+                    counters.increment(ClientCounter.CAS_RETRIES);
                 }
                 case FAILED ->
                 {

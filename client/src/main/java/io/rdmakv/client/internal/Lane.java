@@ -21,6 +21,8 @@ public final class Lane
     private final NewBlock block;
     private final LaneResult result;
     private final LaneCounters counters;
+    private final SpaceLease space;
+    private final LaneRequests requests;
     private final GetProtocol get;
     private final PutProtocol put;
     private final DeleteProtocol delete;
@@ -33,6 +35,8 @@ public final class Lane
     {
         this.mem = mem;
         this.counters = counters;
+        this.space = space;
+        this.requests = requests;
         final long trustNanos = graceNanos / 2;
         key = new KeyLocation(remote, mem);
         final BlockSearch search = new BlockSearch(requests, remote, key, mem);
@@ -92,27 +96,27 @@ public final class Lane
     public int get()
     {
         counters.increment(ClientCounter.GETS);
-        return counted(get.get());
+        return counted(space.maintain() == Status.OK ? get.get() : requests.failure());
     }
 
     /** Inserts or replaces the staged key with the assembled block. */
     public int put()
     {
         counters.increment(ClientCounter.PUTS);
-        return counted(put.put());
+        return counted(space.maintain() == Status.OK ? put.put() : requests.failure());
     }
 
     /** Writes the assembled block only if the key's version is {@code expected} (0: only if absent). */
     public int compareAndSet(final long expected)
     {
         counters.increment(ClientCounter.COMPARE_AND_SETS);
-        return counted(compareAndSet.compareAndSet(expected));
+        return counted(space.maintain() == Status.OK ? compareAndSet.compareAndSet(expected) : requests.failure());
     }
 
     public int delete()
     {
         counters.increment(ClientCounter.DELETES);
-        return counted(delete.delete());
+        return counted(space.maintain() == Status.OK ? delete.delete() : requests.failure());
     }
 
     private int counted(final int status)

@@ -46,18 +46,18 @@ final class NewBlock
         return block.write(mem, LaneBuffers.KEY, key.keyLength(), value, offset, valueLength, 0);
     }
 
-    /** Gives the assembled block its place (FREEs due first, ALLOC when needed); returns a {@link Status}. */
+    /** Gives the assembled block its place (ALLOC when needed); returns a {@link Status}. */
     int place()
     {
         length = KvBlockDescriptor.blockLength(key.keyLength(), block.valueLength());
-        int rc = space.maintain();
-        if (rc == Status.OK)
+        final int rc = space.reserve(length);
+        if (rc != Status.OK)
         {
-            rc = space.reserve(length);
+            return rc;
         }
         word = SlotWord.encodeBlock(key.fingerprint(), space.offset(), length);
         written = false;
-        return rc;
+        return Status.OK;
     }
 
     /** The slot word that names the new block: the key's next version. */

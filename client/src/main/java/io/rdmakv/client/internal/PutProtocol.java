@@ -58,6 +58,7 @@ final class PutProtocol
                         counters.increment(ClientCounter.CACHE_HITS);
                         return block.committed(slotAddress, word, now);
                     }
+                    counters.increment(ClientCounter.CAS_RETRIES);
                     cached.invalidate();
                 }
                 case FAILED ->

@@ -59,7 +59,7 @@ final class SpaceLease
             cursor = ok.chunkOffset();
             return Status.OK;
         }
-        return reply == null ? Status.CONNECTION_LOST : reply instanceof AllocFailedMessage ?
+        return reply == null ? control.failure() : reply instanceof AllocFailedMessage ?
             Status.OUT_OF_SPACE : Status.REMOTE_ERROR;
     }
 

@@ -4,7 +4,6 @@ import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.SlotWord;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -81,10 +80,6 @@ class DeletePathTest
         assertEquals(0, lane.space().pendingFrees());
     }
 
-    @Disabled("BUG: SpaceLease.maintain() is called only from NewBlock.place() (PUT, compare-and-set); GET and " +
-        "DELETE never flush due FREEs, so a lane that only reads or deletes after superseding blocks keeps them " +
-        "until FREE_MAX_AGE_NANOS and then drops them (space leaked), against SpaceTiming's 'flushes its FREE " +
-        "batch at least this often while it has operations to run'.")
     @Test
     void aDueFreeGoesOutWithTheNextOperationOfAnyKind()
     {

@@ -3,7 +3,6 @@ package io.rdmakv.client.internal;
 import io.rdmakv.verbs.QpState;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -66,9 +65,6 @@ class LaneFailureTest
         assertEquals(QpState.RTS, lane.nic().state());
     }
 
-    @Disabled("BUG: NewBlock.place() encodes the new slot word even when SpaceLease.reserve failed; on a lane " +
-        "that was never granted an extent the offset is 0 and SlotWord.encodeBlock throws " +
-        "IllegalArgumentException ('unit 0 of the data area is reserved') out of Lane.put instead of OUT_OF_SPACE.")
     @Test
     void noSpaceForTheFirstPutIsOutOfSpace()
     {
@@ -78,9 +74,6 @@ class LaneFailureTest
         assertEquals(List.of(), node.slotsHolding("k"));
     }
 
-    @Disabled("BUG: a PUT on a broken lane that has no extent yet: SpaceLease.reserve maps the failed ALLOC call " +
-        "(null reply) to CONNECTION_LOST, not the lane's failure, and then NewBlock.place() throws " +
-        "IllegalArgumentException from SlotWord.encodeBlock(offset 0) instead of returning a status.")
     @Test
     void aPutOnALaneBrokenBeforeItsFirstAllocFailsWithTheLanesFailure()
     {

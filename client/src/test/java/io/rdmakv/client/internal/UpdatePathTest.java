@@ -3,7 +3,6 @@ package io.rdmakv.client.internal;
 import io.rdmakv.common.SpaceTiming;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -105,8 +104,6 @@ class UpdatePathTest
         assertEquals(List.of(freed(racer[0])), node.frees(), "the block we replaced is the racer's, not v1's");
     }
 
-    @Disabled("BUG: PutProtocol's cached path (TRUSTED case) falls through to the search loop after a lost CAS " +
-        "without counting CAS_RETRIES; only the loop's lost CAS counts. DeleteProtocol's cached path likewise.")
     @Test
     void aLostCasOnTheCachedPathCountsAsACasRetry()
     {
