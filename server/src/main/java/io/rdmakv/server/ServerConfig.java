@@ -24,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * @param hugePages   whether to align the region to 2 MiB and ask for transparent huge pages
  * @param metricsHost address of the Prometheus endpoint
  * @param metricsPort port of the Prometheus endpoint; 0 turns it off
+ * @param leaseTimeoutNanos     a session that sends no heartbeat for this long loses its lease (is fenced)
+ * @param heartbeatIntervalNanos how often clients send a heartbeat (told to them in HELLO_OK)
+ * @param sessionQuotaBytes     the most data space one session may hold granted; 0 means the default,
+ *                              {@link #DEFAULT_QUOTA_FRACTION} of the data area
  */
 public record ServerConfig(
     String listenHost,
@@ -39,7 +43,10 @@ public record ServerConfig(
     int devicePort,
     boolean hugePages,
     String metricsHost,
-    int metricsPort)
+    int metricsPort,
+    long leaseTimeoutNanos,
+    long heartbeatIntervalNanos,
+    long sessionQuotaBytes)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -49,6 +56,10 @@ public record ServerConfig(
     public static final String DEFAULT_METRICS_HOST = "0.0.0.0";
     /** The port the sample configurations, the container and the Kubernetes manifests use for metrics. */
     public static final int RECOMMENDED_METRICS_PORT = 9400;
+    public static final long DEFAULT_LEASE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(3);
+    public static final long DEFAULT_HEARTBEAT_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** The default session quota is this fraction of the data area. */
+    public static final double DEFAULT_QUOTA_FRACTION = 0.25;
 
     public ServerConfig
     {
@@ -61,7 +72,8 @@ public record ServerConfig(
         final int nodeId, final Path clusterFile, final String authToken, final long graceNanos, final int chunkSize)
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
-            null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0);
+            null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0);
     }
 
     /** A local test node: 127.0.0.1, a free port, the tcp transport, node 0, no token, 100 ms grace, 1 MiB chunks. */
@@ -134,6 +146,9 @@ public record ServerConfig(
         private boolean hugePages;
         private String metricsHost = DEFAULT_METRICS_HOST;
         private int metricsPort;
+        private long leaseTimeoutNanos = DEFAULT_LEASE_TIMEOUT_NANOS;
+        private long heartbeatIntervalNanos = DEFAULT_HEARTBEAT_INTERVAL_NANOS;
+        private long sessionQuotaBytes;
 
         private Builder()
         {
@@ -155,6 +170,9 @@ public record ServerConfig(
             hugePages = c.hugePages;
             metricsHost = c.metricsHost;
             metricsPort = c.metricsPort;
+            leaseTimeoutNanos = c.leaseTimeoutNanos;
+            heartbeatIntervalNanos = c.heartbeatIntervalNanos;
+            sessionQuotaBytes = c.sessionQuotaBytes;
         }
 
         public Builder listen(final String host, final int port)
@@ -231,10 +249,26 @@ public record ServerConfig(
             return this;
         }
 
+        /** Lease timeout and heartbeat interval (the interval must be well below the timeout). */
+        public Builder lease(final long timeoutNanos, final long heartbeatNanos)
+        {
+            leaseTimeoutNanos = timeoutNanos;
+            heartbeatIntervalNanos = heartbeatNanos;
+            return this;
+        }
+
+        /** The most data space one session may hold granted; 0: {@link #DEFAULT_QUOTA_FRACTION} of the data area. */
+        public Builder sessionQuotaBytes(final long bytes)
+        {
+            sessionQuotaBytes = bytes;
+            return this;
+        }
+
         public ServerConfig build()
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
-                graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort);
+                graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
+                heartbeatIntervalNanos, sessionQuotaBytes);
         }
     }
 }

@@ -97,7 +97,8 @@ class KvServerCommandTest
         final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
         assertEquals(0, run.code(), run.err());
         assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
-            TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401), run.config());
+            TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401,
+            ServerConfig.DEFAULT_LEASE_TIMEOUT_NANOS, ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0), run.config());
     }
 
     @Test
