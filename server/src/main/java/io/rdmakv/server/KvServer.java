@@ -133,19 +133,15 @@ public final class KvServer implements AutoCloseable
             config.listenHost();
     }
 
-    private static ClusterMap loadClusterMap(final ServerConfig config, final int port) throws IOException
+    private static ClusterMap loadClusterMap(final ServerConfig config, final int port)
     {
         if (config.clusterFile() == null)
         {
             return ClusterMap.of(0, List.of(new ClusterNode(config.nodeId(), config.listenHost(), port)));
         }
-        final ClusterMap map = ClusterMap.fromJson(Files.readString(config.clusterFile()));
-        if (map.nodes().stream().noneMatch(n -> n.id() == config.nodeId()))
-        {
-            throw new IllegalArgumentException("cluster map " + config.clusterFile() + " does not list node id " +
-                config.nodeId());
-        }
-        return map;
+        return ClusterMembership.load(config.clusterFile(), config.nodeId(),
+            config.advertiseHost() == null ? config.listenHost() : config.advertiseHost(),
+            config.advertisePort() != 0 ? config.advertisePort() : config.listenPort() == 0 ? port : config.listenPort());
     }
 
     private BootstrapListener.Outcome openSession(final HelloMessage hello, final Socket socket)

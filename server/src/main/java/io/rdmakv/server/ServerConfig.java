@@ -28,6 +28,9 @@ import java.util.concurrent.TimeUnit;
  * @param heartbeatIntervalNanos how often clients send a heartbeat (told to them in HELLO_OK)
  * @param sessionQuotaBytes     the most data space one session may hold granted; 0 means the default,
  *                              {@link #DEFAULT_QUOTA_FRACTION} of the data area
+ * @param advertiseHost the host clients are to use, as the cluster map lists this node (behind NAT or a
+ *                      proxy); null: {@code listenHost}
+ * @param advertisePort the port clients are to use; 0: the port the node listens on
  */
 public record ServerConfig(
     String listenHost,
@@ -46,7 +49,9 @@ public record ServerConfig(
     int metricsPort,
     long leaseTimeoutNanos,
     long heartbeatIntervalNanos,
-    long sessionQuotaBytes)
+    long sessionQuotaBytes,
+    String advertiseHost,
+    int advertisePort)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -73,7 +78,7 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
-            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0);
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0);
     }
 
     /** A local test node: 127.0.0.1, a free port, the tcp transport, node 0, no token, 100 ms grace, 1 MiB chunks. */
@@ -124,6 +129,11 @@ public record ServerConfig(
         return toBuilder().chunkSize(size).build();
     }
 
+    public ServerConfig withAdvertise(final String host, final int port)
+    {
+        return toBuilder().advertise(host, port).build();
+    }
+
     public ServerConfig withMetrics(final String host, final int port)
     {
         return toBuilder().metrics(host, port).build();
@@ -149,6 +159,8 @@ public record ServerConfig(
         private long leaseTimeoutNanos = DEFAULT_LEASE_TIMEOUT_NANOS;
         private long heartbeatIntervalNanos = DEFAULT_HEARTBEAT_INTERVAL_NANOS;
         private long sessionQuotaBytes;
+        private String advertiseHost;
+        private int advertisePort;
 
         private Builder()
         {
@@ -173,6 +185,8 @@ public record ServerConfig(
             leaseTimeoutNanos = c.leaseTimeoutNanos;
             heartbeatIntervalNanos = c.heartbeatIntervalNanos;
             sessionQuotaBytes = c.sessionQuotaBytes;
+            advertiseHost = c.advertiseHost;
+            advertisePort = c.advertisePort;
         }
 
         public Builder listen(final String host, final int port)
@@ -264,11 +278,19 @@ public record ServerConfig(
             return this;
         }
 
+        /** The address clients are to use (the cluster map's entry for this node); null/0: the listen address. */
+        public Builder advertise(final String host, final int port)
+        {
+            advertiseHost = host;
+            advertisePort = port;
+            return this;
+        }
+
         public ServerConfig build()
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
-                heartbeatIntervalNanos, sessionQuotaBytes);
+                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort);
         }
     }
 }

@@ -77,7 +77,9 @@ class KvServerCommandTest
     @Test
     void everyKeyOfAYamlFileIsUsed() throws IOException
     {
-        final Path cluster = file("cluster.json", "{}");
+        final Path cluster = file("cluster.json", """
+            {"epoch": 1, "nodes": [{"id": 2, "host": "10.1.2.3", "port": 7401}]}
+            """);
         final Path config = file("kv.yaml", """
             # a comment
             listen: 10.1.2.3:7401
@@ -98,7 +100,33 @@ class KvServerCommandTest
         assertEquals(0, run.code(), run.err());
         assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
             TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401,
-            ServerConfig.DEFAULT_LEASE_TIMEOUT_NANOS, ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0), run.config());
+            ServerConfig.DEFAULT_LEASE_TIMEOUT_NANOS, ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0),
+            run.config());
+    }
+
+    @Test
+    void aClusterMapThatCannotBeUsedIsAUsageError() throws IOException
+    {
+        final Path other = file("other.json", """
+            {"epoch": 1, "nodes": [{"id": 0, "host": "127.0.0.1", "port": 7500}]}
+            """);
+        final CommandRun elsewhere = CommandRun.of("--cluster", other.toString(), "--listen", "127.0.0.1:7400");
+        assertEquals(KvServerCommand.EXIT_USAGE, elsewhere.code(), elsewhere.err());
+        assertTrue(elsewhere.err().contains("lists node 0 at 127.0.0.1:7500, but its address is 127.0.0.1:7400"),
+            elsewhere.err());
+        final CommandRun missing = CommandRun.of("--cluster", other.toString(), "--node-id", "4");
+        assertEquals(KvServerCommand.EXIT_USAGE, missing.code(), missing.err());
+        assertTrue(missing.err().contains("does not list node id 4"), missing.err());
+        final CommandRun broken = CommandRun.of("--cluster", file("broken.json", "{nodes").toString());
+        assertEquals(KvServerCommand.EXIT_USAGE, broken.code(), broken.err());
+        assertTrue(broken.err().contains("--cluster"), broken.err());
+        final CommandRun absent = CommandRun.of("--cluster", "/nonexistent/cluster.json");
+        assertEquals(KvServerCommand.EXIT_USAGE, absent.code(), absent.err());
+        assertTrue(absent.err().contains("cannot read cluster map"), absent.err());
+        final CommandRun proxied = CommandRun.of("--cluster", other.toString(), "--listen", "127.0.0.1:7400",
+            "--advertise", "127.0.0.1:7500");
+        assertEquals(0, proxied.code(), proxied.err());
+        assertEquals(7500, proxied.config().advertisePort());
     }
 
     @Test

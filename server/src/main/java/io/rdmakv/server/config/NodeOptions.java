@@ -1,6 +1,7 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.ClusterMembership;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -23,37 +24,79 @@ public final class NodeOptions
         description = "Cluster map (JSON) listing every node. Default: none (a cluster of this node alone).")
     private Path cluster;
 
+    @Option(names = "--advertise", paramLabel = "HOST:PORT",
+        description = "The address clients are to use, as the cluster map lists this node, when it differs from " +
+            "--listen (NAT, a proxy, a container port mapping). Default: the --listen address.")
+    private String advertise;
+
     @Option(names = "--auth-token", paramLabel = "TOKEN",
         description = "Token clients must present; prefer $RDMAKV_AUTH_TOKEN or the config file (a command line " +
             "is visible to other users). Default: none (any client).")
     private String authToken;
 
-    /** Sets listen address, node id, cluster map and token; refuses a malformed address or a negative id. */
+    /**
+     * Sets listen address, node id, cluster map and token; refuses a malformed address, a negative id, and a
+     * cluster map that cannot be read, does not list this node or lists it at another address (usage errors:
+     * exit 2, which the systemd unit does not restart).
+     */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
     {
-        final int colon = listen.lastIndexOf(':');
-        if (colon <= 0)
-        {
-            throw Invalid.value(spec, "--listen", listen, "HOST:PORT");
-        }
-        final int port;
-        try
-        {
-            port = Integer.parseInt(listen.substring(colon + 1));
-        }
-        catch (final NumberFormatException e)
-        {
-            throw Invalid.value(spec, "--listen", listen, "HOST:PORT with a numeric port");
-        }
-        if (port < 0 || port > 65535)
-        {
-            throw Invalid.value(spec, "--listen", listen, "HOST:PORT with a port in 0..65535");
-        }
+        final int colon = colonOf(spec, "--listen", listen);
+        final String host = listen.substring(0, colon);
+        final int port = portOf(spec, "--listen", listen, colon);
         if (nodeId < 0)
         {
             throw Invalid.value(spec, "--node-id", nodeId, "a node id of 0 or more");
         }
-        builder.listen(listen.substring(0, colon), port).nodeId(nodeId).clusterFile(cluster)
+        String advertiseHost = null;
+        int advertisePort = 0;
+        if (advertise != null)
+        {
+            final int at = colonOf(spec, "--advertise", advertise);
+            advertiseHost = advertise.substring(0, at);
+            advertisePort = portOf(spec, "--advertise", advertise, at);
+        }
+        if (cluster != null)
+        {
+            try
+            {
+                ClusterMembership.load(cluster, nodeId, advertiseHost == null ? host : advertiseHost,
+                    advertisePort != 0 ? advertisePort : port);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw Invalid.because(spec, "--cluster", cluster, e.getMessage());
+            }
+        }
+        builder.listen(host, port).advertise(advertiseHost, advertisePort).nodeId(nodeId).clusterFile(cluster)
             .authToken(authToken == null ? "" : authToken);
+    }
+
+    private static int colonOf(final CommandSpec spec, final String option, final String value)
+    {
+        final int colon = value.lastIndexOf(':');
+        if (colon <= 0)
+        {
+            throw Invalid.value(spec, option, value, "HOST:PORT");
+        }
+        return colon;
+    }
+
+    private static int portOf(final CommandSpec spec, final String option, final String value, final int colon)
+    {
+        final int port;
+        try
+        {
+            port = Integer.parseInt(value.substring(colon + 1));
+        }
+        catch (final NumberFormatException e)
+        {
+            throw Invalid.value(spec, option, value, "HOST:PORT with a numeric port");
+        }
+        if (port < 0 || port > 65535)
+        {
+            throw Invalid.value(spec, option, value, "HOST:PORT with a port in 0..65535");
+        }
+        return port;
     }
 }

@@ -48,7 +48,7 @@ class DroppedConnectionTest
     {
         proxy = new LeaseProxy();
         server = LocalCluster.startNode(ServerConfig.local(LocalCluster.NODE_MEMORY).withCluster(0,
-            ClusterFiles.write(dir, proxy.port())));
+            ClusterFiles.write(dir, proxy.port())).withAdvertise("127.0.0.1", proxy.port()));
         proxy.start(server.port());
         nodeAddress = "127.0.0.1:" + proxy.port();
         client = KvClient.connect(LocalCluster.clientConfig(nodeAddress).withOpTimeout(Duration.ofSeconds(3)));
