@@ -13,6 +13,7 @@ import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
@@ -21,6 +22,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -221,26 +223,47 @@ public final class KvClient implements AutoCloseable
     public Map<Integer, StatsOkMessage> nodeStats()
     {
         final Map<Integer, StatsOkMessage> result = new LinkedHashMap<>();
-        for (int i = 0; i < router.nodeCount(); i++)
+        for (final ClusterNode node : router.map().nodes())
         {
-            final Session session = session(i);
-            session.enter();
-            final StatsOkMessage stats;
-            try
-            {
-                stats = session.stats();
-            }
-            finally
-            {
-                session.exit();
-            }
-            if (stats == null)
-            {
-                throw failed(session, Status.CONNECTION_LOST, "stats");
-            }
-            result.put(router.map().nodes().get(i).id(), stats);
+            result.put(node.id(), nodeStats(node.id()));
         }
         return result;
+    }
+
+    /**
+     * Asks one node for its statistics.
+     *
+     * @throws KvConnectionException when the node cannot be reached (other nodes are not asked)
+     * @throws IllegalArgumentException when the cluster map has no node {@code nodeId}
+     */
+    public StatsOkMessage nodeStats(final int nodeId)
+    {
+        final List<ClusterNode> nodes = router.map().nodes();
+        int index = -1;
+        for (int i = 0; i < nodes.size() && index < 0; i++)
+        {
+            index = nodes.get(i).id() == nodeId ? i : -1;
+        }
+        if (index < 0)
+        {
+            throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+        }
+        final Session session = session(index);
+        session.enter();
+        final StatsOkMessage stats;
+        try
+        {
+            stats = session.stats();
+        }
+        finally
+        {
+            session.exit();
+        }
+        if (stats == null)
+        {
+            throw failed(session, Status.CONNECTION_LOST, "stats");
+        }
+        return stats;
     }
 
     // ---- the one operation template ---------------------------------------------------------

@@ -2,14 +2,18 @@ package io.rdmakv.kvctl;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmakv.client.KvException;
+import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** {@code kvctl stats}: each node's memory, index load and clients (STATS over the control plane). */
+/**
+ * {@code kvctl stats}: each node's memory, index load and clients (STATS over the control plane). Nodes that do
+ * not answer are named, the others still shown; the exit code is then {@link KvCtl#UNREACHABLE}.
+ */
 @Command(name = "stats", description = "Prints each node's memory, index load and clients.")
 final class StatsCommand implements Callable<Integer>
 {
@@ -24,20 +28,40 @@ final class StatsCommand implements Callable<Integer>
             final StringBuilder text = new StringBuilder();
             final ObjectNode document = out.object();
             final ArrayNode nodes = document.putArray("nodes");
-            for (final Map.Entry<Integer, StatsOkMessage> e : client.nodeStats().entrySet())
+            final ArrayNode unreachable = document.putArray("unreachable");
+            for (final ClusterNode node : client.clusterMap().nodes())
             {
-                final StatsOkMessage s = e.getValue();
+                final StatsOkMessage s;
+                try
+                {
+                    s = client.nodeStats(node.id());
+                }
+                catch (final KvException e)
+                {
+                    text.append(String.format("node %d %s: UNREACHABLE: %s%n", node.id(), node.address(),
+                        e.getMessage()));
+                    unreachable.addObject().put("node", node.id()).put("address", node.address())
+                        .put("error", e.getMessage());
+                    continue;
+                }
                 final double load = s.indexSlotsTotal() == 0 ? 0.0 : (double)s.indexSlotsUsed() / s.indexSlotsTotal();
-                text.append(String.format("node %d: memory %d/%d bytes used (%d free), index %d/%d slots (load " +
-                        "%.4f), %d client session(s), %d grants%n", e.getKey(), s.memoryUsed(), s.memoryTotal(),
-                    s.memoryFree(), s.indexSlotsUsed(), s.indexSlotsTotal(), load, s.clients(), s.grants()));
-                nodes.addObject().put("node", e.getKey()).put("memoryTotal", s.memoryTotal())
-                    .put("memoryUsed", s.memoryUsed()).put("memoryFree", s.memoryFree())
-                    .put("indexSlotsUsed", s.indexSlotsUsed()).put("indexSlotsTotal", s.indexSlotsTotal())
-                    .put("load", load).put("clients", s.clients()).put("grants", s.grants());
+                text.append(String.format("node %d %s: memory %d/%d bytes used (%d free), index %d/%d slots (load " +
+                        "%.4f), %d client session(s), %d grants%n", node.id(), node.address(), s.memoryUsed(),
+                    s.memoryTotal(), s.memoryFree(), s.indexSlotsUsed(), s.indexSlotsTotal(), load, s.clients(),
+                    s.grants()));
+                nodes.addObject().put("node", node.id()).put("address", node.address())
+                    .put("memoryTotal", s.memoryTotal()).put("memoryUsed", s.memoryUsed())
+                    .put("memoryFree", s.memoryFree()).put("indexSlotsUsed", s.indexSlotsUsed())
+                    .put("indexSlotsTotal", s.indexSlotsTotal()).put("load", load).put("clients", s.clients())
+                    .put("grants", s.grants());
+            }
+            if (!unreachable.isEmpty())
+            {
+                text.append(String.format("%d of %d node(s) did not answer%n", unreachable.size(),
+                    client.clusterMap().nodes().size()));
             }
             out.print(text.toString(), document);
-            return KvCtl.OK;
+            return unreachable.isEmpty() ? KvCtl.OK : KvCtl.UNREACHABLE;
         });
     }
 }

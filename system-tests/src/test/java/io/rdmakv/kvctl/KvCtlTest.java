@@ -137,7 +137,8 @@ class KvCtlTest
         kvctl("put", "stats-key", "x");
         final Run text = kvctl("stats");
         assertEquals(0, text.code(), text.err());
-        assertTrue(text.out().contains("node 0: memory ") && text.out().contains("node 1: memory "), text.out());
+        assertTrue(text.out().matches("(?s)node 0 127\\.0\\.0\\.1:\\d+: memory .*node 1 127\\.0\\.0\\.1:\\d+: memory .*"),
+            text.out());
         final JsonNode json = kvctl("--json", "stats").json().path("nodes");
         assertEquals(2, json.size());
         long used = 0;
@@ -148,6 +149,37 @@ class KvCtlTest
             used += node.path("indexSlotsUsed").asLong();
         }
         assertTrue(used >= 1, "the key is counted on its node");
+    }
+
+    @Test
+    void statsShowsTheNodesItReachedAndNamesTheOthers() throws IOException
+    {
+        final int[] ports = freePorts(2);
+        final Path map = dir.resolve("half-down.json");
+        Files.writeString(map, ClusterMap.of(1, List.of(new ClusterNode(0, "127.0.0.1", ports[0]),
+            new ClusterNode(1, "127.0.0.1", ports[1]))).toJson());
+        try (KvServer up = LocalCluster.startNode(ServerConfig.local(8L << 20).withListen("127.0.0.1", ports[0])
+            .withCluster(0, map)))
+        {
+            final String[] base = {"--hosts", "127.0.0.1:" + ports[0], "--transport", LocalCluster.TRANSPORT,
+                "--timeout-ms", "2000"};
+            final Run text = kvctl(Map.of(), concat(base, "stats"));
+            assertEquals(KvCtl.UNREACHABLE, text.code(), text.out() + text.err());
+            assertTrue(text.out().contains("node 0 127.0.0.1:" + ports[0] + ": memory "), text.out());
+            assertTrue(text.out().contains("node 1 127.0.0.1:" + ports[1] + ": UNREACHABLE"), text.out());
+            assertTrue(text.out().contains("1 of 2 node(s) did not answer"), text.out());
+            final JsonNode json = kvctl(Map.of(), concat(base, "--json", "stats")).json();
+            assertEquals(1, json.path("nodes").size());
+            assertEquals(0, json.path("nodes").get(0).path("node").asInt());
+            assertEquals(1, json.path("unreachable").get(0).path("node").asInt());
+        }
+    }
+
+    private static String[] concat(final String[] base, final String... more)
+    {
+        final List<String> all = new ArrayList<>(List.of(base));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     @Test
