@@ -75,6 +75,7 @@ public final class KvServer implements AutoCloseable
     {
         this.config = config;
         final RegionGeometry geometry = RegionGeometry.forMemory(config.memoryBytes(), config.chunkSize());
+        MemoryBudget.system().check(config.memoryBytes(), Runtime.getRuntime().maxMemory());
         this.token = config.authToken().getBytes(StandardCharsets.UTF_8);
         BootstrapListener bound = null;
         Context opened = null;

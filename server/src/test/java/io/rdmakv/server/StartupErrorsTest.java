@@ -38,11 +38,12 @@ class StartupErrorsTest
     }
 
     @Test
-    void memoryThatCannotBeAllocated()
+    void memoryThisMachineCannotGiveIsRefusedBeforeItIsTouched()
     {
-        final IllegalStateException e = assertThrows(IllegalStateException.class,
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> KvServer.start(ServerConfig.local(64L << 40)));
-        assertTrue(e.getMessage().startsWith("cannot allocate a region of"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("--memory 67108864 MiB") && e.getMessage().contains("lower --memory"),
+            e.getMessage());
     }
 
     @Test
