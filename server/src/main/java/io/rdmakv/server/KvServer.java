@@ -12,6 +12,7 @@ import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RemoteRegion;
 import io.rdmakv.server.bootstrap.BootstrapListener;
+import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.ServerCounter;
@@ -63,6 +64,7 @@ public final class KvServer implements AutoCloseable
     private final Region region;
     private final CompletionQueue cq;
     private final ServerCounters counters = new ServerCounters();
+    private final NodeHealth health = new NodeHealth();
     private final ControlAgent agent;
     private final IndexScanner scanner;
     private final AgentRunner agentRunner;
@@ -85,7 +87,7 @@ public final class KvServer implements AutoCloseable
         try
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()),
-                this::openSession);
+                this::openSession, health);
             this.clusterMap = loadClusterMap(config, bound.port());
             this.clusterMapJson = clusterMap.toJson().getBytes(StandardCharsets.UTF_8);
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
@@ -229,6 +231,12 @@ public final class KvServer implements AutoCloseable
     public String transport()
     {
         return context.providerName();
+    }
+
+    /** Whether the node's listeners can serve; fatal errors are reported here. */
+    public NodeHealth health()
+    {
+        return health;
     }
 
     public ServerCounters counters()

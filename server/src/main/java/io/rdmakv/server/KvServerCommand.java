@@ -50,6 +50,8 @@ public final class KvServerCommand implements Callable<Integer>
     public static final String CONFIG_ENV = "RDMAKV_CONFIG";
     public static final int EXIT_START_FAILED = 1;
     public static final int EXIT_USAGE = 2;
+    /** The node ran but hit an error it cannot go on with (a listener that cannot accept); restart it. */
+    public static final int EXIT_FATAL = 3;
 
     /** What runs a node once its configuration is parsed; returns the exit code. */
     @FunctionalInterface

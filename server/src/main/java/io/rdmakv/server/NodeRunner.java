@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs a node for {@code kvserver}: starts it, prints the self-check, serves metrics when asked, says
  * "kvserver: ready", and on SIGTERM or SIGINT stops it (not ready, SHUTDOWN to clients, sessions closed,
- * memory deregistered) and returns 0.
+ * memory deregistered) and returns 0. A fatal error (a listener that cannot go on) stops it the same way,
+ * after one line "kvserver: fatal: reason", and returns {@link KvServerCommand#EXIT_FATAL}.
  */
 final class NodeRunner
 {
@@ -41,6 +42,8 @@ final class NodeRunner
             return KvServerCommand.EXIT_START_FAILED;
         }
         final Readiness readiness = new Readiness();
+        readiness.requires(server.health()::isHealthy);
+        server.health().onFatal(reason -> stop.countDown());
         MetricsEndpoint endpoint = null;
         if (config.metricsEnabled())
         {
@@ -73,6 +76,12 @@ final class NodeRunner
         out.flush();
         stop.await();
         readiness.stopping();
+        final String fatal = server.health().fatalReason();
+        if (fatal != null)
+        {
+            err.println("kvserver: fatal: " + fatal);
+            err.flush();
+        }
         out.println("kvserver: shutting down");
         out.flush();
         final long t0 = System.nanoTime();
@@ -83,6 +92,6 @@ final class NodeRunner
         }
         out.println("kvserver: stopped in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
         out.flush();
-        return 0;
+        return fatal == null ? 0 : KvServerCommand.EXIT_FATAL;
     }
 }

@@ -7,6 +7,8 @@ import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.server.health.NodeHealth;
+import io.rdmakv.server.health.RateLimitedLog;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -18,6 +20,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Accepts clients on the node's TCP port. Each connection gets a virtual thread that reads one HELLO,
@@ -28,6 +32,10 @@ public final class BootstrapListener implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(BootstrapListener.class.getName());
     private static final int HELLO_TIMEOUT_MS = 10_000;
+    /** Accept failing without a break for this long is fatal: the node cannot serve new clients. */
+    static final long FATAL_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final String COMPONENT = "bootstrap listener";
 
     /** Opens sessions for accepted HELLOs. */
     public interface SessionFactory
@@ -48,12 +56,20 @@ public final class BootstrapListener implements AutoCloseable
     private final SessionFactory factory;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    private final NodeHealth health;
+    private final RateLimitedLog log = new RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
     private volatile boolean closed;
 
-    /** Binds the port now, so a busy port fails at start-up with a clear error. */
-    public BootstrapListener(final InetSocketAddress address, final SessionFactory factory) throws IOException
+    /**
+     * Binds the port now, so a busy port fails at start-up with a clear error. Accept failures are reported
+     * to {@code health}: impaired while they last, fatal when they last {@link #FATAL_AFTER_NANOS} or are not
+     * I/O errors (an {@code Error} such as memory exhaustion).
+     */
+    public BootstrapListener(final InetSocketAddress address, final SessionFactory factory, final NodeHealth health)
+        throws IOException
     {
         this.factory = factory;
+        this.health = health;
         server = new ServerSocket();
         server.setReuseAddress(true);
         try
@@ -81,20 +97,52 @@ public final class BootstrapListener implements AutoCloseable
 
     private void acceptLoop()
     {
+        long failingSince = 0;
+        long backoffNanos = 0;
         while (!closed)
         {
             try
             {
                 final Socket socket = server.accept();
+                if (failingSince != 0)
+                {
+                    failingSince = 0;
+                    backoffNanos = 0;
+                    health.recovered(COMPONENT);
+                    LOG.log(System.Logger.Level.INFO, "accepting connections again");
+                }
                 connections.add(socket);
                 Thread.ofVirtual().name("rdmakv-session-" + socket.getRemoteSocketAddress()).start(() -> serve(socket));
             }
             catch (final IOException e)
             {
+                if (closed)
+                {
+                    return;
+                }
+                final long now = System.nanoTime();
+                if (failingSince == 0)
+                {
+                    failingSince = now;
+                    health.impaired(COMPONENT);
+                }
+                if (now - failingSince >= FATAL_AFTER_NANOS)
+                {
+                    health.fatal("the bootstrap listener could not accept connections for " +
+                        TimeUnit.NANOSECONDS.toSeconds(FATAL_AFTER_NANOS) + " s: " + e.getMessage());
+                    return;
+                }
+                log.log(System.Logger.Level.WARNING, "accept", "accept failed, backing off: " + e.getMessage());
+                backoffNanos = Math.min(MAX_BACKOFF_NANOS, Math.max(TimeUnit.MILLISECONDS.toNanos(1), 2 * backoffNanos));
+                LockSupport.parkNanos(backoffNanos);
+            }
+            catch (final RuntimeException | Error e)
+            {
                 if (!closed)
                 {
-                    LOG.log(System.Logger.Level.WARNING, "accept failed: " + e.getMessage());
+                    health.fatal("the bootstrap listener failed: " + e);
                 }
+                return;
             }
         }
     }

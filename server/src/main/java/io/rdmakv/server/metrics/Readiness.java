@@ -2,13 +2,20 @@ package io.rdmakv.server.metrics;
 
 /**
  * Whether the node serves: false while starting, true once the region is registered and the listener
- * accepts clients, false again from the moment shutdown begins. Read by {@code /ready} and
- * {@code rdmakv_ready}.
+ * accepts clients, false while a listener cannot accept and from the moment shutdown begins. Read by
+ * {@code /ready} and {@code rdmakv_ready}.
  */
 public final class Readiness
 {
     private volatile boolean ready;
     private volatile boolean stopping;
+    private volatile java.util.function.BooleanSupplier healthy = () -> true;
+
+    /** Ready only while {@code check} also holds (e.g. the listeners can accept). */
+    public void requires(final java.util.function.BooleanSupplier check)
+    {
+        healthy = check;
+    }
 
     /** The region is registered and clients are accepted. */
     public void ready()
@@ -25,7 +32,7 @@ public final class Readiness
 
     public boolean isReady()
     {
-        return ready && !stopping;
+        return ready && !stopping && healthy.getAsBoolean();
     }
 
     public boolean isStopping()
