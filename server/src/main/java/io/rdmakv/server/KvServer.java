@@ -11,7 +11,9 @@ import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RemoteRegion;
+import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
+import io.rdmakv.server.health.RateLimitedLog;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
@@ -35,6 +37,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -65,6 +68,8 @@ public final class KvServer implements AutoCloseable
     private final CompletionQueue cq;
     private final ServerCounters counters = new ServerCounters();
     private final NodeHealth health = new NodeHealth();
+    private final AuthThrottle authThrottle = new AuthThrottle();
+    private final RateLimitedLog authLog = new RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
     private final ControlAgent agent;
     private final IndexScanner scanner;
     private final AgentRunner agentRunner;
@@ -154,10 +159,27 @@ public final class KvServer implements AutoCloseable
         {
             return refused(ReasonCode.SHUTTING_DOWN, "node " + config.nodeId() + " is shutting down");
         }
-        if (token.length > 0 && !MessageDigest.isEqual(token, hello.authToken()))
+        if (token.length > 0)
         {
-            LOG.log(System.Logger.Level.WARNING, "refused " + peer + ": wrong auth token");
-            return refused(ReasonCode.AUTH_FAILED, "wrong auth token");
+            final InetAddress from = socket.getInetAddress();
+            final long now = System.nanoTime();
+            final long wait = authThrottle.blockedFor(from, now);
+            if (wait > 0)
+            {
+                authLog.log(System.Logger.Level.WARNING, "throttled", "refused " +
+                    from.getHostAddress() + " unread: too many failed authentications, blocked for " +
+                    TimeUnit.NANOSECONDS.toSeconds(wait) + " s more");
+                return refused(ReasonCode.AUTH_FAILED, "too many failed authentications from this address: retry in " +
+                    Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait)) + " s");
+            }
+            if (!MessageDigest.isEqual(token, hello.authToken()))
+            {
+                final int recent = authThrottle.failed(from, now);
+                authLog.log(System.Logger.Level.WARNING, "auth", "refused " + peer +
+                    ": wrong auth token (" + recent + " in a row from this address)");
+                return refused(ReasonCode.AUTH_FAILED, "wrong auth token");
+            }
+            authThrottle.succeeded(from);
         }
         if (!context.providerName().equals(hello.endpoint().provider()))
         {
@@ -231,6 +253,12 @@ public final class KvServer implements AutoCloseable
     public String transport()
     {
         return context.providerName();
+    }
+
+    /** Failed and throttled authentications. */
+    public AuthThrottle authThrottle()
+    {
+        return authThrottle;
     }
 
     /** Whether the node's listeners can serve; fatal errors are reported here. */

@@ -105,11 +105,18 @@ public final class ServerMetrics
     private void state(final KvServer server, final Readiness readiness)
     {
         add(GaugeWithCallback.builder().name("rdmakv_ready")
-            .help("1 once the region is registered and clients are accepted, 0 while starting or shutting down")
+            .help("1 once the region is registered and clients are accepted, 0 while starting, while a listener " +
+                "cannot accept, or shutting down")
             .callback(cb -> cb.call(readiness.isReady() ? 1 : 0)).build());
         add(GaugeWithCallback.builder().name("rdmakv_connected_clients")
             .help("Client sessions (one per client thread and node) connected now")
             .callback(cb -> cb.call(server.sessionCount())).build());
+        add(CounterWithCallback.builder().name("rdmakv_auth_failures_total")
+            .help("HELLOs refused for a wrong auth token")
+            .callback(cb -> cb.call(server.authThrottle().failures())).build());
+        add(CounterWithCallback.builder().name("rdmakv_auth_throttled_total")
+            .help("HELLOs refused unread because their address failed authentication too often")
+            .callback(cb -> cb.call(server.authThrottle().throttled())).build());
     }
 
     /** One metric per {@link ServerMetric} family, reading its {@link ServerCounter}s in their order. */

@@ -22,6 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MetricCatalogueTest
 {
     private static final List<String> CATALOGUE = List.of(
+        "# HELP rdmakv_auth_failures_total HELLOs refused for a wrong auth token",
+        "# HELP rdmakv_auth_throttled_total HELLOs refused unread because their address failed authentication too " +
+            "often",
         "# HELP rdmakv_build_info The kvserver build: version, region layout version and control protocol version",
         "# HELP rdmakv_completion_errors_total Failed work completions on the control plane's queue pairs, by " +
             "ibv_wc_status",
@@ -46,8 +49,8 @@ class MetricCatalogueTest
             "few seconds)",
         "# HELP rdmakv_insert_locks_released_total Insert locks a departed session held that the server released",
         "# HELP rdmakv_node_info This node's id in the cluster map and its bootstrap address",
-        "# HELP rdmakv_ready 1 once the region is registered and clients are accepted, 0 while starting or " +
-            "shutting down",
+        "# HELP rdmakv_ready 1 once the region is registered and clients are accepted, 0 while starting, while a " +
+            "listener cannot accept, or shutting down",
         "# HELP rdmakv_reclaimed_bytes_total Bytes reclaimed from departed sessions' grants that no slot referenced",
         "# HELP rdmakv_region_bytes Size of the registered region: header, index and data area",
         "# HELP rdmakv_sessions_closed_total Client sessions ended since start (BYE, closed connection or failed " +
@@ -55,6 +58,8 @@ class MetricCatalogueTest
         "# HELP rdmakv_sessions_opened_total Client sessions opened since start",
         "# HELP rdmakv_transport_info The RDMA transport in use and its device: name, link layer, atomic " +
             "capability, port state",
+        "# TYPE rdmakv_auth_failures_total counter",
+        "# TYPE rdmakv_auth_throttled_total counter",
         "# TYPE rdmakv_build_info gauge",
         "# TYPE rdmakv_completion_errors_total counter",
         "# TYPE rdmakv_connected_clients gauge",
