@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Errors are {@link KvException}s: {@link KeyTooLargeException}, {@link ValueTooLargeException},
  * {@link TableFullException}, {@link OutOfSpaceException}, {@link KvTimeoutException},
- * {@link KvConnectionException}. After a timeout or a lost connection the lane is dropped and the next
+ * {@link KvConnectionException}, {@link CorruptedBlockException} (GET of a damaged key; PUT/DELETE repair it). After a timeout or a lost connection the lane is dropped and the next
  * call opens a new one. A missing key is not an error: {@link #get} returns null.
  */
 public final class KvClient implements AutoCloseable
@@ -241,6 +241,21 @@ public final class KvClient implements AutoCloseable
             result.put(router.map().nodes().get(i).id(), stats);
         }
         return result;
+    }
+
+    /** Every node's damaged slots (DAMAGE_SCAN): the first {@code limit} and how many; PUT/DELETE repairs them. */
+    public DamageReport damagedSlots(final int limit)
+    {
+        final DamageListing listing = new DamageListing(limit);
+        for (int i = 0; i < router.nodeCount(); i++)
+        {
+            final Session session = session(i);
+            if (!listing.collect(session, router.map().nodes().get(i).id()))
+            {
+                throw failed(session, Status.CONNECTION_LOST, "damagedSlots");
+            }
+        }
+        return listing.report();
     }
 
     // ---- the one operation template ---------------------------------------------------------
