@@ -31,7 +31,9 @@ final class Failures
             case Status.RETRIES_EXHAUSTED -> new KvException(operation + ": gave up after " + maxAttempts +
                 " attempts on a heavily contended key at node " + node);
             case Status.CORRUPTED -> new CorruptedBlockException(operation + ": a block of this key's bucket at node " +
-                node + " fails its checksum and did not change: the stored data is damaged; nothing was returned");
+                node + " fails its checksum and did not change: the stored data is damaged; nothing was returned" +
+                (session.lane().lastRepairRefusal().isEmpty() ? "" :
+                    " (the node did not repair it: " + session.lane().lastRepairRefusal() + ")"));
             default -> new KvConnectionException(operation + ": " + (session.shutdownNoticed() ?
                 "node " + node + " is shutting down" : "lost the connection to node " + node) + " (" +
                 Status.name(status) + ")");

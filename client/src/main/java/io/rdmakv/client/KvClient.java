@@ -13,7 +13,6 @@ import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
-import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
@@ -21,8 +20,6 @@ import io.rdmakv.verbs.ProtectionDomain;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Errors are {@link KvException}s: {@link KeyTooLargeException}, {@link ValueTooLargeException},
  * {@link TableFullException}, {@link OutOfSpaceException}, {@link KvTimeoutException},
- * {@link KvConnectionException}. After a timeout or a lost connection the lane is dropped and the next
+ * {@link KvConnectionException}, {@link CorruptedBlockException} (GET of a damaged key; PUT/DELETE repair it). After a timeout or a lost connection the lane is dropped and the next
  * call opens a new one. A missing key is not an error: {@link #get} returns null.
  */
 public final class KvClient implements AutoCloseable
@@ -55,6 +52,7 @@ public final class KvClient implements AutoCloseable
     private final int maxValueLength;
     private final ExecutorService async;
     private final ClientMetrics metrics;
+    private final NodeQueries queries;
     private volatile boolean closed;
 
     KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd, final Router router,
@@ -68,6 +66,7 @@ public final class KvClient implements AutoCloseable
         this.maxValueLength = maxValueLength;
         metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), router::totals,
             router::openSessions);
+        queries = new NodeQueries(router, this::session, this::failed);
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
@@ -222,12 +221,7 @@ public final class KvClient implements AutoCloseable
     /** Asks every node for its statistics (STATS over the control plane), keyed by node id. */
     public Map<Integer, StatsOkMessage> nodeStats()
     {
-        final Map<Integer, StatsOkMessage> result = new LinkedHashMap<>();
-        for (final ClusterNode node : router.map().nodes())
-        {
-            result.put(node.id(), nodeStats(node.id()));
-        }
-        return result;
+        return queries.nodeStats();
     }
 
     /**
@@ -238,32 +232,13 @@ public final class KvClient implements AutoCloseable
      */
     public StatsOkMessage nodeStats(final int nodeId)
     {
-        final List<ClusterNode> nodes = router.map().nodes();
-        int index = -1;
-        for (int i = 0; i < nodes.size() && index < 0; i++)
-        {
-            index = nodes.get(i).id() == nodeId ? i : -1;
-        }
-        if (index < 0)
-        {
-            throw new IllegalArgumentException("the cluster map has no node " + nodeId);
-        }
-        final Session session = session(index);
-        session.enter();
-        final StatsOkMessage stats;
-        try
-        {
-            stats = session.stats();
-        }
-        finally
-        {
-            session.exit();
-        }
-        if (stats == null)
-        {
-            throw failed(session, Status.CONNECTION_LOST, "stats");
-        }
-        return stats;
+        return queries.nodeStats(nodeId);
+    }
+
+    /** Every node's damaged slots (DAMAGE_SCAN): the first {@code limit} and how many; PUT/DELETE repairs them. */
+    public DamageReport damagedSlots(final int limit)
+    {
+        return queries.damagedSlots(limit);
     }
 
     // ---- the one operation template ---------------------------------------------------------

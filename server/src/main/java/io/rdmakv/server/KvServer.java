@@ -17,11 +17,14 @@ import io.rdmakv.server.health.RateLimitedLog;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
+import io.rdmakv.server.control.DamageScan;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.ServerSession;
+import io.rdmakv.server.control.SlotRepair;
 import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.IndexAtomics;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.AccessFlags;
@@ -117,9 +120,13 @@ public final class KvServer implements AutoCloseable
         cq = createdCq;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
-        scanner = new IndexScanner(new CpuIndexAtomics(region.segment()), geometry);
-        agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry), geometry,
-            counters, SystemNanoClock.INSTANCE);
+        final IndexAtomics atomics = new CpuIndexAtomics(region.segment());
+        scanner = new IndexScanner(atomics, geometry);
+        agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry),
+            new SlotRepair(region.segment(), geometry, atomics, config.graceNanos(), counters,
+                SystemNanoClock.INSTANCE),
+            new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
+            SystemNanoClock.INSTANCE);
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);

@@ -9,7 +9,8 @@ import java.lang.foreign.MemorySegment;
  * Finds the staged key among its candidate slots after a group READ: walks them in canonical order
  * (first group, then second), READs the block of each fingerprint match into
  * {@link LaneBuffers#READ_BLOCK} and validates it (checksum, lengths, key). Also the one place that
- * decides that a block is damaged rather than being replaced under us.
+ * decides that a block is damaged rather than being replaced under us, and remembers which slot and word
+ * (what a writer's {@link DamageRepair} names to the node).
  */
 final class BlockSearch
 {
@@ -39,6 +40,7 @@ final class BlockSearch
     private long slotAddress;
     private long word;
     private long suspectWord;
+    private int suspectCandidate;
     private int suspectFailures;
 
     BlockSearch(final LaneRequests requests, final RemoteIndex remote, final KeyLocation key, final MemorySegment mem)
@@ -62,7 +64,7 @@ final class BlockSearch
             }
             if (!remote.isPlausible(candidate))
             {
-                return suspect(candidate);
+                return suspect(i, candidate);
             }
             if (requests.readBlock(candidate) != Status.OK)
             {
@@ -77,7 +79,7 @@ final class BlockSearch
             }
             if (valid != KvBlock.KEY_MISMATCH)
             {
-                return suspect(candidate);
+                return suspect(i, candidate);
             }
         }
         return Outcome.ABSENT;
@@ -101,6 +103,25 @@ final class BlockSearch
         return word;
     }
 
+    /** After {@link Outcome#CORRUPTED}: the candidate (0..27, see {@link KeyLocation}) whose block is damaged. */
+    int suspectCandidate()
+    {
+        return suspectCandidate;
+    }
+
+    /** After {@link Outcome#CORRUPTED}: the word under which the block kept failing. */
+    long suspectWord()
+    {
+        return suspectWord;
+    }
+
+    /** Starts the failure count afresh (the node repaired the suspect slot, or said it changed). */
+    void forgetSuspect()
+    {
+        suspectWord = 0;
+        suspectFailures = 0;
+    }
+
     /** The block read last (the value of a GET is in it). */
     KvBlock block()
     {
@@ -116,10 +137,11 @@ final class BlockSearch
      * A slot whose block failed validation (or points outside the data area). A block being replaced
      * fails once or twice; one that keeps failing under an unchanged slot word is damaged.
      */
-    private Outcome suspect(final long candidate)
+    private Outcome suspect(final int index, final long candidate)
     {
         suspectFailures = candidate == suspectWord ? suspectFailures + 1 : 1;
         suspectWord = candidate;
+        suspectCandidate = index;
         return suspectFailures >= CORRUPTION_VERDICT ? Outcome.CORRUPTED : Outcome.CHANGED;
     }
 }

@@ -22,7 +22,9 @@ public enum ClientCounter
     CONTROL_MESSAGES("rdmakv_client_control_messages_total", "Control messages sent (ALLOC, FREE, STATS, BYE)"),
     CACHE_HITS("rdmakv_client_cache_hits_total", "Operations served through a cached slot address"),
     DROPPED_FREES("rdmakv_client_dropped_frees_total", "Superseded blocks not returned to a node because their " +
-        "FREE would have come too late");
+        "FREE would have come too late"),
+    REPAIRED_SLOTS("rdmakv_client_repaired_slots_total", "Damaged slots a node cleared at this client's REPAIR " +
+        "(a PUT or DELETE of a key whose block was damaged)");
 
     private static final ClientCounter[] VALUES = values();
 

@@ -31,6 +31,12 @@ final class ControlChannel
         this.timeoutNanos = timeoutNanos;
     }
 
+    /** How long a {@link #call} waits for its reply. */
+    long timeoutNanos()
+    {
+        return timeoutNanos;
+    }
+
     long nextRequestId()
     {
         return nextRequestId++;

@@ -5,7 +5,9 @@ import io.rdmakv.common.layout.SlotWord;
 /**
  * DELETE: find the key's slot as a PUT does (a cached slot, confirmed unless fresh; else READ both
  * groups and the matching block), CAS it to empty, and give the block back (FREE). 2 round trips with a
- * cached slot (1 when the entry is fresh), 3 without; a key not there is {@link Status#NOT_FOUND}.
+ * cached slot (1 when the entry is fresh), 3 without; a key not there is {@link Status#NOT_FOUND}. A slot of
+ * the key whose block is damaged (the corruption verdict) is cleared by the node ({@link DamageRepair}): the
+ * key existed, damaged, and is gone now, so the DELETE succeeds (once the groups show no other slot of it).
  */
 final class DeleteProtocol
 {
@@ -14,11 +16,13 @@ final class DeleteProtocol
     private final BlockSearch search;
     private final CachedSlot cached;
     private final SpaceLease space;
+    private final DamageRepair repair;
     private final LaneCounters counters;
 
     DeleteProtocol(final KeyLocation key, final LaneRequests requests, final BlockSearch search,
-        final CachedSlot cached, final SpaceLease space, final LaneCounters counters)
+        final CachedSlot cached, final SpaceLease space, final DamageRepair repair, final LaneCounters counters)
     {
+        this.repair = repair;
         this.key = key;
         this.requests = requests;
         this.search = search;
@@ -60,6 +64,7 @@ final class DeleteProtocol
                 }
             }
         }
+        boolean repaired = false;
         for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
         {
             if ((rc = requests.readGroups(key)) != Status.OK)
@@ -82,12 +87,16 @@ final class DeleteProtocol
                 }
                 case ABSENT ->
                 {
-                    return Status.NOT_FOUND;
+                    return repaired ? Status.OK : Status.NOT_FOUND;
                 }
                 case CHANGED -> counters.increment(ClientCounter.VALIDATION_RETRIES);
                 case CORRUPTED ->
                 {
-                    return Status.CORRUPTED;
+                    if ((rc = repair.repair()) < 0)
+                    {
+                        return rc;
+                    }
+                    repaired |= rc == DamageRepair.REPAIRED;
                 }
                 case FAILED ->
                 {

@@ -26,6 +26,8 @@ final class KeyLocation
     private long hash;
     private int fingerprint;
     private int keyLength;
+    private long group1Number;
+    private long group2Number;
     private long group1Address;
     private long group2Address;
 
@@ -42,8 +44,10 @@ final class KeyLocation
         this.hash = hash;
         this.keyLength = keyLength;
         fingerprint = KeyHash.fingerprint(hash);
-        group1Address = remote.groupAddress(KeyHash.group1(hash, remote.groupCount()));
-        group2Address = remote.groupAddress(KeyHash.group2(hash, remote.groupCount()));
+        group1Number = KeyHash.group1(hash, remote.groupCount());
+        group2Number = KeyHash.group2(hash, remote.groupCount());
+        group1Address = remote.groupAddress(group1Number);
+        group2Address = remote.groupAddress(group2Number);
     }
 
     long hash()
@@ -69,6 +73,12 @@ final class KeyLocation
     long group2Address()
     {
         return group2Address;
+    }
+
+    /** The bucket group of candidate {@code candidate} (its number in the index). */
+    long group(final int candidate)
+    {
+        return candidate < BucketDescriptor.SLOTS_PER_GROUP ? group1Number : group2Number;
     }
 
     long lockAddress()

@@ -11,7 +11,8 @@ import java.lang.foreign.MemorySegment;
  * {@link GetProtocol}, {@link PutProtocol} (with {@link InsertProtocol}), {@link DeleteProtocol},
  * {@link CompareAndSetProtocol}; they share the key's location ({@link KeyLocation}), the prebuilt
  * doorbells ({@link LaneRequests}), the candidate search ({@link BlockSearch}), the slot cache
- * ({@link CachedSlot}), the block being written ({@link NewBlock}) and the space lease ({@link SpaceLease}).
+ * ({@link CachedSlot}), the block being written ({@link NewBlock}), the space lease ({@link SpaceLease}) and,
+ * for writers that meet a damaged block, the node's repair ({@link DamageRepair}).
  * Operations return {@link Status} codes and allocate nothing.
  */
 public final class Lane
@@ -27,11 +28,13 @@ public final class Lane
     private final PutProtocol put;
     private final DeleteProtocol delete;
     private final CompareAndSetProtocol compareAndSet;
+    private final DamageRepair repair;
     private final int maxKeyLength;
     private final int maxValueLength;
 
     Lane(final MemorySegment mem, final LaneRequests requests, final RemoteIndex remote, final SpaceLease space,
-        final LaneCounters counters, final long lockWord, final long graceNanos, final NanoClock clock)
+        final ControlChannel control, final LaneCounters counters, final long lockWord, final long graceNanos,
+        final NanoClock clock)
     {
         this.mem = mem;
         this.counters = counters;
@@ -46,8 +49,9 @@ public final class Lane
         block = new NewBlock(mem, key, requests, space, cached.cache(), result, clock);
         final InsertProtocol insert = new InsertProtocol(key, requests, search, block, counters, lockWord);
         get = new GetProtocol(key, requests, search, cached, counters, result, clock);
-        put = new PutProtocol(search, cached, block, insert, requests, counters);
-        delete = new DeleteProtocol(key, requests, search, cached, space, counters);
+        repair = new DamageRepair(control, key, search, mem, counters, clock);
+        put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
+        delete = new DeleteProtocol(key, requests, search, cached, space, repair, counters);
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
         maxKeyLength = remote.geometry().maxKeyLength();
         maxValueLength = remote.geometry().maxValueLength();
@@ -74,6 +78,12 @@ public final class Lane
         return counters;
     }
 
+    /** Why the node did not repair a damaged slot in the last operation, as it said (empty when it was not asked). */
+    public String lastRepairRefusal()
+    {
+        return repair.lastRefusal();
+    }
+
     /** The version and value of the last operation. */
     public LaneResult result()
     {
@@ -85,6 +95,7 @@ public final class Lane
     {
         MemorySegment.copy(key, offset, mem, LaneBuffers.KEY, length);
         this.key.aim(hash, length);
+        repair.forget();
     }
 
     /** Assembles the block of the staged key and this value (length checked by the caller). */
@@ -96,7 +107,7 @@ public final class Lane
     public int get()
     {
         counters.increment(ClientCounter.GETS);
-        return counted(space.maintain() == Status.OK ? get.get() : requests.failure());
+        return counted(get.get());
     }
 
     /** Inserts or replaces the staged key with the assembled block. */

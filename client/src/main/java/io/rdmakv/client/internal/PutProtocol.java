@@ -8,6 +8,8 @@ package io.rdmakv.client.internal;
  * <li>Otherwise WRITE + READ both groups, find the key's slot (READ its block), CAS it from the word found:
  *     3 round trips. A lost CAS or a block that changed under us retries with back-off.</li>
  * <li>A key that is absent is inserted under its group's insert lock ({@link InsertProtocol}).</li>
+ * <li>A slot whose block is damaged (the corruption verdict) is repaired by the node ({@link DamageRepair});
+ *     then the key is absent there and is inserted afresh.</li>
  * </ol>
  */
 final class PutProtocol
@@ -16,12 +18,14 @@ final class PutProtocol
     private final CachedSlot cached;
     private final NewBlock block;
     private final InsertProtocol insert;
+    private final DamageRepair repair;
     private final LaneRequests requests;
     private final LaneCounters counters;
 
     PutProtocol(final BlockSearch search, final CachedSlot cached, final NewBlock block, final InsertProtocol insert,
-        final LaneRequests requests, final LaneCounters counters)
+        final DamageRepair repair, final LaneRequests requests, final LaneCounters counters)
     {
+        this.repair = repair;
         this.search = search;
         this.cached = cached;
         this.block = block;
@@ -101,7 +105,14 @@ final class PutProtocol
                         }
                         case FAILED ->
                         {
-                            return insert.failure();
+                            if (insert.failure() != Status.CORRUPTED)
+                            {
+                                return insert.failure();
+                            }
+                            if ((rc = repair.repair()) < 0)
+                            {
+                                return rc;
+                            }
                         }
                         case PRESENT, RETRY ->
                         {
@@ -111,7 +122,10 @@ final class PutProtocol
                 case CHANGED -> counters.increment(ClientCounter.VALIDATION_RETRIES);
                 case CORRUPTED ->
                 {
-                    return Status.CORRUPTED;
+                    if ((rc = repair.repair()) < 0)
+                    {
+                        return rc;
+                    }
                 }
                 case FAILED ->
                 {

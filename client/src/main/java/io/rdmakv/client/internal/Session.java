@@ -4,6 +4,8 @@ import org.agrona.CloseHelper;
 import org.agrona.concurrent.SystemNanoClock;
 import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.DamageScanMessage;
+import io.rdmakv.common.protocol.DamageScanOkMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
@@ -113,7 +115,7 @@ public final class Session implements AutoCloseable
         control = new ControlChannel(io, requests, mem, counters,
             Math.max(opTimeoutNanos, TimeUnit.SECONDS.toNanos(5)));
         space = new SpaceLease(control, counters, SystemNanoClock.INSTANCE);
-        lane = new Lane(mem, requests, remote, space, counters, hello.sessionId(), hello.graceNanos(),
+        lane = new Lane(mem, requests, remote, space, control, counters, hello.sessionId(), hello.graceNanos(),
             SystemNanoClock.INSTANCE);
     }
 
@@ -190,6 +192,17 @@ public final class Session implements AutoCloseable
     {
         final ControlMessage reply = control.call(new StatsMessage(control.nextRequestId()));
         return reply instanceof StatsOkMessage ok ? ok : null;
+    }
+
+    /**
+     * DAMAGE_SCAN: one page of the node's damaged slots, from bucket group {@code fromGroup} (control path;
+     * allocates); null on failure.
+     */
+    public DamageScanOkMessage scanDamage(final long fromGroup)
+    {
+        final ControlMessage reply =
+            control.call(new DamageScanMessage(control.nextRequestId(), fromGroup, Integer.MAX_VALUE));
+        return reply instanceof DamageScanOkMessage ok ? ok : null;
     }
 
     @Override

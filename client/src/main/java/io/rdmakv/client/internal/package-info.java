@@ -9,13 +9,16 @@
  *   Session           one node: bootstrap connection (the lease), queue pair, registered buffers; owns:
  *    LaneIo           posts a chain, polls completions, keeps the receive buffers
  *    LaneRequests     every data-path doorbell prebuilt once; operations patch addresses and words
- *    ControlChannel   control requests and replies over SEND/RECV (ALLOC, FREE, STATS, BYE), notices
+ *    ControlChannel   control requests and replies over SEND/RECV (ALLOC, FREE, STATS, BYE, REPAIR,
+ *                     DAMAGE_SCAN), notices
  *    SpaceLease       the lane's extent and FREE batch; ALLOC and FREE through the ControlChannel
  *    Lane             the data path: key and value staging, one class per operation:
  *     GetProtocol           cached slot (1 round trip) or groups + block (2)
- *     PutProtocol           cached CAS (1-2), or groups + block + CAS (3); absent keys to InsertProtocol
+ *     PutProtocol           cached CAS (1-2), or groups + block + CAS (3); absent keys to InsertProtocol;
+ *                           a damaged slot to DamageRepair, then inserts afresh
  *     InsertProtocol        under the group's insert lock: lock + re-read, CAS slot + unlock
- *     DeleteProtocol        find as PUT does, CAS to empty, FREE the block
+ *     DeleteProtocol        find as PUT does, CAS to empty, FREE the block; a damaged slot to DamageRepair
+ *     DamageRepair          REPAIR of the suspect slot over the ControlChannel (waits out RETRY); GET never
  *     CompareAndSetProtocol CAS from exactly the version given; ABSENT inserts only if absent
  *     shared steps: KeyLocation (hash, groups, slot addresses, lock), BlockSearch (candidates, validation,
  *     corruption verdict), CachedSlot + SlotCache, NewBlock (assemble through KvBlock, place, WRITE

@@ -81,7 +81,7 @@ class DeletePathTest
     }
 
     @Test
-    void aDueFreeGoesOutWithTheNextOperationOfAnyKind()
+    void aDueFreeGoesOutWithTheNextWriteOrDeleteNeverWithAGet()
     {
         assertEquals(Status.OK, lane.put("k", "v"));
         final long word = lane.version();
@@ -89,6 +89,8 @@ class DeletePathTest
 
         clock.advance(SpaceTiming.FREE_FLUSH_NANOS);
         assertEquals(Status.NOT_FOUND, lane.get("k"));
+        assertEquals(List.of(), node.frees(), "a GET costs no control message (idle lanes: the janitor)");
+        assertEquals(Status.NOT_FOUND, lane.delete("k"));
 
         assertEquals(List.of(freed(word)), node.frees());
     }

@@ -14,6 +14,10 @@ import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.RepairMessage;
+import io.rdmakv.common.protocol.RepairRefusal;
+import io.rdmakv.common.protocol.RepairReplyMessage;
+import io.rdmakv.common.layout.SlotDamage;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -46,6 +50,9 @@ final class NodeRegion implements AutoCloseable
     private final MemorySegment region = arena.allocate(geometry.regionLength(), 4096);
     private final List<Freed> frees = new ArrayList<>();
     private final List<Long> allocs = new ArrayList<>();
+    private final List<RepairMessage> repairs = new ArrayList<>();
+    private int repairRetries;
+    private RepairRefusal repairRefusal;
     private long allocCursor = SlotWord.UNIT;
     private long allocLimit = geometry.dataLength();
     private boolean dataRegionRegistered = true;
@@ -126,6 +133,11 @@ final class NodeRegion implements AutoCloseable
             allocCursor += length;
             return new AllocOkMessage(alloc.requestId(), offset, length);
         }
+        if (request instanceof RepairMessage repair)
+        {
+            repairs.add(repair);
+            return repair(repair);
+        }
         if (request instanceof FreeMessage free)
         {
             for (int i = 0; i < free.count(); i++)
@@ -144,6 +156,62 @@ final class NodeRegion implements AutoCloseable
     List<Long> allocs()
     {
         return allocs;
+    }
+
+    /** Every REPAIR the node received. */
+    List<RepairMessage> repairs()
+    {
+        return repairs;
+    }
+
+    /** The next {@code count} REPAIRs are answered RETRY (after 1 ms), as a node does on a first sighting. */
+    void retryRepairs(final int count)
+    {
+        repairRetries = count;
+    }
+
+    /** Every REPAIR is refused with {@code why} from now on. */
+    void refuseRepairs(final RepairRefusal why)
+    {
+        repairRefusal = why;
+    }
+
+    /**
+     * A REPAIR answered as a node does (the node's {@code SlotRepair}, without its grace-period wait unless
+     * {@link #retryRepairs} asks for it): the group must be one of the key's, the slot must hold the word, the
+     * fingerprint must be the key's and the block must be damaged; then the slot is cleared.
+     */
+    private RepairReplyMessage repair(final RepairMessage repair)
+    {
+        final long id = repair.requestId();
+        final long hash = KeyHash.hash(repair.key());
+        final long groups = geometry.groupCount();
+        final long slotOffset = geometry.slotRegionOffset(repair.group(), repair.slot());
+        if (repair.group() != KeyHash.group1(hash, groups) && repair.group() != KeyHash.group2(hash, groups))
+        {
+            return RepairReplyMessage.refused(id, 0, RepairRefusal.NOT_THE_KEYS_GROUP, "not the key's group");
+        }
+        if (region.get(LittleEndian.U64, slotOffset) != repair.word())
+        {
+            return RepairReplyMessage.refused(id, 0, RepairRefusal.SLOT_CHANGED, "the slot changed");
+        }
+        final SlotDamage damage = new SlotDamage(region, geometry);
+        final int found = damage.judge(repair.word());
+        if (SlotWord.fingerprint(repair.word()) != KeyHash.fingerprint(hash) || found == SlotDamage.NONE)
+        {
+            return RepairReplyMessage.refused(id, found, RepairRefusal.NOT_DAMAGED, "not this key's damage");
+        }
+        if (repairRefusal != null)
+        {
+            return RepairReplyMessage.refused(id, found, repairRefusal, repairRefusal + ": scripted refusal");
+        }
+        if (repairRetries > 0)
+        {
+            repairRetries--;
+            return RepairReplyMessage.retry(id, found, 1, "first sighting");
+        }
+        region.set(LittleEndian.U64, slotOffset, SlotWord.EMPTY);
+        return RepairReplyMessage.repaired(id, found, "slot cleared");
     }
 
     // ---- the index and the blocks, as other sessions would touch them ----------------------

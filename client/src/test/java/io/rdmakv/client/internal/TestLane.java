@@ -41,7 +41,7 @@ final class TestLane implements AutoCloseable
         requests = new LaneRequests(io, remote, mem);
         final ControlChannel control = new ControlChannel(io, requests, mem, counters, TimeUnit.SECONDS.toNanos(5));
         space = new SpaceLease(control, counters, clock);
-        lane = new Lane(mem, requests, remote, space, counters, sessionId, GRACE_NANOS, clock);
+        lane = new Lane(mem, requests, remote, space, control, counters, sessionId, GRACE_NANOS, clock);
     }
 
     ScriptedNic nic()

@@ -58,6 +58,10 @@ public final class ControlCodec
             case FreeMessage m -> m.encodeBody(writer);
             case StatsOkMessage m -> m.encodeBody(writer);
             case ErrorMessage m -> m.encodeBody(writer);
+            case RepairMessage m -> m.encodeBody(writer);
+            case RepairReplyMessage m -> m.encodeBody(writer);
+            case DamageScanMessage m -> m.encodeBody(writer);
+            case DamageScanOkMessage m -> m.encodeBody(writer);
             case StatsMessage _, ByeMessage _, ShutdownMessage _ ->
             {
                 // header only
@@ -153,6 +157,10 @@ public final class ControlCodec
                 case BYE -> new ByeMessage(requestId);
                 case SHUTDOWN -> new ShutdownMessage(requestId);
                 case ERROR -> ErrorMessage.decode(reader, requestId);
+                case REPAIR -> RepairMessage.decode(reader, requestId);
+                case REPAIR_REPLY -> RepairReplyMessage.decode(reader, requestId);
+                case DAMAGE_SCAN -> DamageScanMessage.decode(reader, requestId);
+                case DAMAGE_SCAN_OK -> DamageScanOkMessage.decode(reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

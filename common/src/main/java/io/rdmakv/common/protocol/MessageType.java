@@ -30,7 +30,16 @@ public enum MessageType
     /** Server to client: the server is going away. */
     SHUTDOWN(11, HEADER_LENGTH, HEADER_LENGTH),
     /** Either way: a request failed, with a reason. */
-    ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH);
+    ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH),
+    // 13 is HEARTBEAT's (session leases)
+    /** Client to node: clear this slot of my key, whose block is damaged. */
+    REPAIR(14, RepairMessage.KEY_OFFSET, RepairMessage.MAX_LENGTH),
+    /** Node to client: repaired, retry later, or refused with a reason. */
+    REPAIR_REPLY(15, RepairReplyMessage.TEXT_OFFSET, RepairReplyMessage.MAX_LENGTH),
+    /** Client to node: list the damaged slots of a range of bucket groups. */
+    DAMAGE_SCAN(16, DamageScanMessage.LENGTH, DamageScanMessage.LENGTH),
+    /** Node to client: the damaged slots of a range of bucket groups, and where the next page starts. */
+    DAMAGE_SCAN_OK(17, DamageScanOkMessage.ENTRIES_OFFSET, MAX_MESSAGE_LENGTH);
 
     private static final MessageType[] BY_CODE;
 

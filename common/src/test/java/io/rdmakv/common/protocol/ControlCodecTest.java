@@ -1,6 +1,7 @@
 package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.LittleEndian;
+import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionHeader;
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
 
@@ -44,15 +45,24 @@ class ControlCodecTest
     @Test
     void pinsTypeCodes()
     {
-        final MessageType[] types = MessageType.values();
-        for (int i = 0; i < types.length; i++)
+        final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
+            "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", null, "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
+            "DAMAGE_SCAN_OK"};
+        int known = 0;
+        for (int code = 1; code <= names.length; code++)
         {
-            assertEquals(i + 1, types[i].code(), types[i].name());
-            assertSame(types[i], MessageType.of(i + 1));
+            final String name = names[code - 1];
+            if (name == null)
+            {
+                continue; // 13: HEARTBEAT, appended by the session-lease work
+            }
+            assertSame(MessageType.valueOf(name), MessageType.of(code), name);
+            assertEquals(code, MessageType.valueOf(name).code(), name);
+            known++;
         }
-        assertEquals(12, types.length);
+        assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(13));
+        assertEquals(null, MessageType.of(18));
         assertEquals(null, MessageType.of(-1));
     }
 
@@ -81,6 +91,24 @@ class ControlCodecTest
         assertTrue(FreeMessage.lengthFor(FreeMessage.MAX_ENTRIES + 1) > 4096);
         assertEquals(64, StatsOkMessage.GRANTS_OFFSET);
         assertEquals(72, StatsOkMessage.LENGTH);
+
+        assertEquals(16, RepairMessage.GROUP_OFFSET);
+        assertEquals(24, RepairMessage.SLOT_OFFSET);
+        assertEquals(26, RepairMessage.KEY_LENGTH_OFFSET);
+        assertEquals(32, RepairMessage.WORD_OFFSET);
+        assertEquals(40, RepairMessage.KEY_OFFSET);
+        assertEquals(1064, RepairMessage.MAX_LENGTH);
+        assertEquals(18, RepairReplyMessage.DAMAGE_OFFSET);
+        assertEquals(20, RepairReplyMessage.CODE_OFFSET);
+        assertEquals(24, RepairReplyMessage.RETRY_AFTER_OFFSET);
+        assertEquals(28, RepairReplyMessage.TEXT_LENGTH_OFFSET);
+        assertEquals(32, RepairReplyMessage.TEXT_OFFSET);
+        assertEquals(32, DamageScanMessage.LENGTH);
+        assertEquals(40, DamageScanOkMessage.COUNT_OFFSET);
+        assertEquals(48, DamageScanOkMessage.ENTRIES_OFFSET);
+        assertTrue(DamageScanOkMessage.ENTRIES_OFFSET + BucketDescriptor.SLOTS_PER_GROUP *
+            (DamageScanOkMessage.ENTRY_FIXED_LENGTH + DamageScanOkMessage.MAX_KEY_SHOWN) <= 4096,
+            "a page holds a whole group of entries with the longest keys shown");
     }
 
     @Test

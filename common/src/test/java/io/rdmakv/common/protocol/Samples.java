@@ -47,6 +47,18 @@ final class Samples
             new ByeMessage(10),
             new ShutdownMessage(0),
             new ErrorMessage(11, ReasonCode.UNEXPECTED_MESSAGE, "ALLOC before HELLO"),
-            new ErrorMessage(-1L, 999, ""));
+            new ErrorMessage(-1L, 999, ""),
+            new RepairMessage(12, 4095, 13, 0x2A00_4000_0000_0040L, "victim".getBytes(StandardCharsets.UTF_8)),
+            new RepairMessage(13, 0, 0, -1L, new byte[0]),
+            RepairReplyMessage.repaired(14, 4, "cleared"),
+            RepairReplyMessage.retry(15, 4, 100, "wait out the grace period"),
+            RepairReplyMessage.refused(16, 0, RepairRefusal.NOT_DAMAGED, "the block is whole"),
+            new RepairReplyMessage(17, RepairReplyMessage.Outcome.REFUSED, 9, 999, 0, ""),
+            new DamageScanMessage(18, 1024, 4096),
+            new DamageScanOkMessage(19, 0, 512, 4096, List.of()),
+            new DamageScanOkMessage(20, 7, 9, 9, List.of(
+                new DamageScanOkMessage.Entry(7, 3, 0x11L, 1, -1, new byte[0]),
+                new DamageScanOkMessage.Entry(8, 13, -2L, 4, 6, "victim".getBytes(StandardCharsets.UTF_8)),
+                new DamageScanOkMessage.Entry(8, 0, 5L, 2, 1000, new byte[DamageScanOkMessage.MAX_KEY_SHOWN]))));
     }
 }

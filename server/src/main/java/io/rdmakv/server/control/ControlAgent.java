@@ -7,10 +7,12 @@ import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.ErrorMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
@@ -34,8 +36,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The one thread that serves the control plane of every session: ALLOC, FREE, STATS and BYE over
- * SEND/RECV, departures (BYE, a closed bootstrap connection, a failed queue pair) and the grace
+ * The one thread that serves the control plane of every session: ALLOC, FREE, STATS, BYE, REPAIR
+ * ({@link SlotRepair}) and DAMAGE_SCAN ({@link DamageScan}) over SEND/RECV, departures (BYE, a closed bootstrap connection, a failed queue pair) and the grace
  * period of freed space. It never handles a GET or a PUT: those never reach the server's CPU.
  * It owns the {@link DataAreaAllocator}; nothing else touches it.
  *
@@ -58,6 +60,8 @@ public final class ControlAgent implements Agent
     private final DataAreaAllocator allocator;
     private final IndexScanner scanner;
     private final LiveBlockCheck liveBlocks;
+    private final SlotRepair repair;
+    private final DamageScan damageScan;
     private final RegionGeometry geometry;
     private final NanoClock clock;
     private final ServerCounters counters;
@@ -68,13 +72,17 @@ public final class ControlAgent implements Agent
     private volatile boolean closed;
 
     /**
-     * @param counters where the agent counts; the agent's thread is their only writer
-     * @param clock    the time grants, frees, departures and grace-period expiry are stamped with
+     * @param repair     answers REPAIR (counts into {@code counters} too)
+     * @param damageScan answers DAMAGE_SCAN
+     * @param counters   where the agent counts; the agent's thread is their only writer
+     * @param clock      the time grants, frees, departures and grace-period expiry are stamped with
      */
     public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
-        final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
-        final NanoClock clock)
+        final LiveBlockCheck liveBlocks, final SlotRepair repair, final DamageScan damageScan,
+        final RegionGeometry geometry, final ServerCounters counters, final NanoClock clock)
     {
+        this.repair = repair;
+        this.damageScan = damageScan;
         this.cq = cq;
         this.allocator = allocator;
         this.scanner = scanner;
@@ -204,6 +212,8 @@ public final class ControlAgent implements Agent
             case AllocMessage alloc -> allocate(session, alloc);
             case FreeMessage free -> free(free);
             case StatsMessage stats -> stats(session, stats);
+            case RepairMessage request -> reply(session, repair.repair(request, session.toString()));
+            case DamageScanMessage request -> reply(session, damageScan.scan(request));
             case ByeMessage bye ->
             {
                 counters.increment(ServerCounter.BYE_REQUESTS);

@@ -26,6 +26,13 @@ public enum ServerCounter
     FREED_BLOCKS(ServerMetric.FREED_BLOCKS),
     RECLAIMED_BYTES(ServerMetric.RECLAIMED_BYTES),
     LOCKS_RELEASED(ServerMetric.INSERT_LOCKS_RELEASED),
+    /** REPAIRs that cleared a damaged slot. */
+    REPAIRED_SLOTS(ServerMetric.SLOT_REPAIRS, "repaired"),
+    /** REPAIRs answered RETRY: damage not yet seen for a grace period. */
+    DEFERRED_REPAIRS(ServerMetric.SLOT_REPAIRS, "deferred"),
+    /** REPAIRs refused: not provably the key's damaged slot. */
+    REFUSED_REPAIRS(ServerMetric.SLOT_REPAIRS, "refused"),
+    DAMAGE_SCANS(ServerMetric.DAMAGE_SCANS),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
     /** Unexpected exceptions the control agent caught and survived (each is logged). Not exported. */

@@ -29,7 +29,12 @@ public enum ServerMetric
     RECLAIMED_BYTES("rdmakv_reclaimed_bytes_total", Type.COUNTER,
         "Bytes reclaimed from departed sessions' grants that no slot referenced"),
     INSERT_LOCKS_RELEASED("rdmakv_insert_locks_released_total", Type.COUNTER,
-        "Insert locks a departed session held that the server released");
+        "Insert locks a departed session held that the server released"),
+    SLOT_REPAIRS("rdmakv_slot_repairs_total", Type.COUNTER,
+        "REPAIR requests by outcome: repaired (a damaged slot of the key cleared), deferred (damage not yet " +
+        "seen for a grace period: asked to retry), refused (not provably the key's damaged slot)", "outcome"),
+    DAMAGE_SCANS("rdmakv_damage_scans_total", Type.COUNTER,
+        "Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)");
 
     /** How Prometheus reads the family: a counter only grows, a gauge goes up and down. */
     public enum Type

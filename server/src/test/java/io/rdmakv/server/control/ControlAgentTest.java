@@ -81,8 +81,11 @@ class ControlAgentTest
         context = Providers.open(Providers.TCP, VerbsConfig.DEFAULT);
         pd = context.allocateProtectionDomain();
         cq = context.createCompletionQueue(256);
-        agent = new ControlAgent(cq, allocator, new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY),
-            new LiveBlockCheck(region.segment(), GEOMETRY), GEOMETRY, counters, clock);
+        final CpuIndexAtomics atomics = new CpuIndexAtomics(region.segment());
+        agent = new ControlAgent(cq, allocator, new IndexScanner(atomics, GEOMETRY),
+            new LiveBlockCheck(region.segment(), GEOMETRY),
+            new SlotRepair(region.segment(), GEOMETRY, atomics, GRACE, counters, clock),
+            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock);
         peer = new ControlPeer();
         session = new ServerSession(SESSION_ID, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));

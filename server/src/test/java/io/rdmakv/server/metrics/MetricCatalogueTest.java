@@ -34,6 +34,7 @@ class MetricCatalogueTest
         "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye)",
         "# HELP rdmakv_data_area_capacity_bytes Bytes of the data area that can hold key-value blocks: used + " +
             "free + grace period",
+        "# HELP rdmakv_damage_scans_total Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)",
         "# HELP rdmakv_data_area_free_bytes Data area bytes that can be granted now",
         "# HELP rdmakv_data_area_used_bytes Data area bytes granted to clients and not freed (blocks in use plus " +
             "clients' unused grants)",
@@ -56,6 +57,9 @@ class MetricCatalogueTest
         "# HELP rdmakv_sessions_closed_total Client sessions ended since start (BYE, closed connection or failed " +
             "queue pair)",
         "# HELP rdmakv_sessions_opened_total Client sessions opened since start",
+        "# HELP rdmakv_slot_repairs_total REPAIR requests by outcome: repaired (a damaged slot of the key " +
+            "cleared), deferred (damage not yet seen for a grace period: asked to retry), refused (not provably " +
+            "the key's damaged slot)",
         "# HELP rdmakv_transport_info The RDMA transport in use and its device: name, link layer, atomic " +
             "capability, port state",
         "# TYPE rdmakv_auth_failures_total counter",
@@ -66,6 +70,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_control_errors_total counter",
         "# TYPE rdmakv_control_requests_total counter",
         "# TYPE rdmakv_data_area_capacity_bytes gauge",
+        "# TYPE rdmakv_damage_scans_total counter",
         "# TYPE rdmakv_data_area_free_bytes gauge",
         "# TYPE rdmakv_data_area_used_bytes gauge",
         "# TYPE rdmakv_freed_blocks_total counter",
@@ -82,6 +87,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_region_bytes gauge",
         "# TYPE rdmakv_sessions_closed_total counter",
         "# TYPE rdmakv_sessions_opened_total counter",
+        "# TYPE rdmakv_slot_repairs_total counter",
         "# TYPE rdmakv_transport_info gauge");
 
     @Test
@@ -112,6 +118,8 @@ class MetricCatalogueTest
         assertEquals(4, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_requests_total{"))
             .count());
         assertEquals(3, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_errors_total{"))
+            .count());
+        assertEquals(3, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_slot_repairs_total{"))
             .count());
     }
 

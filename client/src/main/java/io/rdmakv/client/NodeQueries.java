@@ -1,0 +1,94 @@
+package io.rdmakv.client;
+
+import io.rdmakv.client.internal.Router;
+import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.Status;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.protocol.StatsOkMessage;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.Predicate;
+
+/**
+ * The client's questions to nodes over the control plane (STATS, DAMAGE_SCAN), each on this thread's
+ * session with the node, held for the call like any operation. Control path: allocates.
+ */
+final class NodeQueries
+{
+    /** Turns a failed session into the exception to throw. */
+    @FunctionalInterface
+    interface Failure
+    {
+        KvException of(Session session, int status, String operation);
+    }
+
+    private final Router router;
+    private final IntFunction<Session> sessions;
+    private final Failure failure;
+
+    NodeQueries(final Router router, final IntFunction<Session> sessions, final Failure failure)
+    {
+        this.router = router;
+        this.sessions = sessions;
+        this.failure = failure;
+    }
+
+    Map<Integer, StatsOkMessage> nodeStats()
+    {
+        final Map<Integer, StatsOkMessage> result = new LinkedHashMap<>();
+        for (final ClusterNode node : router.map().nodes())
+        {
+            result.put(node.id(), nodeStats(node.id()));
+        }
+        return result;
+    }
+
+    StatsOkMessage nodeStats(final int nodeId)
+    {
+        final List<ClusterNode> nodes = router.map().nodes();
+        for (int i = 0; i < nodes.size(); i++)
+        {
+            if (nodes.get(i).id() == nodeId)
+            {
+                final StatsOkMessage[] stats = new StatsOkMessage[1];
+                ask(i, "stats", session -> (stats[0] = session.stats()) != null);
+                return stats[0];
+            }
+        }
+        throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+    }
+
+    DamageReport damagedSlots(final int limit)
+    {
+        final DamageListing listing = new DamageListing(limit);
+        for (int i = 0; i < router.nodeCount(); i++)
+        {
+            final int id = router.map().nodes().get(i).id();
+            ask(i, "damagedSlots", session -> listing.collect(session, id));
+        }
+        return listing.report();
+    }
+
+    /** Runs {@code call} on node {@code index}'s session, held meanwhile; throws when it reports failure. */
+    private void ask(final int index, final String operation, final Predicate<Session> call)
+    {
+        final Session session = sessions.apply(index);
+        final boolean answered;
+        session.enter();
+        try
+        {
+            answered = call.test(session);
+        }
+        finally
+        {
+            session.exit();
+        }
+        if (!answered)
+        {
+            throw failure.of(session, Status.CONNECTION_LOST, operation);
+        }
+    }
+}
