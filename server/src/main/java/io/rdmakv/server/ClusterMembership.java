@@ -15,6 +15,17 @@ import java.nio.file.Path;
  */
 public final class ClusterMembership
 {
+    /** A cluster map this node cannot start with: a configuration error (kvserver exits 2, not restarted). */
+    public static final class InvalidMembershipException extends IllegalArgumentException
+    {
+        private static final long serialVersionUID = 1L;
+
+        InvalidMembershipException(final String message, final Throwable cause)
+        {
+            super(message, cause);
+        }
+    }
+
     private ClusterMembership()
     {
     }
@@ -22,7 +33,7 @@ public final class ClusterMembership
     /**
      * Reads and checks the map in {@code file} for node {@code nodeId} listening on {@code host:port}.
      *
-     * @throws IllegalArgumentException saying what is wrong (unreadable, malformed, node missing, address differs)
+     * @throws InvalidMembershipException saying what is wrong (unreadable, malformed, node missing, address differs)
      */
     public static ClusterMap load(final Path file, final int nodeId, final String host, final int port)
     {
@@ -33,19 +44,20 @@ public final class ClusterMembership
         }
         catch (final IOException e)
         {
-            throw new IllegalArgumentException("cannot read cluster map " + file + ": " + e.getMessage(), e);
+            throw new InvalidMembershipException("cannot read cluster map " + file + ": " + e.getMessage(), e);
         }
         catch (final IllegalArgumentException e)
         {
-            throw new IllegalArgumentException("cluster map " + file + ": " + e.getMessage(), e);
+            throw new InvalidMembershipException("cluster map " + file + ": " + e.getMessage(), e);
         }
         final ClusterNode self = map.nodes().stream().filter(n -> n.id() == nodeId).findFirst().orElseThrow(() ->
-            new IllegalArgumentException("cluster map " + file + " does not list node id " + nodeId));
+            new InvalidMembershipException("cluster map " + file + " does not list node id " + nodeId, null));
         final boolean anyHost = "0.0.0.0".equals(host) || "::".equals(host);
         if (self.port() != port || !(anyHost || self.host().equals(host)))
         {
-            throw new IllegalArgumentException("cluster map " + file + " lists node " + nodeId + " at " + self.host() +
-                ":" + self.port() + ", but its address is " + host + ":" + port + " (--listen, or --advertise)");
+            throw new InvalidMembershipException("cluster map " + file + " lists node " + nodeId + " at " +
+                self.host() + ":" + self.port() + ", but its address is " + host + ":" + port +
+                " (--listen, or --advertise)", null);
         }
         return map;
     }

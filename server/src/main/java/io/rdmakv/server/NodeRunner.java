@@ -39,7 +39,8 @@ final class NodeRunner
         {
             err.println("kvserver: " + e.getMessage());
             err.flush();
-            return KvServerCommand.EXIT_START_FAILED;
+            return e instanceof ClusterMembership.InvalidMembershipException ? KvServerCommand.EXIT_USAGE :
+                KvServerCommand.EXIT_START_FAILED;
         }
         final Readiness readiness = new Readiness();
         readiness.requires(server.health()::isHealthy);

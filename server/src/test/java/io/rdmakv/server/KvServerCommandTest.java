@@ -105,28 +105,46 @@ class KvServerCommandTest
     }
 
     @Test
-    void aClusterMapThatCannotBeUsedIsAUsageError() throws IOException
+    void aClusterMapThatCannotBeUsedIsAUsageError() throws IOException, InterruptedException
     {
         final Path other = file("other.json", """
             {"epoch": 1, "nodes": [{"id": 0, "host": "127.0.0.1", "port": 7500}]}
             """);
-        final CommandRun elsewhere = CommandRun.of("--cluster", other.toString(), "--listen", "127.0.0.1:7400");
-        assertEquals(KvServerCommand.EXIT_USAGE, elsewhere.code(), elsewhere.err());
-        assertTrue(elsewhere.err().contains("lists node 0 at 127.0.0.1:7500, but its address is 127.0.0.1:7400"),
-            elsewhere.err());
-        final CommandRun missing = CommandRun.of("--cluster", other.toString(), "--node-id", "4");
-        assertEquals(KvServerCommand.EXIT_USAGE, missing.code(), missing.err());
-        assertTrue(missing.err().contains("does not list node id 4"), missing.err());
-        final CommandRun broken = CommandRun.of("--cluster", file("broken.json", "{nodes").toString());
-        assertEquals(KvServerCommand.EXIT_USAGE, broken.code(), broken.err());
-        assertTrue(broken.err().contains("--cluster"), broken.err());
-        final CommandRun absent = CommandRun.of("--cluster", "/nonexistent/cluster.json");
-        assertEquals(KvServerCommand.EXIT_USAGE, absent.code(), absent.err());
-        assertTrue(absent.err().contains("cannot read cluster map"), absent.err());
+        assertUsageError(CommandRun.of("--cluster", other.toString(), "--listen", "127.0.0.1:0", "--memory", "16m",
+            "--transport", "tcp").config(), "lists node 0 at 127.0.0.1:7500, but its address is 127.0.0.1:");
+        assertUsageError(CommandRun.of("--cluster", other.toString(), "--node-id", "4", "--listen", "127.0.0.1:0",
+            "--memory", "16m", "--transport", "tcp").config(), "does not list node id 4");
+        assertUsageError(CommandRun.of("--cluster", file("broken.json", "{nodes").toString(), "--listen",
+            "127.0.0.1:0", "--memory", "16m", "--transport", "tcp").config(), "cluster map ");
+        assertUsageError(CommandRun.of("--cluster", "/nonexistent/cluster.json", "--listen", "127.0.0.1:0",
+            "--memory", "16m", "--transport", "tcp").config(), "cannot read cluster map");
         final CommandRun proxied = CommandRun.of("--cluster", other.toString(), "--listen", "127.0.0.1:7400",
             "--advertise", "127.0.0.1:7500");
         assertEquals(0, proxied.code(), proxied.err());
         assertEquals(7500, proxied.config().advertisePort());
+        assertUsageError(proxied.config().toBuilder().listen("127.0.0.1", 0).memoryBytes(16L << 20).build(), null);
+    }
+
+    /** Runs the node as kvserver does: a usage error (exit 2) naming {@code expected}, or starts (null) and stops. */
+    private static void assertUsageError(final ServerConfig config, final String expected) throws InterruptedException
+    {
+        final java.io.StringWriter out = new java.io.StringWriter();
+        final java.io.StringWriter err = new java.io.StringWriter();
+        if (expected == null)
+        {
+            try (KvServer node = KvServer.start(config.toBuilder().transport("tcp").build()))
+            {
+                assertTrue(node.port() > 0, "a node advertised where the map lists it starts");
+            }
+            catch (final IOException e)
+            {
+                throw new AssertionError(e);
+            }
+            return;
+        }
+        assertEquals(KvServerCommand.EXIT_USAGE, NodeRunner.run(config, new java.io.PrintWriter(out),
+            new java.io.PrintWriter(err)), err.toString());
+        assertTrue(err.toString().contains(expected), err.toString());
     }
 
     @Test

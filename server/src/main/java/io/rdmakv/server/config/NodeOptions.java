@@ -1,7 +1,6 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.server.ServerConfig;
-import io.rdmakv.server.ClusterMembership;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -35,9 +34,8 @@ public final class NodeOptions
     private String authToken;
 
     /**
-     * Sets listen address, node id, cluster map and token; refuses a malformed address, a negative id, and a
-     * cluster map that cannot be read, does not list this node or lists it at another address (usage errors:
-     * exit 2, which the systemd unit does not restart).
+     * Sets listen and advertised address, node id, cluster map and token; refuses a malformed address or a
+     * negative id. The cluster map itself is read and checked when the node starts (a usage error too).
      */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
     {
@@ -55,18 +53,6 @@ public final class NodeOptions
             final int at = colonOf(spec, "--advertise", advertise);
             advertiseHost = advertise.substring(0, at);
             advertisePort = portOf(spec, "--advertise", advertise, at);
-        }
-        if (cluster != null)
-        {
-            try
-            {
-                ClusterMembership.load(cluster, nodeId, advertiseHost == null ? host : advertiseHost,
-                    advertisePort != 0 ? advertisePort : port);
-            }
-            catch (final IllegalArgumentException e)
-            {
-                throw Invalid.because(spec, "--cluster", cluster, e.getMessage());
-            }
         }
         builder.listen(host, port).advertise(advertiseHost, advertisePort).nodeId(nodeId).clusterFile(cluster)
             .authToken(authToken == null ? "" : authToken);
