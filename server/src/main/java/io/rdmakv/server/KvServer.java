@@ -193,7 +193,8 @@ public final class KvServer implements AutoCloseable
                     region.indexRegion().rkey()),
                 new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
                     region.dataRegion().rkey()),
-                region.geometry(), clusterMapJson, session.id(), config.graceNanos());
+                region.geometry(), clusterMapJson, session.id(), config.graceNanos(),
+                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
             return new BootstrapListener.Outcome(ok, () -> agent.departed(opened));
         }
         catch (final RuntimeException e)

@@ -58,7 +58,7 @@ public final class ControlCodec
             case FreeMessage m -> m.encodeBody(writer);
             case StatsOkMessage m -> m.encodeBody(writer);
             case ErrorMessage m -> m.encodeBody(writer);
-            case StatsMessage _, ByeMessage _, ShutdownMessage _ ->
+            case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _ ->
             {
                 // header only
             }
@@ -153,6 +153,7 @@ public final class ControlCodec
                 case BYE -> new ByeMessage(requestId);
                 case SHUTDOWN -> new ShutdownMessage(requestId);
                 case ERROR -> ErrorMessage.decode(reader, requestId);
+                case HEARTBEAT -> new HeartbeatMessage(requestId);
             };
         }
         catch (final IllegalArgumentException ex)

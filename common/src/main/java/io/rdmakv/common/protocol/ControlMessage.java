@@ -7,7 +7,7 @@ package io.rdmakv.common.protocol;
  */
 public sealed interface ControlMessage permits
     HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
-    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage
+    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, HeartbeatMessage
 {
     /** The message's type. */
     MessageType type();

@@ -30,7 +30,9 @@ public enum MessageType
     /** Server to client: the server is going away. */
     SHUTDOWN(11, HEADER_LENGTH, HEADER_LENGTH),
     /** Either way: a request failed, with a reason. */
-    ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH);
+    ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Client to server, on the bootstrap connection only: still alive, keep my lease. */
+    HEARTBEAT(13, HEADER_LENGTH, HEADER_LENGTH);
 
     private static final MessageType[] BY_CODE;
 

@@ -50,9 +50,10 @@ class ControlCodecTest
             assertEquals(i + 1, types[i].code(), types[i].name());
             assertSame(types[i], MessageType.of(i + 1));
         }
-        assertEquals(12, types.length);
+        assertEquals(13, types.length);
+        assertEquals(MessageType.HEARTBEAT, MessageType.of(13), "HEARTBEAT is appended after the first twelve");
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(13));
+        assertEquals(null, MessageType.of(14));
         assertEquals(null, MessageType.of(-1));
     }
 
@@ -101,12 +102,24 @@ class ControlCodecTest
         assertEquals(Samples.SERVER.encodedLength(), LittleEndian.u16(s, 20));
         assertEquals(0x1111, s.get(LittleEndian.U32, 40));
         assertEquals(0x2222, s.get(LittleEndian.U32, 44));
+        assertEquals(0x5E55_1000L, s.get(LittleEndian.U64, 64));
+        assertEquals(100_000_000L, s.get(LittleEndian.U64, 72));
+        assertEquals(500, s.get(LittleEndian.U32, 84), "heartbeat_interval_ms where the reserved word was");
         final RegionHeader header = new RegionHeader().wrap(s.asSlice(88, RegionHeaderDescriptor.USED_LENGTH));
         assertEquals(RegionHeaderDescriptor.MAGIC, header.magic(), "the region header travels as it lies in memory");
         assertEquals(RegionHeaderDescriptor.LAYOUT_VERSION, header.layoutVersion());
         assertEquals(1, header.nodeId());
         assertEquals(Samples.GEOMETRY, header.geometry());
         assertEquals(Samples.MAP, message.clusterMap());
+    }
+
+    @Test
+    void encodesHeartbeatAsAHeaderAlone()
+    {
+        final byte[] bytes = ControlCodec.toBytes(new HeartbeatMessage(0x0102030405060708L));
+        assertEquals("0d00" + "0000" + "10000000" + "0807060504030201", HexFormat.of().formatHex(bytes));
+        assertEquals(new HeartbeatMessage(0x0102030405060708L), ControlCodec.fromBytes(bytes));
+        assertTrue(MessageType.HEARTBEAT.isFixedLength());
     }
 
     @Test
