@@ -19,7 +19,10 @@ import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.ServerSession;
 import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.IndexAtomics;
 import io.rdmakv.server.space.IndexScanner;
+import io.rdmakv.server.space.LockSweeper;
+import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
@@ -65,6 +68,8 @@ public final class KvServer implements AutoCloseable
     private final ServerCounters counters = new ServerCounters();
     private final ControlAgent agent;
     private final IndexScanner scanner;
+    private final IndexAtomics atomics;
+    private final LockSweeper sweeper;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
@@ -73,6 +78,7 @@ public final class KvServer implements AutoCloseable
 
     private KvServer(final ServerConfig config) throws IOException
     {
+        checkLease(config);
         this.config = config;
         final RegionGeometry geometry = RegionGeometry.forMemory(config.memoryBytes(), config.chunkSize());
         this.token = config.authToken().getBytes(StandardCharsets.UTF_8);
@@ -81,10 +87,11 @@ public final class KvServer implements AutoCloseable
         ProtectionDomain allocated = null;
         Region created = null;
         CompletionQueue createdCq = null;
+        IndexAtomics createdAtomics = null;
         try
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()),
-                this::openSession);
+                config.leaseTimeoutNanos(), this::openSession);
             this.clusterMap = loadClusterMap(config, bound.port());
             this.clusterMapJson = clusterMap.toJson().getBytes(StandardCharsets.UTF_8);
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
@@ -92,9 +99,13 @@ public final class KvServer implements AutoCloseable
             allocated = opened.allocateProtectionDomain();
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages());
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
+            createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
+                new LoopbackIndexAtomics(allocated, created.segment(), created.indexRegion()) :
+                new CpuIndexAtomics(created.segment());
         }
         catch (final IOException | RuntimeException e)
         {
+            closeQuietly(createdAtomics);
             closeQuietly(createdCq);
             closeQuietly(created);
             closeQuietly(allocated);
@@ -107,14 +118,17 @@ public final class KvServer implements AutoCloseable
         pd = allocated;
         region = created;
         cq = createdCq;
+        atomics = createdAtomics;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
-        scanner = new IndexScanner(new CpuIndexAtomics(region.segment()), geometry);
+        scanner = new IndexScanner(atomics, geometry);
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry), geometry,
             counters, SystemNanoClock.INSTANCE);
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
+        sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
+            .start();
         listener.start();
     }
 
@@ -125,6 +139,18 @@ public final class KvServer implements AutoCloseable
     public static KvServer start(final ServerConfig config) throws IOException
     {
         return new KvServer(config);
+    }
+
+    /** Heartbeats must come well inside the lease: at least two per timeout. */
+    private static void checkLease(final ServerConfig config)
+    {
+        if (config.heartbeatIntervalNanos() <= 0 || config.leaseTimeoutNanos() <= 0 ||
+            config.heartbeatIntervalNanos() >= config.leaseTimeoutNanos() / 2 ||
+            TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()) < 1)
+        {
+            throw new IllegalArgumentException("heartbeat interval " + config.heartbeatIntervalNanos() +
+                " ns must be at least 1 ms and below half the lease timeout (" + config.leaseTimeoutNanos() + " ns)");
+        }
     }
 
     private static String tcpBindHost(final ServerConfig config)
@@ -195,7 +221,15 @@ public final class KvServer implements AutoCloseable
                     region.dataRegion().rkey()),
                 region.geometry(), clusterMapJson, session.id(), config.graceNanos(),
                 (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
-            return new BootstrapListener.Outcome(ok, () -> agent.departed(opened));
+            return new BootstrapListener.Outcome(ok, end ->
+            {
+                switch (end.kind())
+                {
+                    case CLOSED -> agent.departed(opened);
+                    case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
+                    case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
+                }
+            });
         }
         catch (final RuntimeException e)
         {
@@ -248,6 +282,18 @@ public final class KvServer implements AutoCloseable
     public long freeBytes()
     {
         return counters.get(ServerCounter.FREE_BYTES);
+    }
+
+    /** How the node changes index words clients CAS: {@code cpu} or {@code loopback} (through the NIC). */
+    public String indexAtomics()
+    {
+        return atomics instanceof LoopbackIndexAtomics ? "loopback" : "cpu";
+    }
+
+    /** Sweeps the index for stale insert locks now (besides the periodic sweep); returns those cleared. */
+    public int sweepStaleLocks()
+    {
+        return sweeper.sweep();
     }
 
     /** The name of the opened device, e.g. {@code mlx5_0}, {@code rxe0}, {@code tcp0}. */
@@ -309,6 +355,7 @@ public final class KvServer implements AutoCloseable
         closed = true;
         shuttingDown = true;
         listener.close();
+        sweeper.close();
         agent.execute(agent::announceShutdown);
         try
         {
@@ -325,6 +372,7 @@ public final class KvServer implements AutoCloseable
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(atomics);
         closeQuietly(cq);
         closeQuietly(region);
         closeQuietly(pd);

@@ -18,11 +18,18 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Accepts clients on the node's TCP port. Each connection gets a virtual thread that reads one HELLO,
  * asks the {@link SessionFactory} to open a session (or refuses with a reason), answers, and then
- * waits on the socket for the rest of the session: its end is the client's departure.
+ * holds the session's lease on the socket ({@link LeaseReader}): HEARTBEATs renew it; the connection's
+ * end, a lease timeout without a whole HEARTBEAT, or any other frame end the session, and the factory's
+ * {@link Outcome#onEnd()} hears which ({@link SessionEnd}).
+ *
+ * <p>On a departure (the connection closed) the listener closes the socket. On an expired lease or a bad
+ * frame it leaves the socket open for the session's owner, which fences the session before anything else
+ * and closes the socket with it.
  */
 public final class BootstrapListener implements AutoCloseable
 {
@@ -34,26 +41,40 @@ public final class BootstrapListener implements AutoCloseable
     {
         /**
          * Opens a session for {@code hello} from {@code socket}; returns the reply (HELLO_OK or
-         * HELLO_REFUSED) and, for HELLO_OK, the task to run when the connection ends.
+         * HELLO_REFUSED) and, for HELLO_OK, what to do when the session's lease ends.
          */
         Outcome open(HelloMessage hello, Socket socket);
     }
 
-    /** What the factory decided: the reply, and what to do when the client's connection closes (or null). */
-    public record Outcome(ControlMessage reply, Runnable onDeparture)
+    /**
+     * What the factory decided: the reply, and what to do when the session ends (null when no session was
+     * opened). {@code onEnd} runs on the connection's thread and must only hand the end on.
+     */
+    public record Outcome(ControlMessage reply, Consumer<SessionEnd> onEnd)
     {
     }
 
     private final ServerSocket server;
     private final SessionFactory factory;
+    private final long leaseTimeoutNanos;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
 
-    /** Binds the port now, so a busy port fails at start-up with a clear error. */
-    public BootstrapListener(final InetSocketAddress address, final SessionFactory factory) throws IOException
+    /**
+     * Binds the port now, so a busy port fails at start-up with a clear error.
+     *
+     * @param leaseTimeoutNanos how long a session keeps its lease without a whole HEARTBEAT
+     */
+    public BootstrapListener(final InetSocketAddress address, final long leaseTimeoutNanos,
+        final SessionFactory factory) throws IOException
     {
+        if (leaseTimeoutNanos <= 0)
+        {
+            throw new IllegalArgumentException("lease timeout of " + leaseTimeoutNanos + " ns");
+        }
         this.factory = factory;
+        this.leaseTimeoutNanos = leaseTimeoutNanos;
         server = new ServerSocket();
         server.setReuseAddress(true);
         try
@@ -101,7 +122,8 @@ public final class BootstrapListener implements AutoCloseable
 
     private void serve(final Socket socket)
     {
-        Runnable onDeparture = null;
+        Consumer<SessionEnd> onEnd = null;
+        SessionEnd end = null;
         try
         {
             socket.setTcpNoDelay(true);
@@ -125,17 +147,12 @@ public final class BootstrapListener implements AutoCloseable
             final Outcome outcome = factory.open(hello, socket);
             socket.getOutputStream().write(ControlCodec.toBytes(outcome.reply()));
             socket.getOutputStream().flush();
-            onDeparture = outcome.onDeparture();
-            if (onDeparture == null)
+            onEnd = outcome.onEnd();
+            if (onEnd == null)
             {
                 return;
             }
-            socket.setSoTimeout(0);
-            final InputStream in = socket.getInputStream();
-            while (in.read() >= 0)
-            {
-                // the client sends nothing more here: any byte is ignored, the end is the departure
-            }
+            end = new LeaseReader(socket, leaseTimeoutNanos).hold();
         }
         catch (final SocketTimeoutException e)
         {
@@ -148,17 +165,21 @@ public final class BootstrapListener implements AutoCloseable
         finally
         {
             connections.remove(socket);
-            try
+            if (onEnd == null || end == null || end.kind() == SessionEnd.Kind.CLOSED)
             {
-                socket.close();
+                try
+                {
+                    socket.close();
+                }
+                catch (final IOException ignore)
+                {
+                    // already gone
+                }
             }
-            catch (final IOException ignore)
+            if (onEnd != null)
             {
-                // already gone
-            }
-            if (onDeparture != null)
-            {
-                onDeparture.run();
+                onEnd.accept(end != null ? end :
+                    new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection failed"));
             }
         }
     }

@@ -29,7 +29,11 @@ public enum ServerMetric
     RECLAIMED_BYTES("rdmakv_reclaimed_bytes_total", Type.COUNTER,
         "Bytes reclaimed from departed sessions' grants that no slot referenced"),
     INSERT_LOCKS_RELEASED("rdmakv_insert_locks_released_total", Type.COUNTER,
-        "Insert locks a departed session held that the server released");
+        "Insert locks a departed session held that the server released"),
+    LEASES_EXPIRED("rdmakv_leases_expired_total", Type.COUNTER,
+        "Client sessions whose lease expired (no heartbeat within the lease timeout): fenced, then reclaimed"),
+    STALE_INSERT_LOCKS_CLEARED("rdmakv_stale_insert_locks_cleared_total", Type.COUNTER,
+        "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep");
 
     /** How Prometheus reads the family: a counter only grows, a gauge goes up and down. */
     public enum Type
