@@ -145,9 +145,9 @@ public final class BootstrapListener implements AutoCloseable
                 return;
             }
             final Outcome outcome = factory.open(hello, socket);
+            onEnd = outcome.onEnd(); // before the reply: a session whose HELLO_OK cannot be sent still ends
             socket.getOutputStream().write(ControlCodec.toBytes(outcome.reply()));
             socket.getOutputStream().flush();
-            onEnd = outcome.onEnd();
             if (onEnd == null)
             {
                 return;
