@@ -1,6 +1,8 @@
 package io.rdmakv.client;
 
 import io.rdmakv.client.internal.ClientCounter;
+import io.rdmakv.client.internal.ClientJanitor;
+import io.rdmakv.client.internal.HeartbeatDuty;
 import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.LaneCounters;
 import io.rdmakv.client.internal.LaneResult;
@@ -20,6 +22,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -53,6 +56,7 @@ public final class KvClient implements AutoCloseable
     private final ExecutorService async;
     private final ClientMetrics metrics;
     private final NodeQueries queries;
+    private final ClientJanitor janitor;
     private volatile boolean closed;
 
     KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd, final Router router,
@@ -70,6 +74,14 @@ public final class KvClient implements AutoCloseable
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
+        janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, janitorDuties()).start();
+    }
+
+    /** What the janitor does for every open session each tick, one line per duty. */
+    private static List<ClientJanitor.Duty> janitorDuties()
+    {
+        return List.of(
+            new HeartbeatDuty());
     }
 
     /**
@@ -371,6 +383,7 @@ public final class KvClient implements AutoCloseable
             return;
         }
         closed = true;
+        janitor.close();
         async.shutdownNow();
         if (metrics != null)
         {

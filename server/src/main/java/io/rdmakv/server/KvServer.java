@@ -26,6 +26,8 @@ import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.IndexAtomics;
 import io.rdmakv.server.space.IndexScanner;
+import io.rdmakv.server.space.LockSweeper;
+import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
@@ -75,6 +77,8 @@ public final class KvServer implements AutoCloseable
     private final RateLimitedLog authLog = new RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
     private final ControlAgent agent;
     private final IndexScanner scanner;
+    private final IndexAtomics atomics;
+    private final LockSweeper sweeper;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
@@ -83,6 +87,7 @@ public final class KvServer implements AutoCloseable
 
     private KvServer(final ServerConfig config) throws IOException
     {
+        checkLease(config);
         this.config = config;
         final RegionGeometry geometry = RegionGeometry.forMemory(config.memoryBytes(), config.chunkSize());
         MemoryBudget.system().check(config.memoryBytes(), Runtime.getRuntime().maxMemory());
@@ -92,10 +97,11 @@ public final class KvServer implements AutoCloseable
         ProtectionDomain allocated = null;
         Region created = null;
         CompletionQueue createdCq = null;
+        IndexAtomics createdAtomics = null;
         try
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()),
-                this::openSession, health);
+                config.leaseTimeoutNanos(), this::openSession, health);
             this.clusterMap = loadClusterMap(config, bound.port());
             this.clusterMapJson = clusterMap.toJson().getBytes(StandardCharsets.UTF_8);
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
@@ -103,9 +109,13 @@ public final class KvServer implements AutoCloseable
             allocated = opened.allocateProtectionDomain();
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages());
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
+            createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
+                new LoopbackIndexAtomics(allocated, created.segment(), created.indexRegion()) :
+                new CpuIndexAtomics(created.segment());
         }
         catch (final IOException | RuntimeException e)
         {
+            closeQuietly(createdAtomics);
             closeQuietly(createdCq);
             closeQuietly(created);
             closeQuietly(allocated);
@@ -118,9 +128,9 @@ public final class KvServer implements AutoCloseable
         pd = allocated;
         region = created;
         cq = createdCq;
+        atomics = createdAtomics;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
-        final IndexAtomics atomics = new CpuIndexAtomics(region.segment());
         scanner = new IndexScanner(atomics, geometry);
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry),
             new SlotRepair(region.segment(), geometry, atomics, config.graceNanos(), counters,
@@ -130,6 +140,8 @@ public final class KvServer implements AutoCloseable
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
+        sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
+            .start();
         listener.start();
     }
 
@@ -140,6 +152,18 @@ public final class KvServer implements AutoCloseable
     public static KvServer start(final ServerConfig config) throws IOException
     {
         return new KvServer(config);
+    }
+
+    /** Heartbeats must come well inside the lease: at least two per timeout. */
+    private static void checkLease(final ServerConfig config)
+    {
+        if (config.heartbeatIntervalNanos() <= 0 || config.leaseTimeoutNanos() <= 0 ||
+            config.heartbeatIntervalNanos() >= config.leaseTimeoutNanos() / 2 ||
+            TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()) < 1)
+        {
+            throw new IllegalArgumentException("heartbeat interval " + config.heartbeatIntervalNanos() +
+                " ns must be at least 1 ms and below half the lease timeout (" + config.leaseTimeoutNanos() + " ns)");
+        }
     }
 
     private static String tcpBindHost(final ServerConfig config)
@@ -221,8 +245,17 @@ public final class KvServer implements AutoCloseable
                     region.indexRegion().rkey()),
                 new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
                     region.dataRegion().rkey()),
-                region.geometry(), clusterMapJson, session.id(), config.graceNanos());
-            return new BootstrapListener.Outcome(ok, () -> agent.departed(opened));
+                region.geometry(), clusterMapJson, session.id(), config.graceNanos(),
+                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
+            return new BootstrapListener.Outcome(ok, end ->
+            {
+                switch (end.kind())
+                {
+                    case CLOSED -> agent.departed(opened);
+                    case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
+                    case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
+                }
+            });
         }
         catch (final RuntimeException e)
         {
@@ -289,6 +322,18 @@ public final class KvServer implements AutoCloseable
         return counters.get(ServerCounter.FREE_BYTES);
     }
 
+    /** How the node changes index words clients CAS: {@code cpu} or {@code loopback} (through the NIC). */
+    public String indexAtomics()
+    {
+        return atomics instanceof LoopbackIndexAtomics ? "loopback" : "cpu";
+    }
+
+    /** Sweeps the index for stale insert locks now (besides the periodic sweep); returns those cleared. */
+    public int sweepStaleLocks()
+    {
+        return sweeper.sweep();
+    }
+
     /** The name of the opened device, e.g. {@code mlx5_0}, {@code rxe0}, {@code tcp0}. */
     public String deviceName()
     {
@@ -348,6 +393,7 @@ public final class KvServer implements AutoCloseable
         closed = true;
         shuttingDown = true;
         listener.close();
+        sweeper.close();
         agent.execute(agent::announceShutdown);
         try
         {
@@ -364,6 +410,7 @@ public final class KvServer implements AutoCloseable
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(atomics);
         closeQuietly(cq);
         closeQuietly(region);
         closeQuietly(pd);

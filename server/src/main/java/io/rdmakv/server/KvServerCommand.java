@@ -3,6 +3,7 @@ package io.rdmakv.server;
 import io.rdmakv.server.config.ConfigFile;
 import io.rdmakv.server.config.ConfigFileException;
 import io.rdmakv.server.config.LayeredDefaults;
+import io.rdmakv.server.config.LeaseOptions;
 import io.rdmakv.server.config.MetricsOptions;
 import io.rdmakv.server.config.NodeOptions;
 import io.rdmakv.server.config.SpaceOptions;
@@ -72,6 +73,9 @@ public final class KvServerCommand implements Callable<Integer>
     private SpaceOptions space;
 
     @Mixin
+    private LeaseOptions lease;
+
+    @Mixin
     private TransportOptions transport;
 
     @Mixin
@@ -93,6 +97,7 @@ public final class KvServerCommand implements Callable<Integer>
         final ServerConfig.Builder builder = ServerConfig.builder();
         node.configure(builder, spec);
         space.configure(builder, spec);
+        lease.configure(builder, spec);
         transport.configure(builder, spec);
         metrics.configure(builder, spec);
         return builder.build();

@@ -63,9 +63,11 @@ final class NodeRunner
             }
         }
         out.printf("kvserver node %d listening on %s:%d, transport %s, region %d bytes (%d index slots, %d data " +
-                "bytes), grace %d ms%n", config.nodeId(), config.listenHost(), server.port(), server.transport(),
-            server.geometry().regionLength(), server.geometry().slotCount(), server.geometry().dataLength(),
-            TimeUnit.NANOSECONDS.toMillis(config.graceNanos()));
+                "bytes), grace %d ms, lease %d ms (heartbeats every %d ms)%n", config.nodeId(), config.listenHost(),
+            server.port(), server.transport(), server.geometry().regionLength(), server.geometry().slotCount(),
+            server.geometry().dataLength(), TimeUnit.NANOSECONDS.toMillis(config.graceNanos()),
+            TimeUnit.NANOSECONDS.toMillis(config.leaseTimeoutNanos()),
+            TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
         SelfCheck.report(config, server).forEach(out::println);
         if (endpoint != null)
         {

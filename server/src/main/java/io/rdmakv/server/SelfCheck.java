@@ -32,7 +32,8 @@ final class SelfCheck
         lines.add(PREFIX + "transport " + server.transport() + " (asked for " + config.transport() + "), device " +
             server.deviceName() + (config.transport().equals("tcp") ? "" : " port " + config.devicePort()) +
             ": link layer " + device.linkLayer() + ", port " + device.portState() + ", atomics " +
-            device.atomicCapability());
+            device.atomicCapability() + " (the node changes lock words with " + (
+            "loopback".equals(server.indexAtomics()) ? "RDMA CAS through a loopback queue pair)" : "CPU CAS)"));
         if ("NONE".equals(device.atomicCapability()))
         {
             lines.add(PREFIX + "WARNING: device " + server.deviceName() + " has no atomic operations; clients' " +

@@ -95,13 +95,14 @@ class KvServerCommandTest
             device-port: 2
             metrics-port: 9401
             metrics-host: 127.0.0.1
+            lease-timeout-ms: 2000
+            heartbeat-ms: 250
             """.formatted(cluster));
         final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
         assertEquals(0, run.code(), run.err());
         assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
             TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401,
-            ServerConfig.DEFAULT_LEASE_TIMEOUT_NANOS, ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0),
-            run.config());
+            TimeUnit.MILLISECONDS.toNanos(2000), TimeUnit.MILLISECONDS.toNanos(250), 0, null, 0), run.config());
     }
 
     @Test
@@ -154,6 +155,29 @@ class KvServerCommandTest
         final ServerConfig c = CommandRun.of(Map.of(), "--config", config.toString()).config();
         assertEquals(128L << 20, c.memoryBytes());
         assertEquals(1, c.nodeId());
+    }
+
+    @Test
+    void leaseTimeoutAndHeartbeatComeFromFlagsEnvironmentOrFileAndHeartbeatsFitTwiceInALease() throws IOException
+    {
+        final ServerConfig defaults = CommandRun.of().config();
+        assertEquals(TimeUnit.SECONDS.toNanos(3), defaults.leaseTimeoutNanos());
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(500), defaults.heartbeatIntervalNanos());
+        final ServerConfig flags = CommandRun.of("--lease-timeout-ms", "1000", "--heartbeat-ms", "200").config();
+        assertEquals(TimeUnit.SECONDS.toNanos(1), flags.leaseTimeoutNanos());
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(200), flags.heartbeatIntervalNanos());
+        final Map<String, String> env = Map.of("RDMAKV_LEASE_TIMEOUT_MS", "10000", "RDMAKV_HEARTBEAT_MS", "1000");
+        assertEquals(TimeUnit.SECONDS.toNanos(10), CommandRun.of(env).config().leaseTimeoutNanos());
+        assertEquals(TimeUnit.SECONDS.toNanos(1), CommandRun.of(env).config().heartbeatIntervalNanos());
+
+        final CommandRun tooSlow = CommandRun.of("--lease-timeout-ms", "1000", "--heartbeat-ms", "500");
+        assertEquals(KvServerCommand.EXIT_USAGE, tooSlow.code());
+        assertTrue(tooSlow.err().startsWith("kvserver: Invalid value for option '--heartbeat-ms': expected " +
+            "1..499 milliseconds (less than half of --lease-timeout-ms 1000), not '500'"), tooSlow.err());
+        assertEquals(KvServerCommand.EXIT_USAGE, CommandRun.of("--heartbeat-ms", "0").code());
+        final CommandRun tooShort = CommandRun.of("--lease-timeout-ms", "100");
+        assertTrue(tooShort.err().contains("'--lease-timeout-ms': expected 250..3600000 milliseconds"), tooShort.err());
+        assertRefused(file("lease.yaml", "heartbeat-ms: 2000\n"), "key 'heartbeat-ms'", "less than half");
     }
 
     @Test

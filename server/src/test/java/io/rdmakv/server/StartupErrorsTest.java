@@ -38,6 +38,14 @@ class StartupErrorsTest
     }
 
     @Test
+    void heartbeatsThatDoNotFitTwiceInALease()
+    {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> KvServer.start(ServerConfig.local(MEMORY).toBuilder().lease(1_000_000_000L, 500_000_000L).build()));
+        assertTrue(e.getMessage().contains("below half the lease timeout"), e.getMessage());
+    }
+
+    @Test
     void memoryThisMachineCannotGiveIsRefusedBeforeItIsTouched()
     {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

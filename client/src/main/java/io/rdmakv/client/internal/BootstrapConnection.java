@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The TCP connection a session starts with: one HELLO and its reply, framed by the control-message
- * header's length. It then stays open for the session's lifetime; the server takes its closing as
- * the client's departure.
+ * header's length. It then stays open for the session's lifetime and carries the session's lease: the
+ * client's janitor sends a HEARTBEAT on it every interval the node asked for ({@link #send}); the node
+ * takes its closing as the client's departure and a silence as long as its lease timeout as a client
+ * frozen or cut off. The data path never uses it.
  */
 final class BootstrapConnection implements AutoCloseable
 {
@@ -58,6 +60,17 @@ final class BootstrapConnection implements AutoCloseable
         System.arraycopy(header, 0, message, 0, header.length);
         in.readFully(message, header.length, length - header.length);
         return ControlCodec.fromBytes(message);
+    }
+
+    /**
+     * Sends {@code message} without waiting for anything back (HEARTBEAT). Safe from any thread, also while
+     * the connection is being closed (then it throws).
+     */
+    synchronized void send(final ControlMessage message) throws IOException
+    {
+        final OutputStream out = socket.getOutputStream();
+        out.write(ControlCodec.toBytes(message));
+        out.flush();
     }
 
     @Override

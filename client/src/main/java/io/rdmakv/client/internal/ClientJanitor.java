@@ -14,6 +14,9 @@ public final class ClientJanitor implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(ClientJanitor.class.getName());
 
+    /** How often KvClient's janitor runs its duties: well inside any heartbeat interval a node may ask for. */
+    public static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     /** One periodic task, run for each open session. */
     @FunctionalInterface
     public interface Duty

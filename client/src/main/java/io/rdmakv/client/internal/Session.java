@@ -6,6 +6,7 @@ import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
+import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
@@ -54,7 +55,10 @@ public final class Session implements AutoCloseable
     private final HelloOkMessage hello;
     private final Lane lane;
     private final ReentrantLock use = new ReentrantLock();
-    private boolean closed;
+    private final long heartbeatIntervalNanos;
+    private long heartbeats;
+    private long lastHeartbeatNanos;
+    private volatile boolean closed;
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
@@ -117,6 +121,8 @@ public final class Session implements AutoCloseable
         space = new SpaceLease(control, counters, SystemNanoClock.INSTANCE);
         lane = new Lane(mem, requests, remote, space, control, counters, hello.sessionId(), hello.graceNanos(),
             SystemNanoClock.INSTANCE);
+        heartbeatIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(hello.heartbeatIntervalMs()));
+        lastHeartbeatNanos = System.nanoTime();
     }
 
     /** Opens a session, or throws {@link SessionRefusedException} / {@link SessionFailedException}. */
@@ -176,6 +182,32 @@ public final class Session implements AutoCloseable
     public boolean isBroken()
     {
         return closed || io.failure() != 0;
+    }
+
+    // ---- the lease ----------------------------------------------------------------------------
+
+    /**
+     * Sends a HEARTBEAT on the bootstrap connection when the node's interval has passed since the last one
+     * (the janitor's thread, every tick; never the lane, so an operation in progress does not delay it).
+     * Returns true when one was sent. A connection the node closed (it fenced this session) only fails the
+     * send: the session's next operation fails on its own.
+     */
+    public boolean heartbeatIfDue(final long nowNanos)
+    {
+        if (closed || heartbeatIntervalNanos == 0 || nowNanos - lastHeartbeatNanos < heartbeatIntervalNanos)
+        {
+            return false;
+        }
+        lastHeartbeatNanos = nowNanos;
+        try
+        {
+            bootstrap.send(new HeartbeatMessage(++heartbeats));
+            return true;
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
     }
 
     // ---- control calls ----------------------------------------------------------------------

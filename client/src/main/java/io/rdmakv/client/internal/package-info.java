@@ -6,7 +6,11 @@
  * KvClient            the API; stages a key (and value) on this thread's lane, runs one operation through
  *                     one template, maps failures to exceptions (Failures); Connector learns the map
  *  Router             partitions to nodes; the per-thread session table; counters of dropped sessions
- *   Session           one node: bootstrap connection (the lease), queue pair, registered buffers; owns:
+ *  ClientJanitor      one background thread: each tick runs its duties (KvClient builds the list) over every
+ *                     open session, taking a lane only with tryEnter; HeartbeatDuty: a HEARTBEAT on each
+ *                     session's bootstrap connection every interval the node asked for (no lane needed)
+ *   Session           one node: bootstrap connection (the lease: HELLO, then heartbeats), queue pair,
+ *                     registered buffers; owns:
  *    LaneIo           posts a chain, polls completions, keeps the receive buffers
  *    LaneRequests     every data-path doorbell prebuilt once; operations patch addresses and words
  *    ControlChannel   control requests and replies over SEND/RECV (ALLOC, FREE, STATS, BYE, REPAIR,

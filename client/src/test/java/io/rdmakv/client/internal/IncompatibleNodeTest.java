@@ -64,7 +64,7 @@ class IncompatibleNodeTest
         final HelloOkMessage ok = new HelloOkMessage(1, 0, QueuePairEndpoint.tcp(1, 2, "127.0.0.1", 1),
             new RemoteRegion(1L << 40, geometry.headerAndIndexLength(), 1),
             new RemoteRegion((1L << 40) + geometry.dataOffset(), geometry.dataLength(), 2), geometry,
-            ClusterMap.of(1, List.of(new ClusterNode(0, "127.0.0.1", port))), 7L, 100_000_000L);
+            ClusterMap.of(1, List.of(new ClusterNode(0, "127.0.0.1", port))), 7L, 100_000_000L, 500);
         final byte[] bytes = ControlCodec.toBytes(ok);
         MemorySegment.ofArray(bytes).set(LittleEndian.U32,
             REGION_HEADER_IN_HELLO_OK + RegionHeaderDescriptor.LAYOUT_VERSION_OFFSET, layoutVersion);

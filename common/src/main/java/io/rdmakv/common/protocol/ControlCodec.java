@@ -62,7 +62,7 @@ public final class ControlCodec
             case RepairReplyMessage m -> m.encodeBody(writer);
             case DamageScanMessage m -> m.encodeBody(writer);
             case DamageScanOkMessage m -> m.encodeBody(writer);
-            case StatsMessage _, ByeMessage _, ShutdownMessage _ ->
+            case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _ ->
             {
                 // header only
             }
@@ -157,6 +157,7 @@ public final class ControlCodec
                 case BYE -> new ByeMessage(requestId);
                 case SHUTDOWN -> new ShutdownMessage(requestId);
                 case ERROR -> ErrorMessage.decode(reader, requestId);
+                case HEARTBEAT -> new HeartbeatMessage(requestId);
                 case REPAIR -> RepairMessage.decode(reader, requestId);
                 case REPAIR_REPLY -> RepairReplyMessage.decode(reader, requestId);
                 case DAMAGE_SCAN -> DamageScanMessage.decode(reader, requestId);

@@ -7,8 +7,8 @@ package io.rdmakv.common.protocol;
  */
 public sealed interface ControlMessage permits
     HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
-    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, RepairMessage, RepairReplyMessage,
-    DamageScanMessage, DamageScanOkMessage
+    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, HeartbeatMessage, RepairMessage,
+    RepairReplyMessage, DamageScanMessage, DamageScanOkMessage
 {
     /** The message's type. */
     MessageType type();

@@ -32,7 +32,8 @@ import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSI
  *   64 session_id           u64   nonzero; the client's insert-lock word
  *   72 grace_nanos          u64   how long freed space waits before reuse (see SpaceTiming)
  *   80 cluster_map_length   u32
- *   84 reserved             u32   zero
+ *   84 heartbeat_interval_ms u32  how often the client sends HEARTBEAT on this connection; the node fences a
+ *                                session that sends no whole frame for its lease timeout (0: send none)
  *   88 region_header        {@link RegionHeaderDescriptor#USED_LENGTH} bytes: the node's region header exactly as
  *                                it lies at the start of the region (magic, layout version, node id, geometry; see
  *                                {@link RegionHeaderDescriptor}): the one encoding of the geometry
@@ -56,7 +57,8 @@ public record HelloOkMessage(
     RegionGeometry geometry,
     byte[] clusterMapJson,
     long sessionId,
-    long graceNanos) implements ControlMessage
+    long graceNanos,
+    int heartbeatIntervalMs) implements ControlMessage
 {
     /** Where the variable part (endpoint, cluster map) starts: the fixed part's length. */
     public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 + RegionHeaderDescriptor.USED_LENGTH;
@@ -74,6 +76,11 @@ public record HelloOkMessage(
         if (sessionId == 0 || graceNanos < 0)
         {
             throw new IllegalArgumentException("HELLO_OK needs a nonzero session id and a grace period >= 0");
+        }
+        if (heartbeatIntervalMs < 0)
+        {
+            throw new IllegalArgumentException("heartbeat interval of " + Integer.toUnsignedString(heartbeatIntervalMs) +
+                " ms is over the limit of " + Integer.MAX_VALUE);
         }
         clusterMapJson = clusterMapJson == null ? new byte[0] : clusterMapJson.clone();
         if (clusterMapJson.length > MAX_CLUSTER_MAP_LENGTH)
@@ -105,11 +112,12 @@ public record HelloOkMessage(
         final RegionGeometry geometry,
         final ClusterMap clusterMap,
         final long sessionId,
-        final long graceNanos)
+        final long graceNanos,
+        final int heartbeatIntervalMs)
     {
         this(
             requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap.toJson().getBytes(StandardCharsets.UTF_8), sessionId, graceNanos);
+            geometry, clusterMap.toJson().getBytes(StandardCharsets.UTF_8), sessionId, graceNanos, heartbeatIntervalMs);
     }
 
     @Override
@@ -144,7 +152,7 @@ public record HelloOkMessage(
         writer.u32(protocolVersion).u16(endpointBytes.length).u16(0)
             .u64(indexRegion.address()).u64(indexRegion.length()).u32(indexRegion.rkey())
             .u32(dataRegion.rkey()).u64(dataRegion.address()).u64(dataRegion.length())
-            .u64(sessionId).u64(graceNanos).u32(clusterMapJson.length).u32(0)
+            .u64(sessionId).u64(graceNanos).u32(clusterMapJson.length).u32(heartbeatIntervalMs)
             .bytes(header).bytes(endpointBytes).bytes(clusterMapJson);
     }
 
@@ -169,7 +177,7 @@ public record HelloOkMessage(
         final long sessionId = reader.u64("session id");
         final long graceNanos = reader.u64("grace nanos");
         final int mapLength = reader.length(reader.u32("cluster map length"), MAX_CLUSTER_MAP_LENGTH, "cluster map");
-        reader.u32("reserved");
+        final int heartbeatIntervalMs = reader.u32("heartbeat interval");
         final RegionHeader header = new RegionHeader().wrap(MemorySegment.ofArray(
             reader.bytes(RegionHeaderDescriptor.USED_LENGTH, "region header")));
         final QueuePairEndpoint endpoint = HelloMessage.decodeEndpoint(
@@ -188,7 +196,7 @@ public record HelloOkMessage(
             return new HelloOkMessage(
                 requestId, version, header.nodeId(), endpoint, new RemoteRegion(indexAddress, indexLength, indexRkey),
                 new RemoteRegion(dataAddress, dataLength, dataRkey), header.geometry(), clusterMap, sessionId,
-                graceNanos);
+                graceNanos, heartbeatIntervalMs);
         }
         catch (final IllegalArgumentException | RegionLayoutException ex)
         {
@@ -202,7 +210,8 @@ public record HelloOkMessage(
         return o instanceof HelloOkMessage m && requestId == m.requestId && protocolVersion == m.protocolVersion &&
             nodeId == m.nodeId && serverEndpoint.equals(m.serverEndpoint) && indexRegion.equals(m.indexRegion) &&
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
-            Arrays.equals(clusterMapJson, m.clusterMapJson) && sessionId == m.sessionId && graceNanos == m.graceNanos;
+            Arrays.equals(clusterMapJson, m.clusterMapJson) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
+            heartbeatIntervalMs == m.heartbeatIntervalMs;
     }
 
     @Override
@@ -216,6 +225,7 @@ public record HelloOkMessage(
     {
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
-            " geometry=" + geometry + " clusterMap=" + clusterMapJson.length + " bytes sessionId=" + sessionId + " graceNanos=" + graceNanos + "}";
+            " geometry=" + geometry + " clusterMap=" + clusterMapJson.length + " bytes sessionId=" + sessionId + " graceNanos=" + graceNanos +
+            " heartbeatIntervalMs=" + heartbeatIntervalMs + "}";
     }
 }

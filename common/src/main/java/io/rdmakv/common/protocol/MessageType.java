@@ -31,7 +31,8 @@ public enum MessageType
     SHUTDOWN(11, HEADER_LENGTH, HEADER_LENGTH),
     /** Either way: a request failed, with a reason. */
     ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH),
-    // 13 is HEARTBEAT's (session leases)
+    /** Client to server, on the bootstrap connection only: still alive, keep my lease. */
+    HEARTBEAT(13, HEADER_LENGTH, HEADER_LENGTH),
     /** Client to node: clear this slot of my key, whose block is damaged. */
     REPAIR(14, RepairMessage.KEY_OFFSET, RepairMessage.MAX_LENGTH),
     /** Node to client: repaired, retry later, or refused with a reason. */

@@ -91,6 +91,7 @@ class MalformedMessageTest
         malformed(resized(bytes(new StatsMessage(1)), 20), Kind.BAD_LENGTH);
         malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1)), 64), Kind.BAD_LENGTH);
         malformed(withU32(bytes(new ByeMessage(1)), MessageHeaderDescriptor.LENGTH_OFFSET, 8), Kind.BAD_LENGTH);
+        malformed(resized(bytes(new HeartbeatMessage(1)), 24), Kind.BAD_LENGTH);
     }
 
     @Test
@@ -185,6 +186,8 @@ class MalformedMessageTest
             withU32(helloOk, 88 + RegionHeaderDescriptor.SLOTS_PER_BUCKET_OFFSET, 8), Kind.BAD_FIELD);
         assertTrue(geometry.getMessage().contains("slots per bucket 8 is not 7"), geometry.getMessage());
         malformed(withU32(helloOk, 56, 12), Kind.BAD_FIELD);
+        final MalformedMessageException heartbeat = malformed(withU32(helloOk, 84, -1), Kind.BAD_FIELD);
+        assertTrue(heartbeat.getMessage().contains("heartbeat interval of 4294967295 ms"), heartbeat.getMessage());
 
         final byte[] alloc = bytes(new AllocMessage(1, 64));
         malformed(withU32(alloc, AllocMessage.REQUESTED_BYTES_OFFSET, 0), Kind.BAD_FIELD);

@@ -28,7 +28,7 @@ final class Samples
         return new HelloOkMessage(
             2, 1, SERVER, new RemoteRegion(0x7f00_0000_0000L, GEOMETRY.headerAndIndexLength(), 0x1111),
             new RemoteRegion(0x7f00_0000_0000L + GEOMETRY.dataOffset(), GEOMETRY.dataLength(), 0x2222), GEOMETRY,
-            MAP, 0x5E55_1000L, 100_000_000L);
+            MAP, 0x5E55_1000L, 100_000_000L, 500);
     }
 
     static List<ControlMessage> all()
@@ -46,6 +46,7 @@ final class Samples
             new StatsOkMessage(9, 100, 40, 60, 5, 700, 2, 3),
             new ByeMessage(10),
             new ShutdownMessage(0),
+            new HeartbeatMessage(42),
             new ErrorMessage(11, ReasonCode.UNEXPECTED_MESSAGE, "ALLOC before HELLO"),
             new ErrorMessage(-1L, 999, ""),
             new RepairMessage(12, 4095, 13, 0x2A00_4000_0000_0040L, "victim".getBytes(StandardCharsets.UTF_8)),

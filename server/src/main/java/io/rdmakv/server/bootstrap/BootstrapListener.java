@@ -22,11 +22,18 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * Accepts clients on the node's TCP port. Each connection gets a virtual thread that reads one HELLO,
  * asks the {@link SessionFactory} to open a session (or refuses with a reason), answers, and then
- * waits on the socket for the rest of the session: its end is the client's departure.
+ * holds the session's lease on the socket ({@link LeaseReader}): HEARTBEATs renew it; the connection's
+ * end, a lease timeout without a whole HEARTBEAT, or any other frame end the session, and the factory's
+ * {@link Outcome#onEnd()} hears which ({@link SessionEnd}).
+ *
+ * <p>On a departure (the connection closed) the listener closes the socket. On an expired lease or a bad
+ * frame it leaves the socket open for the session's owner, which fences the session before anything else
+ * and closes the socket with it.
  */
 public final class BootstrapListener implements AutoCloseable
 {
@@ -42,18 +49,22 @@ public final class BootstrapListener implements AutoCloseable
     {
         /**
          * Opens a session for {@code hello} from {@code socket}; returns the reply (HELLO_OK or
-         * HELLO_REFUSED) and, for HELLO_OK, the task to run when the connection ends.
+         * HELLO_REFUSED) and, for HELLO_OK, what to do when the session's lease ends.
          */
         Outcome open(HelloMessage hello, Socket socket);
     }
 
-    /** What the factory decided: the reply, and what to do when the client's connection closes (or null). */
-    public record Outcome(ControlMessage reply, Runnable onDeparture)
+    /**
+     * What the factory decided: the reply, and what to do when the session ends (null when no session was
+     * opened). {@code onEnd} runs on the connection's thread and must only hand the end on.
+     */
+    public record Outcome(ControlMessage reply, Consumer<SessionEnd> onEnd)
     {
     }
 
     private final ServerSocket server;
     private final SessionFactory factory;
+    private final long leaseTimeoutNanos;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final NodeHealth health;
@@ -64,12 +75,19 @@ public final class BootstrapListener implements AutoCloseable
      * Binds the port now, so a busy port fails at start-up with a clear error. Accept failures are reported
      * to {@code health}: impaired while they last, fatal when they last {@link #FATAL_AFTER_NANOS} or are not
      * I/O errors (an {@code Error} such as memory exhaustion).
+     *
+     * @param leaseTimeoutNanos how long a session keeps its lease without a whole HEARTBEAT
      */
-    public BootstrapListener(final InetSocketAddress address, final SessionFactory factory, final NodeHealth health)
-        throws IOException
+    public BootstrapListener(final InetSocketAddress address, final long leaseTimeoutNanos,
+        final SessionFactory factory, final NodeHealth health) throws IOException
     {
+        if (leaseTimeoutNanos <= 0)
+        {
+            throw new IllegalArgumentException("lease timeout of " + leaseTimeoutNanos + " ns");
+        }
         this.factory = factory;
         this.health = health;
+        this.leaseTimeoutNanos = leaseTimeoutNanos;
         server = new ServerSocket();
         server.setReuseAddress(true);
         try
@@ -149,7 +167,8 @@ public final class BootstrapListener implements AutoCloseable
 
     private void serve(final Socket socket)
     {
-        Runnable onDeparture = null;
+        Consumer<SessionEnd> onEnd = null;
+        SessionEnd end = null;
         try
         {
             socket.setTcpNoDelay(true);
@@ -171,19 +190,14 @@ public final class BootstrapListener implements AutoCloseable
                 return;
             }
             final Outcome outcome = factory.open(hello, socket);
+            onEnd = outcome.onEnd(); // before the reply: a session whose HELLO_OK cannot be sent still ends
             socket.getOutputStream().write(ControlCodec.toBytes(outcome.reply()));
             socket.getOutputStream().flush();
-            onDeparture = outcome.onDeparture();
-            if (onDeparture == null)
+            if (onEnd == null)
             {
                 return;
             }
-            socket.setSoTimeout(0);
-            final InputStream in = socket.getInputStream();
-            while (in.read() >= 0)
-            {
-                // the client sends nothing more here: any byte is ignored, the end is the departure
-            }
+            end = new LeaseReader(socket, leaseTimeoutNanos).hold();
         }
         catch (final SocketTimeoutException e)
         {
@@ -193,20 +207,30 @@ public final class BootstrapListener implements AutoCloseable
         {
             LOG.log(System.Logger.Level.DEBUG, "bootstrap connection ended: " + e.getMessage());
         }
+        catch (final Error e)
+        {
+            // memory (heap, direct buffers, threads) exhausted while opening or holding a session: the node
+            // cannot be trusted to serve anyone any more
+            health.fatal("a session could not be served: " + e);
+        }
         finally
         {
             connections.remove(socket);
-            try
+            if (onEnd == null || end == null || end.kind() == SessionEnd.Kind.CLOSED)
             {
-                socket.close();
+                try
+                {
+                    socket.close();
+                }
+                catch (final IOException ignore)
+                {
+                    // already gone
+                }
             }
-            catch (final IOException ignore)
+            if (onEnd != null)
             {
-                // already gone
-            }
-            if (onDeparture != null)
-            {
-                onDeparture.run();
+                onEnd.accept(end != null ? end :
+                    new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection failed"));
             }
         }
     }

@@ -66,6 +66,7 @@ public final class ControlAgent implements Agent
     private final NanoClock clock;
     private final ServerCounters counters;
     private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
+    private final Map<Long, ServerSession> byId = new ConcurrentHashMap<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
     private long lastExpiry;
@@ -122,6 +123,7 @@ public final class ControlAgent implements Agent
     /** Makes a connected session known; its RECVs are already posted. Safe from any thread. */
     public void register(final ServerSession session)
     {
+        byId.put(session.id(), session);
         byQpNum.put(session.qp().qpNum(), session);
         commands.add(() -> counters.increment(ServerCounter.SESSIONS_OPENED));
     }
@@ -130,6 +132,45 @@ public final class ControlAgent implements Agent
     public void departed(final ServerSession session)
     {
         commands.add(() -> depart(session, "its bootstrap connection closed"));
+    }
+
+    /**
+     * Asks the agent to tear a session down that the node gives up on, counting {@code why}: its lease
+     * expired ({@link ServerCounter#LEASES_EXPIRED}: no whole HEARTBEAT within the lease timeout) or it broke
+     * the bootstrap protocol ({@link ServerCounter#MALFORMED_MESSAGES}). Fenced, then its locks released and
+     * its space reclaimed, as for any departure. Safe from any thread.
+     */
+    public void lost(final ServerSession session, final ServerCounter why, final String detail)
+    {
+        commands.add(() ->
+        {
+            if (!session.departed())
+            {
+                counters.increment(why);
+                LOG.log(System.Logger.Level.WARNING, session + ": " + detail);
+                depart(session, why == ServerCounter.LEASES_EXPIRED ? "its lease expired" : detail);
+            }
+        });
+    }
+
+    /**
+     * Whether {@code sessionId} is a session registered and not yet departed: an insert-lock word that is
+     * not is stale ({@link io.rdmakv.server.space.IndexScanner#clearStaleLocks}). Safe from any thread: a
+     * session is registered before its client learns its id (HELLO_OK), so a lock word a client wrote is live
+     * from the moment it can be read.
+     */
+    public boolean isLive(final long sessionId)
+    {
+        return byId.containsKey(sessionId);
+    }
+
+    /** Counts insert locks a sweep cleared (on the agent's thread, the counters' one writer). */
+    public void staleLocksCleared(final int count)
+    {
+        if (count > 0)
+        {
+            commands.add(() -> counters.add(ServerCounter.STALE_LOCKS_CLEARED, count));
+        }
     }
 
     /** Runs {@code task} on the agent's thread. */
@@ -291,7 +332,11 @@ public final class ControlAgent implements Agent
         }
     }
 
-    /** Tears a session down and reclaims what it held that nothing references. Agent thread only. */
+    /**
+     * Tears a session down and reclaims what it held that nothing references. Fences first: the queue pair
+     * goes to ERR (and is destroyed) before any lock is released or any space reclaimed, so a client that
+     * wakes up later cannot write into space or take a lock the node already gave back. Agent thread only.
+     */
     private void depart(final ServerSession session, final String why)
     {
         if (session.departed())
@@ -300,6 +345,7 @@ public final class ControlAgent implements Agent
         }
         session.markDeparted();
         byQpNum.remove(session.qp().qpNum(), session);
+        byId.remove(session.id(), session);
         session.qp().modifyToError();
         session.close();
         final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session.id()), session.id());

@@ -33,6 +33,10 @@ public enum ServerCounter
     /** REPAIRs refused: not provably the key's damaged slot. */
     REFUSED_REPAIRS(ServerMetric.SLOT_REPAIRS, "refused"),
     DAMAGE_SCANS(ServerMetric.DAMAGE_SCANS),
+    /** Sessions torn down because no heartbeat arrived within the lease timeout. */
+    LEASES_EXPIRED(ServerMetric.LEASES_EXPIRED),
+    /** Insert locks holding a value that was no live session's, cleared by the sweep. */
+    STALE_LOCKS_CLEARED(ServerMetric.STALE_INSERT_LOCKS_CLEARED),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
     /** Unexpected exceptions the control agent caught and survived (each is logged). Not exported. */

@@ -34,7 +34,11 @@ public enum ServerMetric
         "REPAIR requests by outcome: repaired (a damaged slot of the key cleared), deferred (damage not yet " +
         "seen for a grace period: asked to retry), refused (not provably the key's damaged slot)", "outcome"),
     DAMAGE_SCANS("rdmakv_damage_scans_total", Type.COUNTER,
-        "Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)");
+        "Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)"),
+    LEASES_EXPIRED("rdmakv_leases_expired_total", Type.COUNTER,
+        "Client sessions whose lease expired (no heartbeat within the lease timeout): fenced, then reclaimed"),
+    STALE_INSERT_LOCKS_CLEARED("rdmakv_stale_insert_locks_cleared_total", Type.COUNTER,
+        "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep");
 
     /** How Prometheus reads the family: a counter only grows, a gauge goes up and down. */
     public enum Type

@@ -7,6 +7,7 @@ import io.rdmakv.common.layout.SlotWord;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * Walks a node's index on the server's CPU: counts used slots, finds which blocks of a departed
@@ -87,6 +88,29 @@ public final class IndexScanner
         }
         live.sort(Comparator.comparingLong(Extent::offset));
         return new Departure(live, locks);
+    }
+
+    /**
+     * Clears every insert lock whose word is not 0 and not a live session's id ({@code isLive} false), with a
+     * CAS from the word read, so a lock taken or released meanwhile is left alone. Walks every group: O(index),
+     * for a thread of its own, never the control agent's.
+     *
+     * @return the locks cleared
+     */
+    public int clearStaleLocks(final LongPredicate isLive)
+    {
+        int cleared = 0;
+        final long groups = geometry.groupCount();
+        for (long g = 0; g < groups; g++)
+        {
+            final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.INSERT_LOCK_OFFSET;
+            final long word = atomics.get(lockOffset);
+            if (word != 0 && !isLive.test(word) && atomics.compareAndSwap(lockOffset, word, 0L) == word)
+            {
+                cleared++;
+            }
+        }
+        return cleared;
     }
 
     private static int find(final List<Extent> sorted, final long offset)

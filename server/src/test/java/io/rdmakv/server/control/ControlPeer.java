@@ -91,6 +91,26 @@ final class ControlPeer implements AutoCloseable
         }
     }
 
+    /**
+     * An RDMA compare-and-swap at {@code remoteAddress} (the original value lands in the send buffer); waits
+     * for its completion and returns its status, whatever it is (a fenced session's fails).
+     */
+    WcStatus compareAndSwap(final long remoteAddress, final int rkey, final long compare, final long swap)
+    {
+        final long local = mr.address() + (long)SEND_BUFFER * BUFFER;
+        sends.at(0).wrId(98).sendFlags(SendFlags.SIGNALED).compareAndSwap(local, mr.lkey(), remoteAddress, rkey,
+            compare, swap).next(null);
+        if (qp.postSend(sends.at(0)) != 0)
+        {
+            return WcStatus.LOC_QP_OP_ERR;
+        }
+        if (sendCq.await(completions, TimeUnit.SECONDS.toNanos(10)) != 1)
+        {
+            throw new IllegalStateException("the CAS did not complete");
+        }
+        return completions.at(0).statusEnum();
+    }
+
     /** A reply the node sent, or null when none has arrived yet; reposts its buffer. */
     ControlMessage poll()
     {

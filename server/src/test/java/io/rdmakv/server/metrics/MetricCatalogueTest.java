@@ -49,6 +49,10 @@ class MetricCatalogueTest
         "# HELP rdmakv_index_slots_used Index slots holding a key (counted by walking the index, at most every " +
             "few seconds)",
         "# HELP rdmakv_insert_locks_released_total Insert locks a departed session held that the server released",
+        "# HELP rdmakv_leases_expired_total Client sessions whose lease expired (no heartbeat within the lease " +
+            "timeout): fenced, then reclaimed",
+        "# HELP rdmakv_stale_insert_locks_cleared_total Insert locks holding a value that was no live session's, " +
+            "cleared by the node's periodic sweep",
         "# HELP rdmakv_node_info This node's id in the cluster map and its bootstrap address",
         "# HELP rdmakv_ready 1 once the region is registered and clients are accepted, 0 while starting, while a " +
             "listener cannot accept, or shutting down",
@@ -81,6 +85,8 @@ class MetricCatalogueTest
         "# TYPE rdmakv_index_slots gauge",
         "# TYPE rdmakv_index_slots_used gauge",
         "# TYPE rdmakv_insert_locks_released_total counter",
+        "# TYPE rdmakv_leases_expired_total counter",
+        "# TYPE rdmakv_stale_insert_locks_cleared_total counter",
         "# TYPE rdmakv_node_info gauge",
         "# TYPE rdmakv_ready gauge",
         "# TYPE rdmakv_reclaimed_bytes_total counter",

@@ -40,7 +40,7 @@ public final class Bootstrap implements AutoCloseable
         }
     }
 
-    public Bootstrap write(final byte[] bytes)
+    public synchronized Bootstrap write(final byte[] bytes)
     {
         try
         {

@@ -2,6 +2,7 @@ package io.rdmakv.systemtests.peer;
 
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
@@ -36,7 +37,9 @@ import java.util.Deque;
 /**
  * A session opened by hand with the verbs API, as {@code client/internal/Session} does, for a test that
  * plays a buggy or hostile client: HELLO over the bootstrap port (kept open: it is the lease), a queue
- * pair connected to the node's, and no rules about what it then sends or which memory it touches.
+ * pair connected to the node's, and no rules about what it then sends or which memory it touches. It keeps
+ * its lease as a client does, with a HEARTBEAT on the bootstrap connection every interval the node asked
+ * for (a virtual thread of its own), until {@link #stopHeartbeats()}.
  *
  * <pre>
  * registered memory:      0 SEND buffer (one control message)
@@ -69,6 +72,8 @@ public final class RawSession implements AutoCloseable
     private final QueuePair qp;
     private final Bootstrap bootstrap;
     private final HelloOkMessage hello;
+    private final Thread heartbeats;
+    private volatile boolean heartbeating = true;
     private long nextWrId = 1;
 
     /** A session with {@code scratchLength} bytes of scratch memory (a multiple of 4096). */
@@ -102,6 +107,35 @@ public final class RawSession implements AutoCloseable
         hello = ok;
         qp.modifyToRtr(ok.serverEndpoint(), ConnectOptions.DEFAULT);
         qp.modifyToRts(ConnectOptions.DEFAULT);
+        heartbeats = Thread.ofVirtual().name("raw-session-heartbeats").start(this::heartbeat);
+    }
+
+    private void heartbeat()
+    {
+        final long intervalMs = Integer.toUnsignedLong(hello.heartbeatIntervalMs());
+        long n = 0;
+        while (heartbeating && intervalMs > 0)
+        {
+            try
+            {
+                Thread.sleep(intervalMs);
+                if (heartbeating)
+                {
+                    bootstrap.write(ControlCodec.toBytes(new HeartbeatMessage(++n)));
+                }
+            }
+            catch (final InterruptedException | RuntimeException e)
+            {
+                return; // closed, or the node ended the session
+            }
+        }
+    }
+
+    /** Stops the heartbeats, the connection left open: a client frozen or cut off, as the node sees it. */
+    public void stopHeartbeats()
+    {
+        heartbeating = false;
+        heartbeats.interrupt();
     }
 
     public RawSession(final int port, final String token)
@@ -254,6 +288,10 @@ public final class RawSession implements AutoCloseable
     @Override
     public void close()
     {
+        if (heartbeats != null)
+        {
+            stopHeartbeats();
+        }
         LocalCluster.closeAll(bootstrap);
         LocalCluster.closeAll(qp);
         LocalCluster.closeAll(cq);

@@ -1,0 +1,107 @@
+package io.rdmakv.server.bootstrap;
+
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.MalformedMessageException;
+import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.MessageType;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reads a session's bootstrap connection after HELLO_OK for as long as the session holds its lease: the
+ * client sends a HEARTBEAT (a header alone) every interval, and each one that arrives whole renews the lease
+ * for {@code leaseTimeoutNanos}. Bytes that do not complete a frame renew nothing, so a trickle does not
+ * keep a lease. Anything but a well-formed HEARTBEAT ends the session, as does the connection's end.
+ * Runs on the connection's own (virtual) thread; blocking reads with a timeout are its clock.
+ */
+final class LeaseReader
+{
+    private final Socket socket;
+    private final long leaseTimeoutNanos;
+    private final byte[] frame = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
+    private long heartbeats;
+
+    LeaseReader(final Socket socket, final long leaseTimeoutNanos)
+    {
+        this.socket = socket;
+        this.leaseTimeoutNanos = leaseTimeoutNanos;
+    }
+
+    /** Reads heartbeats until the lease ends; returns how it ended. */
+    SessionEnd hold()
+    {
+        try
+        {
+            final InputStream in = socket.getInputStream();
+            long renewedAt = System.nanoTime();
+            while (true)
+            {
+                int got = 0;
+                while (got < frame.length)
+                {
+                    final long left = renewedAt + leaseTimeoutNanos - System.nanoTime();
+                    if (left <= 0)
+                    {
+                        return new SessionEnd(SessionEnd.Kind.LEASE_EXPIRED, "no whole frame for " +
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - renewedAt) + " ms (lease timeout " +
+                            TimeUnit.NANOSECONDS.toMillis(leaseTimeoutNanos) + " ms, " + heartbeats +
+                            " heartbeats before" + (got > 0 ? ", " + got + " bytes of a frame" : "") + ")");
+                    }
+                    socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, Math.max(1, ceilMillis(left))));
+                    final int n;
+                    try
+                    {
+                        n = in.read(frame, got, frame.length - got);
+                    }
+                    catch (final SocketTimeoutException e)
+                    {
+                        continue;
+                    }
+                    if (n < 0)
+                    {
+                        return new SessionEnd(SessionEnd.Kind.CLOSED, "the client closed its bootstrap connection");
+                    }
+                    got += n;
+                }
+                final String wrong = checkHeartbeat();
+                if (wrong != null)
+                {
+                    return new SessionEnd(SessionEnd.Kind.BAD_FRAME, wrong);
+                }
+                heartbeats++;
+                renewedAt = System.nanoTime();
+            }
+        }
+        catch (final IOException e)
+        {
+            return new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection ended: " + e.getMessage());
+        }
+    }
+
+    /** Null when {@link #frame} is a well-formed HEARTBEAT, else what it is. */
+    private String checkHeartbeat()
+    {
+        try
+        {
+            final MemorySegment header = MemorySegment.ofArray(frame);
+            ControlCodec.checkHeader(header, 0, frame.length);
+            final MessageType type = MessageType.of(MessageHeaderDescriptor.type(header, 0));
+            return type == MessageType.HEARTBEAT ? null :
+                "sent " + type + " on its bootstrap connection, where only HEARTBEAT may follow HELLO_OK";
+        }
+        catch (final MalformedMessageException e)
+        {
+            return "sent a malformed frame on its bootstrap connection: " + e.getMessage();
+        }
+    }
+
+    private static long ceilMillis(final long nanos)
+    {
+        return (nanos + 999_999) / 1_000_000;
+    }
+}

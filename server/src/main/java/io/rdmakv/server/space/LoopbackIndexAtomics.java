@@ -1,0 +1,168 @@
+package io.rdmakv.server.space;
+
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.Providers;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequests;
+import io.rdmakv.verbs.WorkCompletion;
+import io.rdmakv.verbs.WorkCompletions;
+import org.agrona.CloseHelper;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link IndexAtomics} whose compare-and-swap goes through the NIC: an RDMA CAS on the node's own index
+ * memory region, over a pair of the node's queue pairs connected to each other, with a completion queue of
+ * their own. For devices whose atomic capability is not {@code GLOB} (ConnectX and rxe report {@code HCA}),
+ * where a CPU CAS is not atomic against the clients' RDMA CAS on the same word. Synchronous (post, then wait
+ * for the completion) and serialised: control path only (departures, the lock sweep). Reads stay CPU reads
+ * with acquire semantics; an aligned 8-byte read is atomic against RDMA atomics on every device.
+ *
+ * <p>A failed CAS (the loopback queue pair broke) throws {@link IllegalStateException}; later calls fail too.
+ */
+public final class LoopbackIndexAtomics implements IndexAtomics
+{
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final MemorySegment region;
+    private final MemoryRegion index;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment result;
+    private final MemoryRegion resultMr;
+    private final CompletionQueue cq;
+    private final QueuePair requester;
+    private final QueuePair responder;
+    private final SendWorkRequests cas = SendWorkRequests.allocate(1, 1);
+    private final WorkCompletions completions = WorkCompletions.allocate(4);
+    private long nextWrId = 1;
+    private boolean closed;
+
+    /**
+     * @param region the whole region (header at 0), for reads
+     * @param index  the registered header-and-index memory region (starts at the region's first byte; must
+     *               allow REMOTE_ATOMIC)
+     */
+    public LoopbackIndexAtomics(final ProtectionDomain pd, final MemorySegment region, final MemoryRegion index)
+    {
+        this.region = region;
+        this.index = index;
+        result = arena.allocate(64, 64);
+        MemoryRegion mr = null;
+        CompletionQueue createdCq = null;
+        QueuePair a = null;
+        QueuePair b = null;
+        try
+        {
+            mr = pd.registerMemory(result, AccessFlags.LOCAL_WRITE);
+            createdCq = pd.context().createCompletionQueue(16);
+            a = pd.createQueuePair(QueuePairConfig.of(createdCq, 4, 1));
+            b = pd.createQueuePair(QueuePairConfig.of(createdCq, 4, 1));
+            a.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(0));
+            b.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.REMOTE_ATOMIC));
+            a.modifyToRtr(b.localEndpoint(), ConnectOptions.DEFAULT);
+            b.modifyToRtr(a.localEndpoint(), ConnectOptions.DEFAULT);
+            a.modifyToRts(ConnectOptions.DEFAULT);
+            b.modifyToRts(ConnectOptions.DEFAULT);
+        }
+        catch (final RuntimeException e)
+        {
+            CloseHelper.quietCloseAll(a, b, createdCq, mr);
+            cas.close();
+            completions.close();
+            arena.close();
+            throw new IllegalStateException("cannot connect the loopback queue pair for index atomics: " +
+                e.getMessage(), e);
+        }
+        resultMr = mr;
+        cq = createdCq;
+        requester = a;
+        responder = b;
+    }
+
+    /**
+     * Whether a node must change index words through the NIC: on an {@code ibverbs} device whose atomics are
+     * not {@code GLOB}, a CPU CAS is not atomic against the clients' RDMA CAS. The {@code tcp} provider
+     * executes remote atomics as CPU CAS on the same memory, so the CPU's CAS is right there.
+     */
+    public static boolean neededFor(final String provider, final String atomicCapability)
+    {
+        return Providers.IBVERBS.equals(provider) && !"GLOB".equals(atomicCapability);
+    }
+
+    @Override
+    public synchronized long compareAndSwap(final long regionOffset, final long expected, final long swap)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("loopback index atomics are closed");
+        }
+        if ((regionOffset & 7) != 0 || regionOffset < 0 || regionOffset > index.length() - Long.BYTES)
+        {
+            throw new IllegalArgumentException("index word at " + regionOffset + ": not an aligned word of the " +
+                index.length() + "-byte index memory region");
+        }
+        final long wrId = nextWrId++;
+        cas.at(0).compareAndSwap(resultMr.address(), resultMr.lkey(), index.address() + regionOffset, index.rkey(),
+            expected, swap).wrId(wrId).sendFlags(SendFlags.SIGNALED).next(null);
+        final int rc = requester.postSend(cas.at(0));
+        if (rc != 0)
+        {
+            throw new IllegalStateException("loopback CAS at " + regionOffset + " not posted: errno " + rc);
+        }
+        final long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        while (true)
+        {
+            final long left = deadline - System.nanoTime();
+            final int n = left > 0 ? cq.await(completions, left) : 0;
+            if (n < 0 || left <= 0)
+            {
+                throw new IllegalStateException("loopback CAS at " + regionOffset + ": no completion within " +
+                    TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS) + " ms" + (n < 0 ? " (errno " + -n + ")" : ""));
+            }
+            for (int i = 0; i < n; i++)
+            {
+                final WorkCompletion wc = completions.at(i);
+                if (wc.wrId() != wrId)
+                {
+                    continue; // a completion of an earlier CAS that timed out
+                }
+                if (!wc.isSuccess())
+                {
+                    throw new IllegalStateException("loopback CAS at " + regionOffset + " failed: " + wc.statusEnum());
+                }
+                return (long)LONG.getAcquire(result, 0L);
+            }
+        }
+    }
+
+    @Override
+    public long get(final long regionOffset)
+    {
+        return (long)LONG.getAcquire(region, regionOffset);
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        CloseHelper.quietCloseAll(requester, responder, cq, resultMr);
+        cas.close();
+        completions.close();
+        arena.close();
+    }
+}
