@@ -8,7 +8,7 @@ import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 
-import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
@@ -16,18 +16,26 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Accepts clients on the node's TCP port. Each connection gets a virtual thread that reads one HELLO,
  * asks the {@link SessionFactory} to open a session (or refuses with a reason), answers, and then
- * waits on the socket for the rest of the session: its end is the client's departure.
+ * waits on the socket for the rest of the session: its end is the client's departure. The whole HELLO
+ * must arrive within one deadline (a peer that trickles it gains nothing), so no connection holds a
+ * thread and a socket past it without a session; accept errors back off instead of spinning.
  */
 public final class BootstrapListener implements AutoCloseable
 {
+    /** How long a connection has to deliver its whole HELLO. */
+    public static final Duration DEFAULT_HELLO_TIMEOUT = Duration.ofSeconds(10);
+    private static final long MIN_BACKOFF_MS = 5;
+    private static final long MAX_BACKOFF_MS = 1_000;
     private static final System.Logger LOG = System.getLogger(BootstrapListener.class.getName());
-    private static final int HELLO_TIMEOUT_MS = 10_000;
 
     /** Opens sessions for accepted HELLOs. */
     public interface SessionFactory
@@ -46,6 +54,7 @@ public final class BootstrapListener implements AutoCloseable
 
     private final ServerSocket server;
     private final SessionFactory factory;
+    private final long helloTimeoutNanos;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean closed;
@@ -53,7 +62,15 @@ public final class BootstrapListener implements AutoCloseable
     /** Binds the port now, so a busy port fails at start-up with a clear error. */
     public BootstrapListener(final InetSocketAddress address, final SessionFactory factory) throws IOException
     {
+        this(address, factory, DEFAULT_HELLO_TIMEOUT);
+    }
+
+    /** As above, with {@code helloTimeout} for the whole HELLO of each connection. */
+    public BootstrapListener(final InetSocketAddress address, final SessionFactory factory,
+        final Duration helloTimeout) throws IOException
+    {
         this.factory = factory;
+        this.helloTimeoutNanos = helloTimeout.toNanos();
         server = new ServerSocket();
         server.setReuseAddress(true);
         try
@@ -81,11 +98,13 @@ public final class BootstrapListener implements AutoCloseable
 
     private void acceptLoop()
     {
+        long backoffMs = 0;
         while (!closed)
         {
             try
             {
                 final Socket socket = server.accept();
+                backoffMs = 0;
                 connections.add(socket);
                 Thread.ofVirtual().name("rdmakv-session-" + socket.getRemoteSocketAddress()).start(() -> serve(socket));
             }
@@ -93,7 +112,10 @@ public final class BootstrapListener implements AutoCloseable
             {
                 if (!closed)
                 {
-                    LOG.log(System.Logger.Level.WARNING, "accept failed: " + e.getMessage());
+                    backoffMs = Math.clamp(backoffMs * 2, MIN_BACKOFF_MS, MAX_BACKOFF_MS);
+                    LOG.log(System.Logger.Level.WARNING, "accept failed, next try in " + backoffMs + " ms: " +
+                        e.getMessage());
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(backoffMs));
                 }
             }
         }
@@ -105,11 +127,10 @@ public final class BootstrapListener implements AutoCloseable
         try
         {
             socket.setTcpNoDelay(true);
-            socket.setSoTimeout(HELLO_TIMEOUT_MS);
             final ControlMessage request;
             try
             {
-                request = read(socket.getInputStream());
+                request = readHello(socket, System.nanoTime() + helloTimeoutNanos);
             }
             catch (final MalformedMessageException e)
             {
@@ -163,11 +184,11 @@ public final class BootstrapListener implements AutoCloseable
         }
     }
 
-    private static ControlMessage read(final InputStream stream) throws IOException
+    /** Reads one control message, all of it by {@code deadline} ({@link System#nanoTime()}). */
+    private static ControlMessage readHello(final Socket socket, final long deadline) throws IOException
     {
-        final DataInputStream in = new DataInputStream(stream);
         final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
+        readFully(socket, header, 0, header.length, deadline);
         final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
         if (length > MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH)
         {
@@ -176,8 +197,31 @@ public final class BootstrapListener implements AutoCloseable
         }
         final byte[] message = new byte[length];
         System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
+        readFully(socket, message, header.length, length - header.length, deadline);
         return ControlCodec.fromBytes(message);
+    }
+
+    /** Each read waits only as long as is left until {@code deadline}: the deadline bounds the whole read. */
+    private static void readFully(final Socket socket, final byte[] dst, final int offset, final int length,
+        final long deadline) throws IOException
+    {
+        final InputStream in = socket.getInputStream();
+        int done = 0;
+        while (done < length)
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                throw new SocketTimeoutException("HELLO deadline passed");
+            }
+            socket.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+            final int n = in.read(dst, offset + done, length - done);
+            if (n < 0)
+            {
+                throw new EOFException("connection closed before the whole HELLO");
+            }
+            done += n;
+        }
     }
 
     private static void refuse(final Socket socket, final ReasonCode code, final String text) throws IOException
