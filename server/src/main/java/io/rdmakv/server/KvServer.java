@@ -201,7 +201,7 @@ public final class KvServer implements AutoCloseable
                 LOG.log(System.Logger.Level.WARNING, "cannot connect the queue pair of " + peer + ": " +
                     e.getMessage());
                 closeQuietly(session);
-                return refused(ReasonCode.UNEXPECTED_MESSAGE, PeerEndpoint.CANNOT_CONNECT);
+                return refused(ReasonCode.INTERNAL, PeerEndpoint.CANNOT_CONNECT);
             }
             qp.modifyToRts(ConnectOptions.DEFAULT);
             // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
