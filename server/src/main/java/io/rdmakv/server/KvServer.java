@@ -15,6 +15,7 @@ import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.health.RateLimitedLog;
 import io.rdmakv.server.health.NodeHealth;
+import io.rdmakv.server.bootstrap.PeerEndpoint;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
@@ -37,6 +38,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.VerbsConfig;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SystemNanoClock;
@@ -217,6 +219,12 @@ public final class KvServer implements AutoCloseable
             return refused(ReasonCode.UNEXPECTED_MESSAGE, "this node runs the " + context.providerName() +
                 " transport, the client " + hello.endpoint().provider());
         }
+        final QueuePairEndpoint remote = PeerEndpoint.pin(hello.endpoint(), socket.getInetAddress());
+        if (remote == null)
+        {
+            LOG.log(System.Logger.Level.WARNING, "refused " + peer + ": its queue pair endpoint names another host");
+            return refused(ReasonCode.UNEXPECTED_MESSAGE, PeerEndpoint.NOT_HELLO_HOST);
+        }
         ServerSession session = null;
         try
         {
@@ -233,7 +241,20 @@ public final class KvServer implements AutoCloseable
                     throw new IllegalStateException("cannot post receive buffers");
                 }
             }
-            qp.modifyToRtr(hello.endpoint(), ConnectOptions.DEFAULT);
+            try
+            {
+                // tcp: connects to the client's device and waits for its answer, all within the provider's
+                // handshake deadline (VerbsConfig.handshakeTimeoutMs): a peer that accepts the connection and
+                // never answers holds no session half-open past it. ibverbs: programs the NIC, nothing more.
+                qp.modifyToRtr(remote, ConnectOptions.DEFAULT);
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "cannot connect the queue pair of " + peer + ": " +
+                    e.getMessage());
+                closeQuietly(session);
+                return refused(ReasonCode.INTERNAL, PeerEndpoint.CANNOT_CONNECT);
+            }
             qp.modifyToRts(ConnectOptions.DEFAULT);
             // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
             session.attach(qp, socket);
@@ -310,6 +331,15 @@ public final class KvServer implements AutoCloseable
     public ServerCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * Connections the transport refused while setting them up (tcp: failed handshake checks and handshakes
+     * past their deadline; ibverbs: 0), see {@link Context#rejectedConnections()}.
+     */
+    public long rejectedConnections()
+    {
+        return context.rejectedConnections();
     }
 
     public int sessionCount()

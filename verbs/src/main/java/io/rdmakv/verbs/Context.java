@@ -19,6 +19,17 @@ public interface Context extends AutoCloseable
     /** A completion queue with room for at least {@code capacity} entries. */
     CompletionQueue createCompletionQueue(int capacity);
 
+    /**
+     * Connections the device refused while setting them up: for {@code tcp}, peers that failed a check
+     * (not a requester's hello, an unknown queue pair, a wrong secret, a queue pair that expects another
+     * peer or already has one) or did not finish their handshake by its deadline. {@code ibverbs}: 0, a NIC
+     * drops such packets itself and counts nothing here.
+     */
+    default long rejectedConnections()
+    {
+        return 0;
+    }
+
     /** Idempotent. Throws {@link VerbsException} while children are still open. */
     @Override
     void close();

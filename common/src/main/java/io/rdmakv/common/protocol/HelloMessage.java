@@ -31,7 +31,7 @@ public record HelloMessage(long requestId, int protocolVersion, byte[] authToken
     public static final int TOKEN_OFFSET = ENDPOINT_LENGTH_OFFSET + Short.BYTES;
 
     public static final int MAX_TOKEN_LENGTH = 256;
-    public static final int MAX_ENDPOINT_LENGTH = QueuePairEndpoint.FIXED_LENGTH + QueuePairEndpoint.MAX_HOST_LENGTH;
+    public static final int MAX_ENDPOINT_LENGTH = QueuePairEndpoint.MAX_LENGTH;
 
     public HelloMessage
     {

@@ -69,7 +69,7 @@ class ControlCodecTest
         assertEquals(20, HelloMessage.TOKEN_LENGTH_OFFSET);
         assertEquals(22, HelloMessage.ENDPOINT_LENGTH_OFFSET);
         assertEquals(24, HelloMessage.TOKEN_OFFSET);
-        assertEquals(288, HelloMessage.MAX_ENDPOINT_LENGTH);
+        assertEquals(296, HelloMessage.MAX_ENDPOINT_LENGTH, "a tcp endpoint with the longest host and its secret");
 
         assertEquals(224, HelloOkMessage.ENDPOINT_OFFSET, "HELLO_OK's fixed part: 72 bytes of fields, the header");
 

@@ -143,7 +143,8 @@ class MalformedMessageTest
         final MalformedMessageException token = malformed(
             withU16(hello, HelloMessage.TOKEN_LENGTH_OFFSET, 300), Kind.OVERSIZED);
         assertEquals("HELLO auth token of 300 bytes is over the limit of 256", token.getMessage());
-        malformed(withU16(hello, HelloMessage.ENDPOINT_LENGTH_OFFSET, 289), Kind.OVERSIZED);
+        malformed(withU16(hello, HelloMessage.ENDPOINT_LENGTH_OFFSET, HelloMessage.MAX_ENDPOINT_LENGTH + 1),
+            Kind.OVERSIZED);
 
         malformed(withU16(bytes(new ErrorMessage(1, 1, "x")), CodedText.TEXT_LENGTH_OFFSET, 2000), Kind.OVERSIZED);
 

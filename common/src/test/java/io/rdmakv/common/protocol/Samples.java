@@ -11,7 +11,7 @@ import java.util.List;
 /** One valid message of every type, for round trips and for corrupting. */
 final class Samples
 {
-    static final QueuePairEndpoint CLIENT = QueuePairEndpoint.tcp(17, 99, "client-host", 7001);
+    static final QueuePairEndpoint CLIENT = QueuePairEndpoint.tcp(17, 99, "client-host", 7001, 0x0123_4567_89ab_cdefL);
     static final QueuePairEndpoint SERVER = new QueuePairEndpoint(
         "ibverbs", 0x1234, 0x55, 3, new byte[] {(byte)0xfe, (byte)0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}, 5, "",
         0);

@@ -11,6 +11,7 @@ import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.health.RateLimitedLog;
 
 import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +40,8 @@ import java.util.function.Consumer;
 public final class BootstrapListener implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(BootstrapListener.class.getName());
-    private static final int HELLO_TIMEOUT_MS = 10_000;
+    /** The whole HELLO of a connection must arrive within this, however it is cut up. */
+    public static final Duration DEFAULT_HELLO_TIMEOUT = Duration.ofSeconds(10);
     /** Accept failing without a break for this long is fatal: the node cannot serve new clients. */
     static final long FATAL_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -65,6 +68,7 @@ public final class BootstrapListener implements AutoCloseable
     private final ServerSocket server;
     private final SessionFactory factory;
     private final long leaseTimeoutNanos;
+    private final long helloTimeoutNanos;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final NodeHealth health;
@@ -81,6 +85,13 @@ public final class BootstrapListener implements AutoCloseable
     public BootstrapListener(final InetSocketAddress address, final long leaseTimeoutNanos,
         final SessionFactory factory, final NodeHealth health) throws IOException
     {
+        this(address, leaseTimeoutNanos, DEFAULT_HELLO_TIMEOUT, factory, health);
+    }
+
+    /** As above, with {@code helloTimeout} for the whole HELLO of each connection (a trickle gains nothing). */
+    public BootstrapListener(final InetSocketAddress address, final long leaseTimeoutNanos,
+        final Duration helloTimeout, final SessionFactory factory, final NodeHealth health) throws IOException
+    {
         if (leaseTimeoutNanos <= 0)
         {
             throw new IllegalArgumentException("lease timeout of " + leaseTimeoutNanos + " ns");
@@ -88,6 +99,7 @@ public final class BootstrapListener implements AutoCloseable
         this.factory = factory;
         this.health = health;
         this.leaseTimeoutNanos = leaseTimeoutNanos;
+        this.helloTimeoutNanos = helloTimeout.toNanos();
         server = new ServerSocket();
         server.setReuseAddress(true);
         try
@@ -172,11 +184,10 @@ public final class BootstrapListener implements AutoCloseable
         try
         {
             socket.setTcpNoDelay(true);
-            socket.setSoTimeout(HELLO_TIMEOUT_MS);
             final ControlMessage request;
             try
             {
-                request = read(socket.getInputStream());
+                request = readHello(socket, System.nanoTime() + helloTimeoutNanos);
             }
             catch (final MalformedMessageException e)
             {
@@ -235,11 +246,11 @@ public final class BootstrapListener implements AutoCloseable
         }
     }
 
-    private static ControlMessage read(final InputStream stream) throws IOException
+    /** Reads one control message, all of it by {@code deadline} ({@link System#nanoTime()}). */
+    private static ControlMessage readHello(final Socket socket, final long deadline) throws IOException
     {
-        final DataInputStream in = new DataInputStream(stream);
         final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
+        readFully(socket, header, 0, header.length, deadline);
         final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
         if (length > MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH)
         {
@@ -248,8 +259,31 @@ public final class BootstrapListener implements AutoCloseable
         }
         final byte[] message = new byte[length];
         System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
+        readFully(socket, message, header.length, length - header.length, deadline);
         return ControlCodec.fromBytes(message);
+    }
+
+    /** Each read waits only as long as is left until {@code deadline}: the deadline bounds the whole read. */
+    private static void readFully(final Socket socket, final byte[] dst, final int offset, final int length,
+        final long deadline) throws IOException
+    {
+        final InputStream in = socket.getInputStream();
+        int done = 0;
+        while (done < length)
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                throw new SocketTimeoutException("HELLO deadline passed");
+            }
+            socket.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+            final int n = in.read(dst, offset + done, length - done);
+            if (n < 0)
+            {
+                throw new EOFException("connection closed before the whole HELLO");
+            }
+            done += n;
+        }
     }
 
     private static void refuse(final Socket socket, final ReasonCode code, final String text) throws IOException

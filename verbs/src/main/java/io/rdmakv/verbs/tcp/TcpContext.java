@@ -1,6 +1,5 @@
 package io.rdmakv.verbs.tcp;
 
-import org.agrona.CloseHelper;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.DeviceAttributes;
@@ -12,17 +11,17 @@ import io.rdmakv.verbs.VerbsResource;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
+import java.security.SecureRandom;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The {@code tcp} provider's device: a software NIC with one listening port. Peers' requesters
- * connect to it during RTR and are handed to the target queue pair's responder.
+ * connect to it during RTR ({@link TcpAcceptor}) and, once their hello proves they are the peer the
+ * target queue pair expects, are handed to its responder. Queue pair numbers, memory region keys and
+ * connection secrets are drawn from SecureRandom: none can be guessed from another.
  */
 final class TcpContext extends VerbsResource implements Context
 {
@@ -33,14 +32,16 @@ final class TcpContext extends VerbsResource implements Context
 
     private final String host;
     private final ServerSocketChannel listener;
-    private final Thread acceptor;
+    private final int handshakeTimeoutMs;
+    private final SecureRandom random = new SecureRandom();
+    private final TcpAcceptor acceptor;
     private final Map<Integer, TcpQueuePair> queuePairs = new ConcurrentHashMap<>();
-    private final AtomicInteger nextQpNum = new AtomicInteger(ThreadLocalRandom.current().nextInt(1, 1 << 20));
 
     TcpContext(final VerbsConfig config)
     {
         super("ibv_close_device");
         this.host = config.tcpBindHost();
+        this.handshakeTimeoutMs = config.handshakeTimeoutMs();
         try
         {
             listener = ServerSocketChannel.open();
@@ -50,7 +51,7 @@ final class TcpContext extends VerbsResource implements Context
         {
             throw new VerbsException("ibv_open_device", "tcp0: cannot listen on " + host + ": " + e.getMessage(), e);
         }
-        acceptor = Thread.ofPlatform().daemon().name("rdmakv-tcp-accept-" + port()).start(this::acceptLoop);
+        acceptor = new TcpAcceptor(listener, this::admit, handshakeTimeoutMs, "rdmakv-tcp-accept-" + port());
     }
 
     String host()
@@ -63,14 +64,56 @@ final class TcpContext extends VerbsResource implements Context
         return listener.socket().getLocalPort();
     }
 
+    int handshakeTimeoutMs()
+    {
+        return handshakeTimeoutMs;
+    }
+
+    /**
+     * A queue pair number no open queue pair of this device has: 32 random bits (SecureRandom), never 0,
+     * so a peer cannot guess a neighbour's from its own.
+     */
     int nextQpNum()
     {
-        return nextQpNum.getAndIncrement() & 0xffffff;
+        int qpNum;
+        do
+        {
+            qpNum = random.nextInt();
+        }
+        while (qpNum == 0 || queuePairs.containsKey(qpNum));
+        return qpNum;
+    }
+
+    /** 32 random bits (SecureRandom), never 0: memory region keys. */
+    int randomKey()
+    {
+        int key;
+        do
+        {
+            key = random.nextInt();
+        }
+        while (key == 0);
+        return key;
+    }
+
+    /** 64 random bits (SecureRandom), never 0: a queue pair's connection secret. */
+    long newSecret()
+    {
+        long secret;
+        do
+        {
+            secret = random.nextLong();
+        }
+        while (secret == 0);
+        return secret;
     }
 
     void register(final TcpQueuePair qp)
     {
-        queuePairs.put(qp.qpNum(), qp);
+        if (queuePairs.putIfAbsent(qp.qpNum(), qp) != null)
+        {
+            throw new VerbsException("ibv_create_qp", Errno.EBUSY, "queue pair number " + qp.qpNum() + " taken");
+        }
     }
 
     void unregister(final TcpQueuePair qp)
@@ -78,51 +121,37 @@ final class TcpContext extends VerbsResource implements Context
         queuePairs.remove(qp.qpNum(), qp);
     }
 
-    private void acceptLoop()
+    /**
+     * Decides a requester's hello: the target queue pair must exist and the secret must be the target's
+     * (compared in constant time); then the queue pair's own rules decide ({@link TcpQueuePair#attachInbound}).
+     */
+    int admit(final TcpHandshake.Hello hello, final SocketChannel channel)
     {
-        while (!isClosed())
+        final TcpQueuePair qp = queuePairs.get(hello.targetQpNum());
+        final boolean secretMatches = TcpHandshake.sameSecret(qp == null ? 0 : qp.secret(), hello.secret());
+        if (qp == null || !secretMatches)
         {
-            final SocketChannel channel;
-            try
-            {
-                channel = listener.accept();
-            }
-            catch (final IOException e)
-            {
-                if (!isClosed())
-                {
-                    LOG.log(System.Logger.Level.WARNING, "tcp0 accept failed: " + e);
-                }
-                return;
-            }
-            try
-            {
-                handshake(channel);
-            }
-            catch (final IOException | RuntimeException e)
-            {
-                LOG.log(System.Logger.Level.DEBUG, "tcp0 handshake failed: " + e);
-                CloseHelper.quietClose(channel);
-            }
+            return TcpWire.HANDSHAKE_REFUSED;
         }
+        return qp.attachInbound(channel, hello.sourceQpNum(), hello.rnrRetry());
     }
 
-    private void handshake(final SocketChannel channel) throws IOException
+    /** Counts a connection a queue pair dropped at RTR because it came from another peer than RTR names. */
+    void countRejected()
     {
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        final TcpHandshake.Hello hello = TcpHandshake.readHello(channel);
-        final TcpQueuePair qp = queuePairs.get(hello.targetQpNum());
-        final int status = qp == null ? TcpWire.HANDSHAKE_UNKNOWN_QP :
-            qp.attachResponder(channel, hello.rnrRetry()) ? TcpWire.HANDSHAKE_OK : TcpWire.HANDSHAKE_QP_BUSY;
-        TcpHandshake.reply(channel, status);
-        if (status != TcpWire.HANDSHAKE_OK)
-        {
-            CloseHelper.quietClose(channel);
-        }
-        else
-        {
-            qp.startResponder();
-        }
+        acceptor.countRejected();
+    }
+
+    @Override
+    public long rejectedConnections()
+    {
+        return acceptor.rejectedConnections();
+    }
+
+    /** Of {@link #rejectedConnections()}: handshakes closed because their deadline passed. */
+    long timedOutHandshakes()
+    {
+        return acceptor.timedOutHandshakes();
     }
 
     @Override
@@ -182,19 +211,11 @@ final class TcpContext extends VerbsResource implements Context
             openChildren(TcpCompletionQueue.class) + " completion queue(s) open: close them first";
     }
 
-    /** Stops listening and waits (up to a second) for the acceptor thread. */
+    /** Stops listening, ends the handshakes in progress and waits (up to a second) for the acceptor thread. */
     @Override
     protected int release()
     {
-        CloseHelper.quietClose(listener);
-        try
-        {
-            acceptor.join(1000);
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
-        }
+        acceptor.close();
         return 0;
     }
 

@@ -1,5 +1,6 @@
 package io.rdmakv.verbs.tcp;
 
+import org.agrona.collections.Int2ObjectHashMap;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.MemoryRegion;
@@ -10,38 +11,33 @@ import io.rdmakv.verbs.VerbsException;
 import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A protection domain of the {@code tcp} provider. Its memory-region table is what the software NIC
- * consults for every remote access: a key is {@code (slot << 8) | generation}, looked up in a
- * copy-on-write array without locking or allocating, so a deregistered region's key is refused at once.
+ * consults for every remote access: a key is 32 random bits (SecureRandom, never 0, never one in use),
+ * looked up in a copy-on-write primitive map without locking or allocating, so a deregistered region's key
+ * is refused at once and no key says anything about another.
  */
 final class TcpProtectionDomain extends VerbsResource implements ProtectionDomain
 {
+    /** As many memory regions as the table held when keys were slot numbers. */
+    static final int MAX_REGIONS = 1 << 16;
+
     private final TcpContext context;
-    private volatile TcpMemoryRegion[] regions = new TcpMemoryRegion[16];
-    private final byte[] generations = new byte[1 << 16];
+    /** Never changed once published: registering and deregistering publish a changed copy. */
+    private volatile Int2ObjectHashMap<TcpMemoryRegion> regions = new Int2ObjectHashMap<>();
 
     TcpProtectionDomain(final TcpContext context)
     {
         super("ibv_dealloc_pd", context);
         this.context = context;
-        ThreadLocalRandom.current().nextBytes(generations);
     }
 
     /** The live region for {@code key}, or null: unknown, stale or deregistered keys all come back null. */
     TcpMemoryRegion lookup(final int key)
     {
-        final int slot = key >>> 8;
-        final TcpMemoryRegion[] table = regions;
-        if (slot >= table.length)
-        {
-            return null;
-        }
-        final TcpMemoryRegion mr = table[slot];
-        return mr != null && mr.rkey() == key && !mr.isClosed() ? mr : null;
+        final TcpMemoryRegion mr = regions.get(key);
+        return mr != null && !mr.isClosed() ? mr : null;
     }
 
     @Override
@@ -62,38 +58,29 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
         {
             throw new VerbsException("ibv_reg_mr", Errno.EINVAL, "cannot register an empty segment");
         }
-        TcpMemoryRegion[] table = regions;
-        int slot = 1;
-        while (slot < table.length && table[slot] != null)
+        if (regions.size() >= MAX_REGIONS)
         {
-            slot++;
+            throw new VerbsException("ibv_reg_mr", Errno.ENOMEM, "too many memory regions: " + regions.size());
         }
-        if (slot == table.length)
+        int key;
+        do
         {
-            if (table.length >= generations.length)
-            {
-                throw new VerbsException("ibv_reg_mr", Errno.ENOMEM, "too many memory regions: " + table.length);
-            }
-            table = Arrays.copyOf(table, table.length * 2);
+            key = context.randomKey();
         }
-        else
-        {
-            table = table.clone();
-        }
-        final int generation = ++generations[slot] & 0xff;
-        final TcpMemoryRegion mr = new TcpMemoryRegion(this, segment, (slot << 8) | generation, access);
-        table[slot] = mr;
+        while (regions.containsKey(key));
+        final TcpMemoryRegion mr = new TcpMemoryRegion(this, segment, key, access);
+        final Int2ObjectHashMap<TcpMemoryRegion> table = new Int2ObjectHashMap<>(regions);
+        table.put(key, mr);
         regions = table;
         return adopt(mr);
     }
 
     synchronized void deregister(final TcpMemoryRegion mr)
     {
-        final TcpMemoryRegion[] table = regions.clone();
-        final int slot = mr.rkey() >>> 8;
-        if (table[slot] == mr)
+        if (regions.get(mr.rkey()) == mr)
         {
-            table[slot] = null;
+            final Int2ObjectHashMap<TcpMemoryRegion> table = new Int2ObjectHashMap<>(regions);
+            table.remove(mr.rkey());
             regions = table;
         }
     }

@@ -17,25 +17,25 @@ import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.io.IOException;
-import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * An RC queue pair of the {@code tcp} provider. Two TCP connections carry it: the one it opens at RTR
  * (its requests, the peer's responses) and the one the peer opens (the peer's requests, served by
- * this queue pair's {@link TcpResponder} thread).
+ * this queue pair's {@link TcpResponder} thread). It accepts the peer's connection only from the queue
+ * pair its RTR names, proven by this queue pair's secret (see {@link #attachInbound}), as a NIC accepts
+ * packets only from its destination QP.
  */
 final class TcpQueuePair extends VerbsResource implements QueuePair
 {
-    private static final int CONNECT_TIMEOUT_MS = 10_000;
-
     private final TcpProtectionDomain pd;
     private final TcpContext context;
     private final TcpCompletionQueue sendCq;
     private final TcpCompletionQueue recvCq;
     private final int qpNum;
     private final int psn;
+    private final long secret;
     private final TcpSendQueue sendQueue;
     private final TcpReceiveQueue receiveQueue;
 
@@ -43,7 +43,9 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     private volatile int remoteAccess;
     private volatile ConnectOptions options = ConnectOptions.DEFAULT;
     private SocketChannel outbound;
+    private int remoteQpNum;
     private SocketChannel inbound;
+    private int inboundQpNum;
     private TcpResponder responder;
     private Thread responderThread;
 
@@ -65,10 +67,16 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
         this.recvCq = recvCq;
         this.qpNum = context.nextQpNum();
         this.psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        this.secret = context.newSecret();
         this.sendQueue = new TcpSendQueue(this, pd, config.maxSendWr(), config.maxSendSge(), config.maxInlineData());
         this.receiveQueue = new TcpReceiveQueue(config.maxRecvWr(), config.maxRecvSge());
         sendCq.attach(this, true);
         recvCq.attach(this, false);
+    }
+
+    long secret()
+    {
+        return secret;
     }
 
     TcpReceiveQueue receiveQueue()
@@ -122,7 +130,7 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     @Override
     public QueuePairEndpoint localEndpoint()
     {
-        return QueuePairEndpoint.tcp(qpNum, psn, context.host(), context.port());
+        return QueuePairEndpoint.tcp(qpNum, psn, context.host(), context.port(), secret);
     }
 
     @Override
@@ -146,7 +154,8 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
             throw new VerbsException("ibv_modify_qp(RTR)", Errno.EINVAL, "peer endpoint is " + remote.provider() +
                 ", this queue pair is tcp");
         }
-        final SocketChannel channel = TcpHandshake.connect(remote, qpNum, options.rnrRetry(), CONNECT_TIMEOUT_MS);
+        final SocketChannel channel = TcpHandshake.connect(remote, qpNum, options.rnrRetry(),
+            context.handshakeTimeoutMs());
         synchronized (this)
         {
             if (state != QpState.INIT)
@@ -158,7 +167,17 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
             outbound = channel;
             sendQueue.connected(channel);
             this.options = options;
+            remoteQpNum = remote.qpNum();
             state = QpState.RTR;
+            if (inbound != null && inboundQpNum != remoteQpNum)
+            {
+                // Held in INIT with the right secret but from another queue pair than RTR names: drop it.
+                CloseHelper.quietClose(inbound);
+                inbound = null;
+                responder = null;
+                context.countRejected();
+            }
+            startResponder();
         }
     }
 
@@ -185,32 +204,37 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
         }
     }
 
-    /** Called by the listener: the peer's requester connected. False if this queue pair cannot take it. */
-    synchronized boolean attachResponder(final SocketChannel channel, final int requesterRnrRetry)
+    /**
+     * Called by the device for a hello that carried this queue pair's secret: takes the connection if it
+     * comes from the peer this queue pair expects, and returns the {@link TcpWire} handshake status. In RTR
+     * and RTS the hello's source must be exactly the queue pair RTR named. In INIT (the peer's RTR ran
+     * first, as a node's does before its client has the node's endpoint) the connection is held, unserved,
+     * until RTR names the peer, and dropped then (and counted) if it came from another.
+     */
+    synchronized int attachInbound(final SocketChannel channel, final int sourceQpNum, final int requesterRnrRetry)
     {
-        if (isClosed() || state == QpState.ERR || inbound != null)
+        if (isClosed() || state == QpState.RESET ||
+            ((state == QpState.RTR || state == QpState.RTS) && sourceQpNum != remoteQpNum))
         {
-            return false;
+            return TcpWire.HANDSHAKE_REFUSED;
         }
-        try
+        if (state == QpState.ERR || inbound != null)
         {
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 * TcpWire.BUFFER_LENGTH);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 * TcpWire.BUFFER_LENGTH);
-        }
-        catch (final IOException e)
-        {
-            return false;
+            return TcpWire.HANDSHAKE_QP_BUSY;
         }
         inbound = channel;
+        inboundQpNum = sourceQpNum;
         responder = new TcpResponder(this, pd, channel, requesterRnrRetry);
-        return true;
+        startResponder();
+        return TcpWire.HANDSHAKE_OK;
     }
 
-    synchronized void startResponder()
+    /** Starts serving the peer's connection once there is one and RTR has named its peer. */
+    private void startResponder()
     {
-        if (responder != null && responderThread == null)
+        if (responder != null && responderThread == null && (state == QpState.RTR || state == QpState.RTS))
         {
-            responderThread = Thread.ofPlatform().daemon().name("rdmakv-tcp-responder-qp" + qpNum).start(responder);
+            responderThread = Thread.ofPlatform().daemon().name("rdmakv-tcp-responder-qp" + Integer.toHexString(qpNum)).start(responder);
         }
     }
 

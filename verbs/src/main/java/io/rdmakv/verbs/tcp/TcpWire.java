@@ -19,9 +19,15 @@ import java.lang.foreign.MemorySegment;
  * Every payload is padded with zeros to a multiple of 8 bytes, so frames stay 8-byte aligned and a
  * READ copies registered memory in whole aligned words: a concurrent atomic on a word is never torn.
  *
- * Handshake, requester to the responder's listener (16 bytes), answered by a u32 status:
+ * Handshake, requester to the responder's listener (24 bytes), answered by a u32 status:
  *   0 magic u32 "RKVT"  4 target qp_num u32  8 source qp_num u32  12 rnr_retry u8, 3 reserved
+ *  16 secret u64 (the target queue pair's, from its endpoint)
  * </pre>
+ *
+ * The device answers OK only to a hello whose secret is the target's and whose source is the peer the
+ * target was told to connect to (or, while the target is still in INIT, holds the connection unserved
+ * until its RTR names the peer). Every other hello gets {@link #HANDSHAKE_REFUSED}, whatever the reason,
+ * so the answer does not tell a stranger which queue pairs exist.
  */
 final class TcpWire
 {
@@ -41,9 +47,15 @@ final class TcpWire
     static final int RESP_HEADER_LENGTH = 16;
 
     static final int HANDSHAKE_MAGIC = 0x54564b52; // "RKVT" little-endian
-    static final int HANDSHAKE_LENGTH = 16;
+    static final int HANDSHAKE_TARGET_OFFSET = 4;
+    static final int HANDSHAKE_SOURCE_OFFSET = 8;
+    static final int HANDSHAKE_RNR_RETRY_OFFSET = 12;
+    static final int HANDSHAKE_SECRET_OFFSET = 16;
+    static final int HANDSHAKE_LENGTH = 24;
+    static final int HANDSHAKE_REPLY_LENGTH = 4;
     static final int HANDSHAKE_OK = 0;
-    static final int HANDSHAKE_UNKNOWN_QP = 1;
+    static final int HANDSHAKE_REFUSED = 1;
+    /** Only to a hello that proved itself: the target is already connected to it, or failed. */
     static final int HANDSHAKE_QP_BUSY = 2;
 
     /** Zero bytes that follow a payload of {@code length} bytes. */

@@ -97,6 +97,7 @@ final class QueuePairSetupTest
             assertEquals(endpoint.lid(), decoded.lid());
             assertEquals(endpoint.mtu(), decoded.mtu());
             assertArrayEquals(endpoint.gid(), decoded.gid());
+            assertEquals(endpoint.secret(), decoded.secret());
 
             final QueuePair second = fx.createQueuePair(fx.client(), config);
             assertNotEquals(qp.qpNum(), second.qpNum(), "two queue pairs of one device share a number");

@@ -1,0 +1,156 @@
+package io.rdmakv.server.bootstrap;
+
+import io.rdmakv.server.health.NodeHealth;
+
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.verbs.QueuePairEndpoint;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The bootstrap listener gives each connection one deadline for its whole HELLO, and idle peers stall no one. */
+class BootstrapListenerTest
+{
+    private static final Duration DEADLINE = Duration.ofMillis(1000);
+    private static final int WAIT_MS = 10_000;
+
+    private BootstrapListener listener;
+
+    @BeforeEach
+    void start() throws IOException
+    {
+        listener = new BootstrapListener(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            TimeUnit.SECONDS.toNanos(3), DEADLINE, (hello, socket) -> new BootstrapListener.Outcome(
+                new HelloRefusedMessage(hello.requestId(), ReasonCode.SHUTTING_DOWN.code(), "test"), null),
+            new NodeHealth());
+        listener.start();
+    }
+
+    @AfterEach
+    void stop()
+    {
+        listener.close();
+        listener.closeConnections();
+    }
+
+    @Test
+    void idleAndTricklingHellosAreClosedAtTheDeadlineWhileOthersAreAnswered() throws Exception
+    {
+        final byte[] hello = ControlCodec.toBytes(new HelloMessage(7, new byte[0],
+            QueuePairEndpoint.tcp(1, 2, "127.0.0.1", 3, 4)));
+        final long opened = System.nanoTime();
+        try (Socket idle = connect(); Socket trickling = connect())
+        {
+            final CompletableFuture<Long> idleClosed = closedAt(idle);
+            final CompletableFuture<Long> tricklingClosed = closedAt(trickling);
+            Thread.ofVirtual().start(() -> trickle(trickling, hello));
+
+            try (Socket good = connect())
+            {
+                good.getOutputStream().write(hello);
+                final ControlMessage reply = read(good);
+                assertEquals(7, assertInstanceOf(HelloRefusedMessage.class, reply).requestId());
+            }
+            final long answered = System.nanoTime();
+
+            for (final long end : new long[] {idleClosed.get(WAIT_MS, TimeUnit.MILLISECONDS),
+                tricklingClosed.get(WAIT_MS, TimeUnit.MILLISECONDS)})
+            {
+                final long afterMs = TimeUnit.NANOSECONDS.toMillis(end - opened);
+                assertTrue(answered < end, "a well-behaved HELLO was answered while the others were connected");
+                assertTrue(afterMs >= DEADLINE.toMillis() - 100 && afterMs <= DEADLINE.toMillis() + 3_000,
+                    "closed " + afterMs + " ms after connecting, deadline " + DEADLINE.toMillis() + " ms");
+            }
+        }
+    }
+
+    private Socket connect()
+    {
+        final Socket socket = new Socket();
+        try
+        {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.port()), WAIT_MS);
+            socket.setSoTimeout(WAIT_MS);
+            return socket;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ControlMessage read(final Socket socket) throws IOException
+    {
+        final DataInputStream in = new DataInputStream(socket.getInputStream());
+        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
+        in.readFully(header);
+        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
+        final byte[] message = new byte[length];
+        System.arraycopy(header, 0, message, 0, header.length);
+        in.readFully(message, header.length, length - header.length);
+        return ControlCodec.fromBytes(message);
+    }
+
+    /** One byte every 200 ms: each read waits far less than the deadline, the whole HELLO far more. */
+    private static void trickle(final Socket socket, final byte[] bytes)
+    {
+        try
+        {
+            for (final byte b : bytes)
+            {
+                socket.getOutputStream().write(b);
+                Thread.sleep(200);
+            }
+        }
+        catch (final IOException | InterruptedException e)
+        {
+            // closed by the listener: what the test waits for
+        }
+    }
+
+    private static CompletableFuture<Long> closedAt(final Socket socket)
+    {
+        final CompletableFuture<Long> closed = new CompletableFuture<>();
+        Thread.ofVirtual().start(() ->
+        {
+            try
+            {
+                while (socket.getInputStream().read() >= 0)
+                {
+                    // nothing is answered to an unfinished HELLO: wait for the end
+                }
+                closed.complete(System.nanoTime());
+            }
+            catch (final SocketTimeoutException e)
+            {
+                closed.completeExceptionally(new AssertionError("not closed within " + WAIT_MS + " ms"));
+            }
+            catch (final IOException e)
+            {
+                closed.complete(System.nanoTime());
+            }
+        });
+        return closed;
+    }
+}
