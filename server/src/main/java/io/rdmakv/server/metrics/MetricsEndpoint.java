@@ -13,7 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * The node's HTTP endpoint, on one daemon thread:
+ * The node's HTTP endpoint, a virtual thread per request (a slow or idle peer holds only its own):
  * <ul>
  * <li>{@code /metrics}: the Prometheus exposition of the registry (text, OpenMetrics or protobuf, as the
  *     scraper asks);</li>
@@ -46,8 +46,10 @@ public final class MetricsEndpoint implements AutoCloseable
         {
             throw new IOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage(), e);
         }
-        final ExecutorService executor = Executors.newSingleThreadExecutor(
-            r -> Thread.ofPlatform().daemon().name("rdmakv-metrics").unstarted(r));
+        // A virtual thread per exchange: the JDK server reads a request's line and headers on the executor,
+        // so with one thread a peer that trickles a request stalled every scrape and probe behind it.
+        final ExecutorService executor = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("rdmakv-metrics-", 0).factory());
         server.setExecutor(executor);
         server.createContext("/metrics", new MetricsHandler(registry));
         server.createContext("/ready", exchange -> answer(exchange, readiness.isReady() ? 200 : 503,
