@@ -144,6 +144,7 @@ public final class KvServer implements AutoCloseable
         agentThread = AgentRunner.startOnThread(agentRunner);
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
+        context.onFatal(health::fatal);
         listener.start();
     }
 

@@ -1,5 +1,8 @@
 package io.rdmakv.kvctl;
 
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvClientConfig;
+import io.rdmakv.client.KvException;
 import io.rdmakv.server.KvServerCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -11,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,5 +89,52 @@ class KvServerFatalTest
         assertEquals(KvServerCommand.EXIT_FATAL, process.exitValue(), lines.toString());
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("kvserver: fatal: the bootstrap listener could not " +
             "accept connections for ") && l.contains("Too many open files")), lines.toString());
+    }
+
+    @Test
+    void directMemoryExhaustionEndsTheNodeWithAReasonAndANonZeroExit() throws Exception
+    {
+        final int port = KvCtlTest.freePorts(1)[0];
+        final ProcessBuilder pb = new ProcessBuilder("bash", Launchers.root().resolve("bin/kvserver").toString(),
+            "--transport", "tcp", "--memory", "16m", "--listen", "127.0.0.1:" + port).redirectErrorStream(true);
+        Launchers.environment(pb.environment());
+        // room for a couple of sessions' software-NIC buffers (4 x 256 KiB each), not for a dozen
+        pb.environment().put("RDMAKV_JAVA_OPTS", Launchers.CHILD_JVM_OPTS + " -XX:MaxDirectMemorySize=3m");
+        final Path log = dir.resolve("kvserver.log");
+        pb.redirectOutput(log.toFile());
+        process = pb.start();
+        final long ready = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readAllLines(log).contains("kvserver: ready"))
+        {
+            assertTrue(process.isAlive() && System.nanoTime() < ready, "kvserver started: " + Files.readAllLines(log));
+            Thread.sleep(50);
+        }
+        final List<KvClient> clients = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < 12 && process.isAlive(); i++)
+            {
+                try
+                {
+                    final KvClient client = KvClient.connect(KvClientConfig.of("127.0.0.1:" + port)
+                        .withTransport("tcp").withOpTimeout(Duration.ofSeconds(5)).withConnectTimeout(Duration.ofSeconds(5)));
+                    clients.add(client);
+                    client.get(new byte[] {1});
+                }
+                catch (final KvException e)
+                {
+                    // the node failed this session: it should now be on its way out
+                }
+            }
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the node exits: " + Files.readAllLines(log));
+        }
+        finally
+        {
+            clients.forEach(KvClient::close);
+        }
+        final List<String> lines = Files.readAllLines(log);
+        assertEquals(KvServerCommand.EXIT_FATAL, process.exitValue(), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("kvserver: fatal: ") && l.contains("OutOfMemoryError")),
+            lines.toString());
     }
 }

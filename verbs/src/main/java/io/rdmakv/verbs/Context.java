@@ -30,6 +30,15 @@ public interface Context extends AutoCloseable
         return 0;
     }
 
+    /**
+     * Calls {@code listener}, once, with the reason when the device can no longer do its work (for {@code tcp}:
+     * its software NIC cannot accept connections any more, or ran out of memory setting one up). The owner
+     * should stop using the device and say so. {@code ibverbs}: never called yet.
+     */
+    default void onFatal(final java.util.function.Consumer<String> listener)
+    {
+    }
+
     /** Idempotent. Throws {@link VerbsException} while children are still open. */
     @Override
     void close();

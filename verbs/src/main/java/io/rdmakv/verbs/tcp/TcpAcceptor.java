@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -29,6 +30,8 @@ final class TcpAcceptor implements AutoCloseable
     static final int MAX_PENDING = 1024;
     static final long MIN_BACKOFF_MS = 5;
     static final long MAX_BACKOFF_MS = 1_000;
+    /** Accept failing without a break for this long is fatal: the device cannot take new queue pairs. */
+    static final long FATAL_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private static final System.Logger LOG = System.getLogger(TcpAcceptor.class.getName());
 
@@ -46,12 +49,15 @@ final class TcpAcceptor implements AutoCloseable
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong timedOut = new AtomicLong();
     private final Thread thread;
+    private final Consumer<String> fatal;
     private volatile boolean closed;
 
-    TcpAcceptor(final ServerSocketChannel listener, final Admission admission, final int timeoutMs, final String name)
+    TcpAcceptor(final ServerSocketChannel listener, final Admission admission, final int timeoutMs, final String name,
+        final Consumer<String> fatal)
     {
         this.listener = listener;
         this.admission = admission;
+        this.fatal = fatal;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         thread = Thread.ofPlatform().daemon().name(name).start(this::acceptLoop);
     }
@@ -77,6 +83,7 @@ final class TcpAcceptor implements AutoCloseable
     private void acceptLoop()
     {
         long backoffMs = 0;
+        long failingSince = 0;
         while (!closed)
         {
             final SocketChannel channel;
@@ -84,6 +91,7 @@ final class TcpAcceptor implements AutoCloseable
             {
                 channel = listener.accept();
                 backoffMs = 0;
+                failingSince = 0;
             }
             catch (final ClosedChannelException e)
             {
@@ -93,6 +101,14 @@ final class TcpAcceptor implements AutoCloseable
             {
                 if (closed)
                 {
+                    return;
+                }
+                final long now = System.nanoTime();
+                failingSince = failingSince == 0 ? now : failingSince;
+                if (now - failingSince >= FATAL_AFTER_NANOS)
+                {
+                    fatal.accept("the tcp device could not accept connections for " +
+                        TimeUnit.NANOSECONDS.toSeconds(FATAL_AFTER_NANOS) + " s: " + e.getMessage());
                     return;
                 }
                 backoffMs = Math.clamp(backoffMs * 2, MIN_BACKOFF_MS, MAX_BACKOFF_MS);
@@ -106,7 +122,17 @@ final class TcpAcceptor implements AutoCloseable
                 CloseHelper.quietClose(channel);
                 continue;
             }
-            Thread.ofVirtual().name("rdmakv-tcp-handshake").start(() -> handshake(channel));
+            try
+            {
+                Thread.ofVirtual().name("rdmakv-tcp-handshake").start(() -> handshake(channel));
+            }
+            catch (final Error e)
+            {
+                CloseHelper.quietClose(channel);
+                pending.release();
+                fatal.accept("the tcp device could not start a handshake: " + e);
+                return;
+            }
         }
     }
 
@@ -148,6 +174,12 @@ final class TcpAcceptor implements AutoCloseable
             // The peer went away mid-handshake (or, after OK, before the answer: its queue pair sees the end).
             handedOver = false;
             LOG.log(System.Logger.Level.DEBUG, "tcp0 handshake failed: " + e);
+        }
+        catch (final Error e)
+        {
+            // memory (heap or direct buffers) exhausted setting up the queue pair's side: fatal for the device
+            handedOver = false;
+            fatal.accept("the tcp device ran out of resources setting up a connection: " + e);
         }
         finally
         {

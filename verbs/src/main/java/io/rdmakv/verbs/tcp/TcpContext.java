@@ -35,6 +35,9 @@ final class TcpContext extends VerbsResource implements Context
     private final int handshakeTimeoutMs;
     private final SecureRandom random = new SecureRandom();
     private final TcpAcceptor acceptor;
+    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<String>> fatalListeners =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile String fatalReason;
     private final Map<Integer, TcpQueuePair> queuePairs = new ConcurrentHashMap<>();
 
     TcpContext(final VerbsConfig config)
@@ -51,7 +54,8 @@ final class TcpContext extends VerbsResource implements Context
         {
             throw new VerbsException("ibv_open_device", "tcp0: cannot listen on " + host + ": " + e.getMessage(), e);
         }
-        acceptor = new TcpAcceptor(listener, this::admit, handshakeTimeoutMs, "rdmakv-tcp-accept-" + port());
+        acceptor = new TcpAcceptor(listener, this::admit, handshakeTimeoutMs, "rdmakv-tcp-accept-" + port(),
+            this::fatal);
     }
 
     String host()
@@ -209,6 +213,30 @@ final class TcpContext extends VerbsResource implements Context
     {
         return "tcp0 still has " + openChildren(TcpProtectionDomain.class) + " protection domain(s) and " +
             openChildren(TcpCompletionQueue.class) + " completion queue(s) open: close them first";
+    }
+
+    @Override
+    public void onFatal(final java.util.function.Consumer<String> listener)
+    {
+        fatalListeners.add(listener);
+        final String reason = fatalReason;
+        if (reason != null)
+        {
+            listener.accept(reason);
+        }
+    }
+
+    private void fatal(final String reason)
+    {
+        synchronized (fatalListeners)
+        {
+            if (fatalReason != null)
+            {
+                return;
+            }
+            fatalReason = reason;
+        }
+        fatalListeners.forEach(l -> l.accept(reason));
     }
 
     /** Stops listening, ends the handshakes in progress and waits (up to a second) for the acceptor thread. */
