@@ -6,22 +6,16 @@ import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloOkMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
-import io.rdmakv.common.protocol.RemoteRegion;
+import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
-import io.rdmakv.server.health.RateLimitedLog;
 import io.rdmakv.server.health.NodeHealth;
-import io.rdmakv.server.bootstrap.PeerEndpoint;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
-import io.rdmakv.server.control.ServerSession;
 import io.rdmakv.server.control.SlotRepair;
 import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
@@ -30,30 +24,20 @@ import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
-import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
-import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
-import io.rdmakv.verbs.QueuePair;
-import io.rdmakv.verbs.QueuePairConfig;
-import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.VerbsConfig;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.security.MessageDigest;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One rdmakv node: its region, the transport, the bootstrap listener and the control agent. Clients
@@ -67,7 +51,6 @@ public final class KvServer implements AutoCloseable
     private final ServerConfig config;
     private final ClusterMap clusterMap;
     private final byte[] clusterMapJson;
-    private final byte[] token;
     private final BootstrapListener listener;
     private final Context context;
     private final ProtectionDomain pd;
@@ -75,15 +58,14 @@ public final class KvServer implements AutoCloseable
     private final CompletionQueue cq;
     private final ServerCounters counters = new ServerCounters();
     private final NodeHealth health = new NodeHealth();
-    private final AuthThrottle authThrottle = new AuthThrottle();
-    private final RateLimitedLog authLog = new RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
+    private final Admission admission;
+    private final SessionOpener opener;
     private final ControlAgent agent;
     private final IndexScanner scanner;
     private final IndexAtomics atomics;
     private final LockSweeper sweeper;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
-    private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
     private volatile boolean shuttingDown;
     private boolean closed;
 
@@ -93,7 +75,6 @@ public final class KvServer implements AutoCloseable
         this.config = config;
         final RegionGeometry geometry = RegionGeometry.forMemory(config.memoryBytes(), config.chunkSize());
         MemoryBudget.system().check(config.memoryBytes(), Runtime.getRuntime().maxMemory());
-        this.token = config.authToken().getBytes(StandardCharsets.UTF_8);
         BootstrapListener bound = null;
         Context opened = null;
         ProtectionDomain allocated = null;
@@ -144,6 +125,8 @@ public final class KvServer implements AutoCloseable
         agentThread = AgentRunner.startOnThread(agentRunner);
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
+        admission = new Admission(config.authToken(), context.providerName());
+        opener = new SessionOpener(config, pd, cq, region, agent, clusterMapJson);
         context.onFatal(health::fatal);
         listener.start();
     }
@@ -188,108 +171,12 @@ public final class KvServer implements AutoCloseable
 
     private BootstrapListener.Outcome openSession(final HelloMessage hello, final Socket socket)
     {
-        final String peer = String.valueOf(socket.getRemoteSocketAddress());
         if (shuttingDown)
         {
-            return refused(ReasonCode.SHUTTING_DOWN, "node " + config.nodeId() + " is shutting down");
+            return Admission.refused(ReasonCode.SHUTTING_DOWN, "node " + config.nodeId() + " is shutting down");
         }
-        if (token.length > 0)
-        {
-            final InetAddress from = socket.getInetAddress();
-            final long now = System.nanoTime();
-            final long wait = authThrottle.blockedFor(from, now);
-            if (wait > 0)
-            {
-                authLog.log(System.Logger.Level.WARNING, "throttled", "refused " +
-                    from.getHostAddress() + " unread: too many failed authentications, blocked for " +
-                    TimeUnit.NANOSECONDS.toSeconds(wait) + " s more");
-                return refused(ReasonCode.AUTH_FAILED, "too many failed authentications from this address: retry in " +
-                    Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait)) + " s");
-            }
-            if (!MessageDigest.isEqual(token, hello.authToken()))
-            {
-                final int recent = authThrottle.failed(from, now);
-                authLog.log(System.Logger.Level.WARNING, "auth", "refused " + peer +
-                    ": wrong auth token (" + recent + " in a row from this address)");
-                return refused(ReasonCode.AUTH_FAILED, "wrong auth token");
-            }
-            authThrottle.succeeded(from);
-        }
-        if (!context.providerName().equals(hello.endpoint().provider()))
-        {
-            return refused(ReasonCode.UNEXPECTED_MESSAGE, "this node runs the " + context.providerName() +
-                " transport, the client " + hello.endpoint().provider());
-        }
-        final QueuePairEndpoint remote = PeerEndpoint.pin(hello.endpoint(), socket.getInetAddress());
-        if (remote == null)
-        {
-            LOG.log(System.Logger.Level.WARNING, "refused " + peer + ": its queue pair endpoint names another host");
-            return refused(ReasonCode.UNEXPECTED_MESSAGE, PeerEndpoint.NOT_HELLO_HOST);
-        }
-        ServerSession session = null;
-        try
-        {
-            session = new ServerSession(nextSessionId.getAndIncrement(), peer, pd,
-                MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
-            final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1,
-                1, 64));
-            session.attach(qp, null);
-            qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
-            for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
-            {
-                if (!session.postReceive(i))
-                {
-                    throw new IllegalStateException("cannot post receive buffers");
-                }
-            }
-            try
-            {
-                // tcp: connects to the client's device and waits for its answer, all within the provider's
-                // handshake deadline (VerbsConfig.handshakeTimeoutMs): a peer that accepts the connection and
-                // never answers holds no session half-open past it. ibverbs: programs the NIC, nothing more.
-                qp.modifyToRtr(remote, ConnectOptions.DEFAULT);
-            }
-            catch (final RuntimeException e)
-            {
-                LOG.log(System.Logger.Level.WARNING, "cannot connect the queue pair of " + peer + ": " +
-                    e.getMessage());
-                closeQuietly(session);
-                return refused(ReasonCode.INTERNAL, PeerEndpoint.CANNOT_CONNECT);
-            }
-            qp.modifyToRts(ConnectOptions.DEFAULT);
-            // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
-            session.attach(qp, socket);
-            agent.register(session);
-            final ServerSession opened = session;
-            final HelloOkMessage ok = new HelloOkMessage(hello.requestId(), MessageHeaderDescriptor.PROTOCOL_VERSION,
-                config.nodeId(), qp.localEndpoint(),
-                new RemoteRegion(region.indexRegion().address(), region.indexRegion().length(),
-                    region.indexRegion().rkey()),
-                new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
-                    region.dataRegion().rkey()),
-                region.geometry(), clusterMapJson, session.id(), config.graceNanos(),
-                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
-            return new BootstrapListener.Outcome(ok, end ->
-            {
-                switch (end.kind())
-                {
-                    case CLOSED -> agent.departed(opened);
-                    case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
-                    case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
-                }
-            });
-        }
-        catch (final RuntimeException e)
-        {
-            LOG.log(System.Logger.Level.WARNING, "cannot open a session for " + peer + ": " + e.getMessage());
-            closeQuietly(session);
-            return refused(ReasonCode.INTERNAL, "cannot open a session: " + e.getMessage());
-        }
-    }
-
-    private static BootstrapListener.Outcome refused(final ReasonCode code, final String text)
-    {
-        return new BootstrapListener.Outcome(new HelloRefusedMessage(0, code.code(), text), null);
+        final BootstrapListener.Outcome refusal = admission.refusal(hello, socket);
+        return refusal != null ? refusal : opener.open(hello, socket);
     }
 
     public int port()
@@ -320,7 +207,7 @@ public final class KvServer implements AutoCloseable
     /** Failed and throttled authentications. */
     public AuthThrottle authThrottle()
     {
-        return authThrottle;
+        return admission.throttle();
     }
 
     /** Whether the node's listeners can serve; fatal errors are reported here. */

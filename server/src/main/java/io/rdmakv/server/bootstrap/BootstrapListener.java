@@ -10,7 +10,6 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.health.RateLimitedLog;
 
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;

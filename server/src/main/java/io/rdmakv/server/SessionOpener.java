@@ -1,0 +1,128 @@
+package io.rdmakv.server;
+
+import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloOkMessage;
+import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.RemoteRegion;
+import io.rdmakv.server.bootstrap.Admission;
+import io.rdmakv.server.bootstrap.BootstrapListener;
+import io.rdmakv.server.bootstrap.PeerEndpoint;
+import io.rdmakv.server.control.ControlAgent;
+import io.rdmakv.server.control.ServerCounter;
+import io.rdmakv.server.control.ServerSession;
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.QueuePairEndpoint;
+import org.agrona.CloseHelper;
+
+import java.net.Socket;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Opens an admitted client's session: a queue pair connected to the client's own (on the host its HELLO
+ * came from, within the provider's handshake deadline), registered with the control agent, and the HELLO_OK
+ * that tells the client where the region is. How the session ends (departure, lease expired, a bad frame)
+ * is handed to the control agent, which owns session state.
+ */
+final class SessionOpener
+{
+    private static final System.Logger LOG = System.getLogger(SessionOpener.class.getName());
+
+    private final ServerConfig config;
+    private final ProtectionDomain pd;
+    private final CompletionQueue cq;
+    private final Region region;
+    private final ControlAgent agent;
+    private final byte[] clusterMapJson;
+    private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
+
+    SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
+        final ControlAgent agent, final byte[] clusterMapJson)
+    {
+        this.config = config;
+        this.pd = pd;
+        this.cq = cq;
+        this.region = region;
+        this.agent = agent;
+        this.clusterMapJson = clusterMapJson;
+    }
+
+    /** HELLO_OK and the session's end handler, or HELLO_REFUSED saying why (nothing is left behind). */
+    BootstrapListener.Outcome open(final HelloMessage hello, final Socket socket)
+    {
+        final String peer = String.valueOf(socket.getRemoteSocketAddress());
+        final QueuePairEndpoint remote = PeerEndpoint.pin(hello.endpoint(), socket.getInetAddress());
+        if (remote == null)
+        {
+            LOG.log(System.Logger.Level.WARNING, "refused " + peer + ": its queue pair endpoint names another host");
+            return Admission.refused(ReasonCode.UNEXPECTED_MESSAGE, PeerEndpoint.NOT_HELLO_HOST);
+        }
+        ServerSession session = null;
+        try
+        {
+            session = new ServerSession(nextSessionId.getAndIncrement(), peer, pd,
+                MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
+            final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1,
+                1, 64));
+            session.attach(qp, null);
+            qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
+            for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
+            {
+                if (!session.postReceive(i))
+                {
+                    throw new IllegalStateException("cannot post receive buffers");
+                }
+            }
+            try
+            {
+                // tcp: connects to the client's device and waits for its answer, all within the provider's
+                // handshake deadline (VerbsConfig.handshakeTimeoutMs): a peer that accepts the connection and
+                // never answers holds no session half-open past it. ibverbs: programs the NIC, nothing more.
+                qp.modifyToRtr(remote, ConnectOptions.DEFAULT);
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "cannot connect the queue pair of " + peer + ": " +
+                    e.getMessage());
+                CloseHelper.quietClose(session);
+                return Admission.refused(ReasonCode.INTERNAL, PeerEndpoint.CANNOT_CONNECT);
+            }
+            qp.modifyToRts(ConnectOptions.DEFAULT);
+            // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
+            session.attach(qp, socket);
+            agent.register(session);
+            final ServerSession opened = session;
+            final HelloOkMessage ok = new HelloOkMessage(hello.requestId(), MessageHeaderDescriptor.PROTOCOL_VERSION,
+                config.nodeId(), qp.localEndpoint(),
+                new RemoteRegion(region.indexRegion().address(), region.indexRegion().length(),
+                    region.indexRegion().rkey()),
+                new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
+                    region.dataRegion().rkey()),
+                region.geometry(), clusterMapJson, session.id(), config.graceNanos(),
+                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
+            return new BootstrapListener.Outcome(ok, end ->
+            {
+                switch (end.kind())
+                {
+                    case CLOSED -> agent.departed(opened);
+                    case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
+                    case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
+                }
+            });
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "cannot open a session for " + peer + ": " + e.getMessage());
+            CloseHelper.quietClose(session);
+            return Admission.refused(ReasonCode.INTERNAL, "cannot open a session: " + e.getMessage());
+        }
+    }
+
+}
