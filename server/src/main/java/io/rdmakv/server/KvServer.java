@@ -111,7 +111,7 @@ public final class KvServer implements AutoCloseable
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(new CpuIndexAtomics(region.segment()), geometry);
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry), geometry,
-            counters, SystemNanoClock.INSTANCE);
+            counters, SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()));
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);

@@ -1,7 +1,6 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
@@ -15,7 +14,8 @@ import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
-import io.rdmakv.server.space.Extent;
+import io.rdmakv.server.space.FreeJob;
+import io.rdmakv.server.space.IndexCensus;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.CompletionQueue;
@@ -27,6 +27,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +39,14 @@ import java.util.concurrent.TimeUnit;
  * SEND/RECV, departures (BYE, a closed bootstrap connection, a failed queue pair) and the grace
  * period of freed space. It never handles a GET or a PUT: those never reach the server's CPU.
  * It owns the {@link DataAreaAllocator}; nothing else touches it.
+ *
+ * <p>Its work per duty cycle is bounded whatever clients send. A request waits in its session's inbox
+ * (holding its receive buffer, see {@link Pending}) and each session's requests are served in the order
+ * sent; sessions take turns. A FREE is checked {@link #FREE_UNITS_PER_CYCLE} units per cycle at most, all
+ * sessions together ({@link FreeJob}); a STATS is answered from an index census at most
+ * {@link #STATS_MAX_AGE_NANOS} old, or waits for the census pass, which reads
+ * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle ({@link IndexCensus}). An ALLOC is refused beyond the
+ * session's quota, and no grant is larger than the chunk size, the quota left or half the data area.
  *
  * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} and a
  * {@link CountingErrorHandler}: an unexpected exception in a duty cycle is counted, logged and survived.
@@ -52,6 +61,15 @@ public final class ControlAgent implements Agent
     /** How often a duty cycle moves freed space whose grace period ended back into the free set. */
     public static final long EXPIRY_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+    /** The most FREE-check units (64-byte headers read) one duty cycle spends, all sessions together. */
+    public static final long FREE_UNITS_PER_CYCLE = 4096;
+
+    /** The most index groups (14 slots each) one duty cycle reads for the STATS census. */
+    public static final long CENSUS_GROUPS_PER_CYCLE = 4096;
+
+    /** How old the used-slot count in a STATS reply may be; a flood of STATS costs one census pass per period. */
+    public static final long STATS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
     private static final System.Logger LOG = System.getLogger(ControlAgent.class.getName());
 
     private final CompletionQueue cq;
@@ -61,20 +79,35 @@ public final class ControlAgent implements Agent
     private final RegionGeometry geometry;
     private final NanoClock clock;
     private final ServerCounters counters;
+    private final SpaceRequests space;
+    private final IndexCensus census;
+    private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
+    private boolean censusWanted;
     private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
     private long lastExpiry;
     private volatile boolean closed;
 
-    /**
-     * @param counters where the agent counts; the agent's thread is their only writer
-     * @param clock    the time grants, frees, departures and grace-period expiry are stamped with
-     */
+    /** An agent whose sessions may each hold the whole data area (no quota but the grant cap). */
     public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
         final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
         final NanoClock clock)
     {
+        this(cq, allocator, scanner, liveBlocks, geometry, counters, clock, allocator.capacity());
+    }
+
+    /**
+     * @param counters     where the agent counts; the agent's thread is their only writer
+     * @param clock        the time grants, frees, departures and grace-period expiry are stamped with
+     * @param sessionQuota the most bytes one session may hold granted and not freed
+     */
+    public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
+        final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
+        final NanoClock clock, final long sessionQuota)
+    {
+        this.space = new SpaceRequests(allocator, counters, geometry.chunkSize(), sessionQuota);
+        this.census = new IndexCensus(scanner, STATS_MAX_AGE_NANOS);
         this.cq = cq;
         this.allocator = allocator;
         this.scanner = scanner;
@@ -148,6 +181,7 @@ public final class ControlAgent implements Agent
             work++;
         }
         final long now = clock.nanoTime();
+        work += serve(now);
         if (now - lastExpiry > EXPIRY_INTERVAL_NANOS)
         {
             lastExpiry = now;
@@ -186,15 +220,86 @@ public final class ControlAgent implements Agent
             LOG.log(System.Logger.Level.WARNING, session + " sent a malformed control message: " + e.getMessage());
             reply(session, new ErrorMessage(0, ReasonCode.MALFORMED_MESSAGE.code(), e.getMessage()));
         }
-        if (!session.postReceive(buffer))
+        if (message == null)
         {
-            depart(session, "its queue pair refused a receive buffer");
+            repost(session, buffer);
             return;
         }
-        if (message != null)
+        session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
+            new FreeJob(allocator, liveBlocks, session.id(), free) : null));
+        if (session.inbox.size() == 1)
         {
-            handle(session, message);
+            ready.add(session);
         }
+    }
+
+    private void repost(final ServerSession session, final int buffer)
+    {
+        if (!session.departed() && !session.postReceive(buffer))
+        {
+            depart(session, "its queue pair refused a receive buffer");
+        }
+    }
+
+    /** Serves the sessions with waiting requests, each in turn, within this cycle's budgets. */
+    private int serve(final long now)
+    {
+        int work = 0;
+        if (censusWanted)
+        {
+            censusWanted = false;
+            census.advance(CENSUS_GROUPS_PER_CYCLE, now);
+            if (!census.inProgress())
+            {
+                counters.increment(ServerCounter.INDEX_CENSUS_PASSES);
+            }
+            work++;
+        }
+        long freeBudget = FREE_UNITS_PER_CYCLE;
+        for (int turns = ready.size(); turns > 0; turns--)
+        {
+            final ServerSession session = ready.poll();
+            Pending head;
+            while (!session.departed() && (head = session.inbox.peek()) != null)
+            {
+                if (head.free() != null)
+                {
+                    if (freeBudget <= 0)
+                    {
+                        break;
+                    }
+                    final long spent = head.free().step(freeBudget, now);
+                    freeBudget -= spent;
+                    counters.add(ServerCounter.FREE_UNITS_EXAMINED, spent);
+                    if (!head.free().done())
+                    {
+                        break;
+                    }
+                    space.freed(head.free());
+                }
+                else if (head.message() instanceof StatsMessage stats)
+                {
+                    if (!census.isFresh(now))
+                    {
+                        censusWanted = true;
+                        break;
+                    }
+                    stats(session, stats);
+                }
+                else
+                {
+                    handle(session, head.message());
+                }
+                work++;
+                session.inbox.poll();
+                repost(session, head.buffer());
+            }
+            if (!session.departed() && !session.inbox.isEmpty())
+            {
+                ready.add(session);
+            }
+        }
+        return work;
     }
 
     private void handle(final ServerSession session, final ControlMessage message)
@@ -202,8 +307,6 @@ public final class ControlAgent implements Agent
         switch (message)
         {
             case AllocMessage alloc -> allocate(session, alloc);
-            case FreeMessage free -> free(free);
-            case StatsMessage stats -> stats(session, stats);
             case ByeMessage bye ->
             {
                 counters.increment(ServerCounter.BYE_REQUESTS);
@@ -220,46 +323,12 @@ public final class ControlAgent implements Agent
 
     private void allocate(final ServerSession session, final AllocMessage alloc)
     {
-        counters.increment(ServerCounter.ALLOC_REQUESTS);
-        final long min = alloc.requestedBytes();
-        if (min <= 0 || min > allocator.capacity())
+        final ControlMessage answer = space.allocate(session.id(), alloc, clock.nanoTime());
+        if (answer instanceof AllocOkMessage)
         {
-            counters.increment(ServerCounter.ALLOC_FAILURES);
-            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
-                "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes"));
-            return;
+            publishSpace();
         }
-        final Extent extent =
-            allocator.grant(min, Math.max(min, geometry.chunkSize()), clock.nanoTime(), session.id());
-        if (extent == null)
-        {
-            counters.increment(ServerCounter.ALLOC_FAILURES);
-            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
-                "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
-                " bytes free, " + allocator.graceBytes() + " waiting out the grace period)"));
-            return;
-        }
-        publishSpace();
-        reply(session, new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length()));
-    }
-
-    private void free(final FreeMessage free)
-    {
-        counters.increment(ServerCounter.FREE_REQUESTS);
-        final long now = clock.nanoTime();
-        for (int i = 0; i < free.count(); i++)
-        {
-            if (allocator.isReleasable(free.offset(i), free.length(i)) &&
-                !liveBlocks.containsLiveBlock(free.offset(i), free.length(i)) &&
-                allocator.release(free.offset(i), free.length(i), now))
-            {
-                counters.increment(ServerCounter.FREED_BLOCKS);
-            }
-            else
-            {
-                counters.increment(ServerCounter.REFUSED_FREES);
-            }
-        }
+        reply(session, answer);
     }
 
     private void stats(final ServerSession session, final StatsMessage stats)
@@ -268,7 +337,7 @@ public final class ControlAgent implements Agent
         final long total = allocator.capacity();
         final long free = allocator.freeBytes();
         reply(session, new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
-            scanner.usedSlots(), geometry.slotCount(), byQpNum.size(), allocator.grantedExtents()));
+            census.usedSlots(), geometry.slotCount(), byQpNum.size(), allocator.grantedExtents()));
     }
 
     private void reply(final ServerSession session, final ControlMessage message)
@@ -289,6 +358,7 @@ public final class ControlAgent implements Agent
             return;
         }
         session.markDeparted();
+        session.inbox.clear();
         byQpNum.remove(session.qp().qpNum(), session);
         session.qp().modifyToError();
         session.close();

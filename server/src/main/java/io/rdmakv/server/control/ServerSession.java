@@ -11,6 +11,7 @@ import io.rdmakv.verbs.SendWorkRequests;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Socket;
+import java.util.ArrayDeque;
 
 /**
  * The server's side of one client session: its queue pair, control buffers, the bootstrap socket that
@@ -37,6 +38,8 @@ public final class ServerSession implements AutoCloseable
     private QueuePair qp;
     private Socket bootstrap;
     private volatile boolean departed;
+    /** Requests waiting to be served, in the order they arrived (agent thread only). */
+    final ArrayDeque<Pending> inbox = new ArrayDeque<>();
 
     public ServerSession(final long id, final String peer, final ProtectionDomain pd, final int bufferLength)
     {

@@ -1,0 +1,89 @@
+package io.rdmakv.server.control;
+
+import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.protocol.AllocFailedMessage;
+import io.rdmakv.common.protocol.AllocMessage;
+import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.Extent;
+import io.rdmakv.server.space.FreeJob;
+
+/**
+ * The control agent's space policy: who gets how much (ALLOC) and what a finished FREE counts as. Agent
+ * thread only.
+ *
+ * <ul>
+ * <li><b>Quota</b>: a session holds at most {@code sessionQuota} bytes granted and not freed (what
+ *     {@link DataAreaAllocator#heldBy} counts); an ALLOC beyond it is refused with
+ *     {@link ReasonCode#QUOTA_EXCEEDED}, whose text names the quota and what the session holds, so that a
+ *     client can tell it from a full node ({@link ReasonCode#OUT_OF_MEMORY}).</li>
+ * <li><b>Grant cap</b>: a grant is at least what was asked for and otherwise at most the chunk size, the
+ *     quota left and half the data area, whichever is least: one small ALLOC never takes the whole data
+ *     area, whatever the chunk size.</li>
+ * </ul>
+ */
+final class SpaceRequests
+{
+    private final DataAreaAllocator allocator;
+    private final ServerCounters counters;
+    private final long chunkSize;
+    private final long sessionQuota;
+
+    SpaceRequests(final DataAreaAllocator allocator, final ServerCounters counters, final long chunkSize,
+        final long sessionQuota)
+    {
+        this.allocator = allocator;
+        this.counters = counters;
+        this.chunkSize = chunkSize;
+        this.sessionQuota = sessionQuota;
+    }
+
+    /** Grants {@code session} an extent, or says why not (ALLOC_OK or ALLOC_FAILED). */
+    ControlMessage allocate(final long session, final AllocMessage alloc, final long nowNanos)
+    {
+        counters.increment(ServerCounter.ALLOC_REQUESTS);
+        final long min = alloc.requestedBytes();
+        if (min <= 0 || min > allocator.capacity())
+        {
+            counters.increment(ServerCounter.ALLOC_FAILURES);
+            return new AllocFailedMessage(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
+                "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes");
+        }
+        final long held = allocator.heldBy(session);
+        final long quotaLeft = Math.max(0, sessionQuota - held);
+        if (KvBlockDescriptor.align((int)Math.min(min, Integer.MAX_VALUE / 2)) > quotaLeft)
+        {
+            counters.increment(ServerCounter.ALLOC_FAILURES);
+            counters.increment(ServerCounter.ALLOCS_REFUSED_QUOTA);
+            return new AllocFailedMessage(alloc.requestId(), ReasonCode.QUOTA_EXCEEDED.code(),
+                "session quota of " + sessionQuota + " bytes: the session holds " + held + " bytes granted and " +
+                "asked for " + min + " more (the node has " + allocator.freeBytes() + " bytes free)");
+        }
+        final long cap = Math.min(Math.min(chunkSize, quotaLeft), allocator.capacity() / 2);
+        final Extent extent = allocator.grant(min, Math.max(min, cap), nowNanos, session);
+        if (extent == null)
+        {
+            counters.increment(ServerCounter.ALLOC_FAILURES);
+            return new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
+                "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
+                " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
+        }
+        return new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length());
+    }
+
+    /** Counts a FREE whose every entry has its verdict (see {@link FreeJob} for the rules). */
+    void freed(final FreeJob job)
+    {
+        counters.increment(ServerCounter.FREE_REQUESTS);
+        counters.add(ServerCounter.FREED_BLOCKS, job.count(FreeJob.Verdict.FREED));
+        final int notGranted = job.count(FreeJob.Verdict.NOT_GRANTED);
+        final int foreign = job.count(FreeJob.Verdict.FOREIGN);
+        final int live = job.count(FreeJob.Verdict.LIVE);
+        counters.add(ServerCounter.REFUSED_FREES, notGranted + foreign + live);
+        counters.add(ServerCounter.FREES_REFUSED_NOT_GRANTED, notGranted);
+        counters.add(ServerCounter.FREES_REFUSED_FOREIGN, foreign);
+        counters.add(ServerCounter.FREES_REFUSED_LIVE, live);
+    }
+}
