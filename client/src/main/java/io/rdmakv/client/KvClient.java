@@ -1,6 +1,8 @@
 package io.rdmakv.client;
 
 import io.rdmakv.client.internal.ClientCounter;
+import io.rdmakv.client.internal.ClientJanitor;
+import io.rdmakv.client.internal.JanitorDuties;
 import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.LaneCounters;
 import io.rdmakv.client.internal.LaneResult;
@@ -53,6 +55,7 @@ public final class KvClient implements AutoCloseable
     private final int maxValueLength;
     private final ExecutorService async;
     private final ClientMetrics metrics;
+    private final ClientJanitor janitor;
     private volatile boolean closed;
 
     KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd, final Router router,
@@ -66,6 +69,7 @@ public final class KvClient implements AutoCloseable
         this.maxValueLength = maxValueLength;
         metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), router::totals,
             router::openSessions);
+        janitor = new ClientJanitor(router, JanitorDuties.TICK_NANOS, JanitorDuties.all()).start();
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
@@ -373,6 +377,7 @@ public final class KvClient implements AutoCloseable
             return;
         }
         closed = true;
+        janitor.close();
         async.shutdownNow();
         if (metrics != null)
         {
