@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  * (holding its receive buffer, see {@link Pending}) and each session's requests are served in the order
  * sent; sessions take turns. A FREE is checked {@link #FREE_UNITS_PER_CYCLE} units per cycle at most, all
  * sessions together ({@link FreeJob}); a STATS is answered from an index census at most
- * {@link #STATS_MAX_AGE_NANOS} old, or waits for the census pass, which reads
+ * {@link #STATS_MAX_AGE_NANOS} old, or waits for the next census pass to complete, which reads
  * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle ({@link IndexCensus}). An ALLOC is refused beyond the
  * session's quota, and no grant is larger than the chunk size, the quota left or half the data area.
  *
@@ -226,7 +226,7 @@ public final class ControlAgent implements Agent
             return;
         }
         session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
-            new FreeJob(allocator, liveBlocks, session.id(), free) : null));
+            new FreeJob(allocator, liveBlocks, session.id(), free) : null, census.passes()));
         if (session.inbox.size() == 1)
         {
             ready.add(session);
@@ -279,7 +279,7 @@ public final class ControlAgent implements Agent
                 }
                 else if (head.message() instanceof StatsMessage stats)
                 {
-                    if (!census.isFresh(now))
+                    if (!census.isFresh(now) && census.passes() == head.census())
                     {
                         censusWanted = true;
                         break;

@@ -11,7 +11,8 @@ import io.rdmakv.server.space.FreeJob;
  * @param buffer  the receive buffer the request arrived in, posted again once it is served
  * @param message the request
  * @param free    for a FREE, its entries' progress; else null
+ * @param census  the index census passes completed when it arrived (a STATS is answered by any later pass)
  */
-record Pending(int buffer, ControlMessage message, FreeJob free)
+record Pending(int buffer, ControlMessage message, FreeJob free, long census)
 {
 }

@@ -53,7 +53,13 @@ final class SpaceRequests
         }
         final long held = allocator.heldBy(session);
         final long quotaLeft = Math.max(0, sessionQuota - held);
-        if (KvBlockDescriptor.align((int)Math.min(min, Integer.MAX_VALUE / 2)) > quotaLeft)
+        final long need = KvBlockDescriptor.align((int)Math.min(min, Integer.MAX_VALUE / 2));
+        if (need > quotaLeft && allocator.freeBytes() < need)
+        {
+            counters.increment(ServerCounter.ALLOC_FAILURES);
+            return full(alloc, min);
+        }
+        if (need > quotaLeft)
         {
             counters.increment(ServerCounter.ALLOC_FAILURES);
             counters.increment(ServerCounter.ALLOCS_REFUSED_QUOTA);
@@ -66,11 +72,16 @@ final class SpaceRequests
         if (extent == null)
         {
             counters.increment(ServerCounter.ALLOC_FAILURES);
-            return new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
-                "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
-                " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
+            return full(alloc, min);
         }
         return new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length());
+    }
+
+    private AllocFailedMessage full(final AllocMessage alloc, final long min)
+    {
+        return new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
+            "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
+            " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
     }
 
     /** Counts a FREE whose every entry has its verdict (see {@link FreeJob} for the rules). */
