@@ -49,7 +49,9 @@ class SpaceAbuseTest
 
     private void start(final long memory)
     {
-        server = LocalCluster.startNode(ServerConfig.local(memory).withChunkSize(CHUNK).withGraceNanos(GRACE_NANOS));
+        // a session may hold the whole data area here (the default quota is a quarter of it)
+        server = LocalCluster.startNode(ServerConfig.local(memory).toBuilder().chunkSize(CHUNK).graceNanos(GRACE_NANOS)
+            .sessionQuotaBytes(memory).build());
         raw = new RawSession(server.port());
     }
 
