@@ -12,7 +12,6 @@ import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
-import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.FreeJob;
 import io.rdmakv.server.space.IndexCensus;
@@ -80,9 +79,7 @@ public final class ControlAgent implements Agent
     private final NanoClock clock;
     private final ServerCounters counters;
     private final SpaceRequests space;
-    private final IndexCensus census;
     private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
-    private boolean censusWanted;
     private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
@@ -106,8 +103,8 @@ public final class ControlAgent implements Agent
         final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
         final NanoClock clock, final long sessionQuota)
     {
-        this.space = new SpaceRequests(allocator, counters, geometry.chunkSize(), sessionQuota);
-        this.census = new IndexCensus(scanner, STATS_MAX_AGE_NANOS);
+        this.space = new SpaceRequests(allocator, counters, geometry, sessionQuota,
+            new IndexCensus(scanner, STATS_MAX_AGE_NANOS));
         this.cq = cq;
         this.allocator = allocator;
         this.scanner = scanner;
@@ -226,7 +223,7 @@ public final class ControlAgent implements Agent
             return;
         }
         session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
-            new FreeJob(allocator, liveBlocks, session.id(), free) : null, census.passes()));
+            new FreeJob(allocator, liveBlocks, session.id(), free) : null, space.censusPasses()));
         if (session.inbox.size() == 1)
         {
             ready.add(session);
@@ -245,16 +242,7 @@ public final class ControlAgent implements Agent
     private int serve(final long now)
     {
         int work = 0;
-        if (censusWanted)
-        {
-            censusWanted = false;
-            census.advance(CENSUS_GROUPS_PER_CYCLE, now);
-            if (!census.inProgress())
-            {
-                counters.increment(ServerCounter.INDEX_CENSUS_PASSES);
-            }
-            work++;
-        }
+        work += space.advanceCensus(now);
         long freeBudget = FREE_UNITS_PER_CYCLE;
         for (int turns = ready.size(); turns > 0; turns--)
         {
@@ -279,12 +267,12 @@ public final class ControlAgent implements Agent
                 }
                 else if (head.message() instanceof StatsMessage stats)
                 {
-                    if (!census.isFresh(now) && census.passes() == head.census())
+                    final ControlMessage answer = space.stats(stats, head.census(), now, byQpNum.size());
+                    if (answer == null)
                     {
-                        censusWanted = true;
                         break;
                     }
-                    stats(session, stats);
+                    reply(session, answer);
                 }
                 else
                 {
@@ -329,15 +317,6 @@ public final class ControlAgent implements Agent
             publishSpace();
         }
         reply(session, answer);
-    }
-
-    private void stats(final ServerSession session, final StatsMessage stats)
-    {
-        counters.increment(ServerCounter.STATS_REQUESTS);
-        final long total = allocator.capacity();
-        final long free = allocator.freeBytes();
-        reply(session, new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
-            census.usedSlots(), geometry.slotCount(), byQpNum.size(), allocator.grantedExtents()));
     }
 
     private void reply(final ServerSession session, final ControlMessage message)

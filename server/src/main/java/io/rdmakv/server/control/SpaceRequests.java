@@ -1,18 +1,22 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.StatsMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.FreeJob;
+import io.rdmakv.server.space.IndexCensus;
 
 /**
- * The control agent's space policy: who gets how much (ALLOC) and what a finished FREE counts as. Agent
- * thread only.
+ * The control agent's space policy: who gets how much (ALLOC), what a finished FREE counts as, and what
+ * STATS says (from an {@link IndexCensus}, never a walk of the index per request). Agent thread only.
  *
  * <ul>
  * <li><b>Quota</b>: a session holds at most {@code sessionQuota} bytes granted and not freed (what
@@ -28,16 +32,63 @@ final class SpaceRequests
 {
     private final DataAreaAllocator allocator;
     private final ServerCounters counters;
+    private final RegionGeometry geometry;
     private final long chunkSize;
     private final long sessionQuota;
+    private final IndexCensus census;
+    private boolean censusWanted;
 
-    SpaceRequests(final DataAreaAllocator allocator, final ServerCounters counters, final long chunkSize,
-        final long sessionQuota)
+    SpaceRequests(final DataAreaAllocator allocator, final ServerCounters counters, final RegionGeometry geometry,
+        final long sessionQuota, final IndexCensus census)
     {
         this.allocator = allocator;
         this.counters = counters;
-        this.chunkSize = chunkSize;
+        this.geometry = geometry;
+        this.chunkSize = geometry.chunkSize();
         this.sessionQuota = sessionQuota;
+        this.census = census;
+    }
+
+    /** Census passes completed so far: a STATS remembers this on arrival. */
+    long censusPasses()
+    {
+        return census.passes();
+    }
+
+    /** Reads {@link ControlAgent#CENSUS_GROUPS_PER_CYCLE} more groups if a STATS waits for a count; returns 1 if so. */
+    int advanceCensus(final long nowNanos)
+    {
+        if (!censusWanted)
+        {
+            return 0;
+        }
+        censusWanted = false;
+        census.advance(ControlAgent.CENSUS_GROUPS_PER_CYCLE, nowNanos);
+        if (!census.inProgress())
+        {
+            counters.increment(ServerCounter.INDEX_CENSUS_PASSES);
+        }
+        return 1;
+    }
+
+    /**
+     * The answer to a STATS that arrived when {@code passesAtArrival} census passes were complete: from a
+     * count at most {@link ControlAgent#STATS_MAX_AGE_NANOS} old or from a pass completed since it arrived;
+     * null when it must wait for the pass under way (which then advances each cycle).
+     */
+    StatsOkMessage stats(final StatsMessage stats, final long passesAtArrival, final long nowNanos,
+        final int clients)
+    {
+        if (!census.isFresh(nowNanos) && census.passes() == passesAtArrival)
+        {
+            censusWanted = true;
+            return null;
+        }
+        counters.increment(ServerCounter.STATS_REQUESTS);
+        final long total = allocator.capacity();
+        final long free = allocator.freeBytes();
+        return new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
+            census.usedSlots(), geometry.slotCount(), clients, allocator.grantedExtents());
     }
 
     /** Grants {@code session} an extent, or says why not (ALLOC_OK or ALLOC_FAILED). */

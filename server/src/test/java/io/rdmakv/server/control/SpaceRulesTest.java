@@ -15,6 +15,7 @@ import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
+import io.rdmakv.server.space.IndexCensus;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.space.TestRegion;
@@ -188,7 +189,10 @@ class SpaceRulesTest
     {
         final long capacity = 4L * CHUNK;
         final DataAreaAllocator small = new DataAreaAllocator(capacity, UNIT, GRACE);
-        final SpaceRequests space = new SpaceRequests(small, counters, capacity, capacity);
+        final RegionGeometry geometry = RegionGeometry.forMemory(RegionGeometry.minimumMemory((int)capacity) + capacity,
+            (int)capacity);
+        final SpaceRequests space = new SpaceRequests(small, counters, geometry, capacity,
+            new IndexCensus(new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY), 0));
         final AllocOkMessage ok = assertInstanceOf(AllocOkMessage.class, space.allocate(1, new AllocMessage(1, 32), 0));
         assertEquals(capacity / 2, ok.chunkLength(), "a chunk as large as the data area is cut to half of it");
         final AllocOkMessage big = assertInstanceOf(AllocOkMessage.class,
