@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  *     client's janitor within one more janitor tick. An entry is never dropped, however old.</li>
  * <li>A late FREE is safe, because the node accepts a FREE entry only when the range is the sender's own
  *     grant, or exactly one well-formed block of another session that lies outside that session's latest
- *     extent; and in both cases only when no slot references any block the range overlaps. A block
+ *     extent (one inside it is held until that session is granted another extent); and in both cases only
+ *     when no slot references any block the range overlaps. A block
  *     becomes referenced only by its writer's commit CAS while it is in flight, and a writer carves blocks
  *     only from its latest extent and finishes an operation before it asks for the next one: so space that
  *     passes these checks is garbage for good, whoever names it and however late. A departed (or fenced)

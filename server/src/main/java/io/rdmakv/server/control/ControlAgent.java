@@ -79,6 +79,7 @@ public final class ControlAgent implements Agent
     private final NanoClock clock;
     private final ServerCounters counters;
     private final SpaceRequests space;
+    private final DeferredFrees deferred = new DeferredFrees();
     private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
     private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -223,7 +224,7 @@ public final class ControlAgent implements Agent
             return;
         }
         session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
-            new FreeJob(allocator, liveBlocks, session.id(), free) : null, space.censusPasses()));
+            new FreeJob(allocator, liveBlocks, session.id(), free, deferred) : null, space.censusPasses()));
         if (session.inbox.size() == 1)
         {
             ready.add(session);
@@ -232,7 +233,7 @@ public final class ControlAgent implements Agent
 
     private void repost(final ServerSession session, final int buffer)
     {
-        if (!session.departed() && !session.postReceive(buffer))
+        if (buffer >= 0 && !session.departed() && !session.postReceive(buffer))
         {
             depart(session, "its queue pair refused a receive buffer");
         }
@@ -263,7 +264,7 @@ public final class ControlAgent implements Agent
                     {
                         break;
                     }
-                    space.freed(head.free());
+                    space.freed(head.free(), head.buffer() >= 0);
                 }
                 else if (head.message() instanceof StatsMessage stats)
                 {
@@ -315,6 +316,7 @@ public final class ControlAgent implements Agent
         if (answer instanceof AllocOkMessage)
         {
             publishSpace();
+            deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
         }
         reply(session, answer);
     }
@@ -338,6 +340,7 @@ public final class ControlAgent implements Agent
         }
         session.markDeparted();
         session.inbox.clear();
+        deferred.forget(session.id());
         byQpNum.remove(session.qp().qpNum(), session);
         session.qp().modifyToError();
         session.close();

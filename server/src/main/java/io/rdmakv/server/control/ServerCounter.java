@@ -36,6 +36,8 @@ public enum ServerCounter
     LOCKS_RELEASED(ServerMetric.INSERT_LOCKS_RELEASED),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
+    /** FREE entries of a block in another session's latest extent, held until it moves on. Not exported. */
+    FREES_DEFERRED(null),
     /** Units (64-byte headers) FREE checks read: the control thread's FREE work. Not exported. */
     FREE_UNITS_EXAMINED(null),
     /** Complete passes over the index counting used slots for STATS. Not exported. */

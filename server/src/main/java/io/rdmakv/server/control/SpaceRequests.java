@@ -135,10 +135,17 @@ final class SpaceRequests
             " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
     }
 
-    /** Counts a FREE whose every entry has its verdict (see {@link FreeJob} for the rules). */
-    void freed(final FreeJob job)
+    /**
+     * Counts a FREE whose every entry has its verdict (see {@link FreeJob} for the rules); {@code request}:
+     * a client's FREE, not the node's own replay of deferred entries.
+     */
+    void freed(final FreeJob job, final boolean request)
     {
-        counters.increment(ServerCounter.FREE_REQUESTS);
+        if (request)
+        {
+            counters.increment(ServerCounter.FREE_REQUESTS);
+        }
+        counters.add(ServerCounter.FREES_DEFERRED, job.count(FreeJob.Verdict.DEFERRED));
         counters.add(ServerCounter.FREED_BLOCKS, job.count(FreeJob.Verdict.FREED));
         final int notGranted = job.count(FreeJob.Verdict.NOT_GRANTED);
         final int foreign = job.count(FreeJob.Verdict.FOREIGN);

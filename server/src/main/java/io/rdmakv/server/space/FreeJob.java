@@ -21,8 +21,11 @@ import io.rdmakv.common.protocol.FreeMessage;
  *     its writer's commit CAS, which happens while the block is in flight, and a writer carves blocks
  *     only from its latest extent and finishes an operation before it asks for the next extent. So an
  *     unreferenced block outside its writer's latest extent is garbage for good, whoever names it and
- *     however late. Anything else of another session's (the unused tail of its extent, its block in
- *     flight, a range that is not one block) is refused.</li>
+ *     however late. One dead-looking block inside that latest extent is not refused but
+ *     {@link Verdict#DEFERRED}: handed to the {@link Deferral}, which frees it once its owner has moved on
+ *     to another extent (a client frees what it superseded exactly once, so dropping it would leak it).
+ *     Anything else of another session's (the unused tail of its extent, a range that is not one block)
+ *     is refused.</li>
  * <li>{@link Verdict#LIVE}: no slot references a block overlapping the range, its tail included (the
  *     units of the range, and up to one largest block before it within the same granted range).</li>
  * </ol>
@@ -38,7 +41,15 @@ public final class FreeJob
         FREED,
         NOT_GRANTED,
         FOREIGN,
-        LIVE
+        LIVE,
+        DEFERRED
+    }
+
+    /** Where a block of another session's latest extent goes until that session moves on. */
+    @FunctionalInterface
+    public interface Deferral
+    {
+        void defer(long owner, long offset, int length);
     }
 
     private static final int UNIT = KvBlockDescriptor.ALIGNMENT;
@@ -47,14 +58,23 @@ public final class FreeJob
     private final LiveBlockCheck liveBlocks;
     private final long sender;
     private final FreeMessage message;
+    private final Deferral deferral;
     private final int[] verdicts = new int[Verdict.values().length];
     private int entry;
     private long owner = -1;
     private long cursor;
 
+    /** A job without deferral: a block of another session's latest extent is refused as foreign. */
     public FreeJob(final DataAreaAllocator allocator, final LiveBlockCheck liveBlocks, final long sender,
         final FreeMessage message)
     {
+        this(allocator, liveBlocks, sender, message, null);
+    }
+
+    public FreeJob(final DataAreaAllocator allocator, final LiveBlockCheck liveBlocks, final long sender,
+        final FreeMessage message, final Deferral deferral)
+    {
+        this.deferral = deferral;
         this.allocator = allocator;
         this.liveBlocks = liveBlocks;
         this.sender = sender;
@@ -134,10 +154,18 @@ public final class FreeJob
         if (holder != sender)
         {
             final Extent latest = holder == DataAreaAllocator.NO_OWNER ? null : allocator.latestGrant(holder);
-            if (length > SlotWord.MAX_BLOCK_LENGTH || liveBlocks.blockLengthAt(offset) != length ||
-                latest != null && offset + length > latest.offset() && offset < latest.end())
+            if (length > SlotWord.MAX_BLOCK_LENGTH || liveBlocks.blockLengthAt(offset) != length)
             {
                 return Verdict.FOREIGN;
+            }
+            if (latest != null && offset + length > latest.offset() && offset < latest.end())
+            {
+                if (deferral == null)
+                {
+                    return Verdict.FOREIGN;
+                }
+                deferral.defer(holder, offset, (int)length);
+                return Verdict.DEFERRED;
             }
         }
         owner = holder;

@@ -120,9 +120,10 @@ class SpaceRulesTest
         alloc(rogue, 100);
         final List<Extent> before = allocator.grantsOf(1);
         final long tail = grant.chunkOffset() + 4096;
-        free(rogue, new long[] {tail, grant.chunkOffset()}, new int[] {(int)(grant.chunkOffset() + CHUNK - tail), UNIT});
+        free(rogue, new long[] {tail, grant.chunkOffset()}, new int[] {(int)(grant.chunkOffset() + CHUNK - tail),
+            2 * UNIT});
 
-        assertEquals(2, counters.get(ServerCounter.FREES_REFUSED_FOREIGN), "the tail, and a unit in flight");
+        assertEquals(2, counters.get(ServerCounter.FREES_REFUSED_FOREIGN), "the tail, and two units of it");
         assertEquals(2, counters.get(ServerCounter.REFUSED_FREES));
         assertEquals(0, counters.get(ServerCounter.FREED_BLOCKS));
         assertEquals(before, allocator.grantsOf(1), "the owner holds all it held");
@@ -134,21 +135,27 @@ class SpaceRulesTest
     }
 
     @Test
-    void aDeadBlockOfAnotherSessionMayBeFreedOnlyOutsideItsLatestExtent()
+    void aDeadBlockOfAnotherSessionIsFreedOnlyOnceItIsOutsideItsWritersLatestExtent()
     {
         start(allocator.capacity());
         final ControlPeer writer = open(1);
         final ControlPeer superseder = open(2);
         final AllocOkMessage first = alloc(writer, 100);
         final int length = region.writeBlock(first.chunkOffset(), key("k"), 500);
+        final int other = region.writeBlock(first.chunkOffset() + length, key("k2"), 500);
         free(superseder, new long[] {first.chunkOffset()}, new int[] {length});
-        assertEquals(1, counters.get(ServerCounter.FREES_REFUSED_FOREIGN), "the writer may still commit it");
+        assertEquals(1, counters.get(ServerCounter.FREES_DEFERRED), "the writer may still commit it: held");
+        assertEquals(0, counters.get(ServerCounter.FREED_BLOCKS));
+        assertEquals(CHUNK, allocator.heldBy(1));
 
         alloc(writer, 100); // the writer moved on: nothing of its first extent is in flight any more
-        free(superseder, new long[] {first.chunkOffset(), first.chunkOffset() + length},
-            new int[] {length, length});
-        assertEquals(1, counters.get(ServerCounter.FREED_BLOCKS), "the superseded block");
-        assertEquals(2, counters.get(ServerCounter.FREES_REFUSED_FOREIGN), "bytes that are not one block");
+        pumpUntil(() -> counters.get(ServerCounter.FREED_BLOCKS) == 1, "the held FREE is applied");
+        assertEquals(2 * CHUNK - length, allocator.heldBy(1), "credited to the writer's quota");
+        free(superseder, new long[] {first.chunkOffset() + length + UNIT, first.chunkOffset() + length},
+            new int[] {other, other});
+        assertEquals(2, counters.get(ServerCounter.FREED_BLOCKS), "a dead block of an old extent: at once");
+        assertEquals(1, counters.get(ServerCounter.FREES_REFUSED_FOREIGN), "bytes that are not one block");
+        assertEquals(2, counters.get(ServerCounter.FREE_REQUESTS), "the held entries were no new request");
     }
 
     @Test
