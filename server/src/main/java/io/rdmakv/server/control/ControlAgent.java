@@ -40,12 +40,10 @@ import java.util.concurrent.TimeUnit;
  * It owns the {@link DataAreaAllocator}; nothing else touches it.
  *
  * <p>Its work per duty cycle is bounded whatever clients send. A request waits in its session's inbox
- * (holding its receive buffer, see {@link Pending}) and each session's requests are served in the order
- * sent; sessions take turns. A FREE is checked {@link #FREE_UNITS_PER_CYCLE} units per cycle at most, all
- * sessions together ({@link FreeJob}); a STATS is answered from an index census at most
- * {@link #STATS_MAX_AGE_NANOS} old, or waits for the next census pass to complete, which reads
- * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle ({@link IndexCensus}). An ALLOC is refused beyond the
- * session's quota, and no grant is larger than the chunk size, the quota left or half the data area.
+ * (holding its receive buffer, see {@link Pending}); each session's requests are served in order, even
+ * after it departed (its FREEs, then the reclaim); sessions take turns. FREE checks cost at most
+ * {@link #FREE_UNITS_PER_CYCLE} units per cycle ({@link FreeJob}); STATS reads an index census taken
+ * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle; quota and grant cap: {@link SpaceRequests}.
  *
  * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} and a
  * {@link CountingErrorHandler}: an unexpected exception in a duty cycle is counted, logged and survived.
@@ -75,7 +73,6 @@ public final class ControlAgent implements Agent
     private final DataAreaAllocator allocator;
     private final IndexScanner scanner;
     private final LiveBlockCheck liveBlocks;
-    private final RegionGeometry geometry;
     private final NanoClock clock;
     private final ServerCounters counters;
     private final SpaceRequests space;
@@ -87,18 +84,11 @@ public final class ControlAgent implements Agent
     private long lastExpiry;
     private volatile boolean closed;
 
-    /** An agent whose sessions may each hold the whole data area (no quota but the grant cap). */
-    public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
-        final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
-        final NanoClock clock)
-    {
-        this(cq, allocator, scanner, liveBlocks, geometry, counters, clock, allocator.capacity());
-    }
-
     /**
      * @param counters     where the agent counts; the agent's thread is their only writer
      * @param clock        the time grants, frees, departures and grace-period expiry are stamped with
-     * @param sessionQuota the most bytes one session may hold granted and not freed
+     * @param sessionQuota the most bytes one session may hold granted and not freed ({@code
+     *                     allocator.capacity()}: no quota but the grant cap)
      */
     public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
         final LiveBlockCheck liveBlocks, final RegionGeometry geometry, final ServerCounters counters,
@@ -110,7 +100,6 @@ public final class ControlAgent implements Agent
         this.allocator = allocator;
         this.scanner = scanner;
         this.liveBlocks = liveBlocks;
-        this.geometry = geometry;
         this.counters = counters;
         this.clock = clock;
         this.lastExpiry = clock.nanoTime();
@@ -249,7 +238,7 @@ public final class ControlAgent implements Agent
         {
             final ServerSession session = ready.poll();
             Pending head;
-            while (!session.departed() && (head = session.inbox.peek()) != null)
+            while ((head = session.inbox.peek()) != null)
             {
                 if (head.free() != null)
                 {
@@ -283,9 +272,13 @@ public final class ControlAgent implements Agent
                 session.inbox.poll();
                 repost(session, head.buffer());
             }
-            if (!session.departed() && !session.inbox.isEmpty())
+            if (!session.inbox.isEmpty())
             {
                 ready.add(session);
+            }
+            else if (session.departure != null)
+            {
+                reclaim(session);
             }
         }
         return work;
@@ -331,7 +324,11 @@ public final class ControlAgent implements Agent
         }
     }
 
-    /** Tears a session down and reclaims what it held that nothing references. Agent thread only. */
+    /**
+     * Tears a session down: its queue pair goes to ERR (nothing more arrives, nothing is answered), then
+     * the FREEs (and BYE) it sent before are still served in its turns, then {@link #reclaim} takes what it
+     * held that nothing references. Agent thread only.
+     */
     private void depart(final ServerSession session, final String why)
     {
         if (session.departed())
@@ -339,19 +336,25 @@ public final class ControlAgent implements Agent
             return;
         }
         session.markDeparted();
-        session.inbox.clear();
         deferred.forget(session.id());
         byQpNum.remove(session.qp().qpNum(), session);
         session.qp().modifyToError();
+        session.departure = why;
+        session.inbox.removeIf(p -> p.free() == null && !(p.message() instanceof ByeMessage) || closed);
+        if (session.inbox.isEmpty())
+        {
+            reclaim(session);
+        }
+    }
+
+    private void reclaim(final ServerSession session)
+    {
+        final String why = session.departure;
+        session.departure = null;
         session.close();
-        final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session.id()), session.id());
-        final long reclaimed = allocator.reclaim(session.id(), found.liveBlocks(), clock.nanoTime());
-        counters.increment(ServerCounter.SESSIONS_CLOSED);
-        counters.add(ServerCounter.RECLAIMED_BYTES, reclaimed);
-        counters.add(ServerCounter.LOCKS_RELEASED, found.locksReleased());
+        final String what = space.reclaim(session.id(), scanner, clock.nanoTime());
         publishSpace();
-        LOG.log(System.Logger.Level.DEBUG, session + " departed because " + why + "; reclaimed " + reclaimed +
-            " bytes, released " + found.locksReleased() + " insert lock(s)");
+        LOG.log(System.Logger.Level.DEBUG, session + " departed because " + why + "; " + what);
     }
 
     private void publishSpace()

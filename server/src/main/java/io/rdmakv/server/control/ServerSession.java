@@ -40,6 +40,8 @@ public final class ServerSession implements AutoCloseable
     private volatile boolean departed;
     /** Requests waiting to be served, in the order they arrived (agent thread only). */
     final ArrayDeque<Pending> inbox = new ArrayDeque<>();
+    /** Why it departed, until its departure is finished (its last FREEs served, its space reclaimed). */
+    String departure;
 
     public ServerSession(final long id, final String peer, final ProtectionDomain pd, final int bufferLength)
     {

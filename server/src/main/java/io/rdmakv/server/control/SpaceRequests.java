@@ -13,6 +13,7 @@ import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.FreeJob;
 import io.rdmakv.server.space.IndexCensus;
+import io.rdmakv.server.space.IndexScanner;
 
 /**
  * The control agent's space policy: who gets how much (ALLOC), what a finished FREE counts as, and what
@@ -133,6 +134,17 @@ final class SpaceRequests
         return new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
             "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
             " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
+    }
+
+    /** Reclaims what a departed session held that no slot references, releases its insert locks; says what. */
+    String reclaim(final long session, final IndexScanner scanner, final long nowNanos)
+    {
+        final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session), session);
+        final long reclaimed = allocator.reclaim(session, found.liveBlocks(), nowNanos);
+        counters.increment(ServerCounter.SESSIONS_CLOSED);
+        counters.add(ServerCounter.RECLAIMED_BYTES, reclaimed);
+        counters.add(ServerCounter.LOCKS_RELEASED, found.locksReleased());
+        return "reclaimed " + reclaimed + " bytes, released " + found.locksReleased() + " insert lock(s)";
     }
 
     /**

@@ -82,7 +82,7 @@ class ControlAgentTest
         pd = context.allocateProtectionDomain();
         cq = context.createCompletionQueue(256);
         agent = new ControlAgent(cq, allocator, new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY),
-            new LiveBlockCheck(region.segment(), GEOMETRY), GEOMETRY, counters, clock);
+            new LiveBlockCheck(region.segment(), GEOMETRY), GEOMETRY, counters, clock, allocator.capacity());
         peer = new ControlPeer();
         session = new ServerSession(SESSION_ID, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
