@@ -2,6 +2,8 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.Status;
+import io.rdmakv.common.protocol.AllocFailedMessage;
+import io.rdmakv.common.protocol.ReasonCode;
 
 import java.time.Duration;
 
@@ -24,8 +26,7 @@ final class Failures
         {
             case Status.TABLE_FULL -> new TableFullException(operation + ": the index of node " + node +
                 " has no free slot for this key");
-            case Status.OUT_OF_SPACE -> new OutOfSpaceException(operation + ": node " + node +
-                " has no data space left");
+            case Status.OUT_OF_SPACE -> outOfSpace(session, operation, node);
             case Status.TIMEOUT -> new KvTimeoutException(operation + ": node " + node + " did not answer within " +
                 opTimeout.toMillis() + " ms (waiting for " + session.timedOutWaitingFor() + ")");
             case Status.RETRIES_EXHAUSTED -> new KvException(operation + ": gave up after " + maxAttempts +
@@ -38,6 +39,18 @@ final class Failures
                 "node " + node + " is shutting down" : "lost the connection to node " + node) + " (" +
                 Status.name(status) + ")");
         };
+    }
+
+    /** A full node, or this session's quota used up on a node that may well have space (its text says how much). */
+    private static OutOfSpaceException outOfSpace(final Session session, final String operation, final String node)
+    {
+        final AllocFailedMessage refusal = session.spaceRefusal();
+        if (refusal != null && refusal.reason() == ReasonCode.QUOTA_EXCEEDED)
+        {
+            return new OutOfSpaceException(operation + ": this session's quota at node " + node +
+                " is used up, not the node (" + refusal.text() + ")");
+        }
+        return new OutOfSpaceException(operation + ": node " + node + " has no data space left");
     }
 
     static KeyTooLargeException keyTooLarge(final long length, final int limit)

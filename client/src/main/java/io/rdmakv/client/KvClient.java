@@ -2,7 +2,7 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.ClientJanitor;
-import io.rdmakv.client.internal.HeartbeatDuty;
+import io.rdmakv.client.internal.JanitorDuties;
 import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.LaneCounters;
 import io.rdmakv.client.internal.LaneResult;
@@ -74,14 +74,7 @@ public final class KvClient implements AutoCloseable
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
-        janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, janitorDuties()).start();
-    }
-
-    /** What the janitor does for every open session each tick, one line per duty. */
-    private static List<ClientJanitor.Duty> janitorDuties()
-    {
-        return List.of(
-            new HeartbeatDuty());
+        janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
     }
 
     /**

@@ -119,7 +119,7 @@ public final class KvServer implements AutoCloseable
             new SlotRepair(region.segment(), geometry, atomics, config.graceNanos(), counters,
                 SystemNanoClock.INSTANCE),
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
-            SystemNanoClock.INSTANCE);
+            SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()));
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);

@@ -98,6 +98,17 @@ public record ServerConfig(
         return new Builder(this);
     }
 
+    /**
+     * The session quota in bytes for a data area of {@code dataLength} bytes: {@link #sessionQuotaBytes}, or
+     * {@link #DEFAULT_QUOTA_FRACTION} of the data area when it is 0; never more than the data area and
+     * never less than one 64-byte unit.
+     */
+    public long sessionQuotaFor(final long dataLength)
+    {
+        final long quota = sessionQuotaBytes > 0 ? sessionQuotaBytes : (long)(dataLength * DEFAULT_QUOTA_FRACTION);
+        return Math.max(64, Math.min(dataLength, quota) & -64L);
+    }
+
     /** True when the Prometheus endpoint is on. */
     public boolean metricsEnabled()
     {

@@ -89,6 +89,7 @@ class KvServerCommandTest
             memory: 2g
             chunk-size: 512k
             grace-ms: 50
+            session-quota: 256m
             huge-pages: true
             transport: tcp
             device: mlx5_1
@@ -102,7 +103,8 @@ class KvServerCommandTest
         assertEquals(0, run.code(), run.err());
         assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
             TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401,
-            TimeUnit.MILLISECONDS.toNanos(2000), TimeUnit.MILLISECONDS.toNanos(250), 0, null, 0), run.config());
+            TimeUnit.MILLISECONDS.toNanos(2000), TimeUnit.MILLISECONDS.toNanos(250), 256L << 20, null, 0),
+            run.config());
     }
 
     @Test
@@ -188,6 +190,20 @@ class KvServerCommandTest
         final Path config = file("kv.yaml", "huge-pages: true\n");
         assertTrue(CommandRun.of(Map.of(), "--config", config.toString()).config().hugePages());
         assertFalse(CommandRun.of(Map.of(), "--config", config.toString(), "--huge-pages=false").config().hugePages());
+    }
+
+    @Test
+    void theSessionQuotaIsAFlagAnEnvironmentVariableAndAKeyAndZeroMeansAQuarterOfTheDataArea() throws IOException
+    {
+        assertEquals(0, CommandRun.of().config().sessionQuotaBytes());
+        assertEquals(256L << 20, CommandRun.of("--session-quota", "256m").config().sessionQuotaBytes());
+        assertEquals(64L << 20, CommandRun.of(Map.of("RDMAKV_SESSION_QUOTA", "64m")).config().sessionQuotaBytes());
+        final Path config = file("q.yaml", "session-quota: 32m\n");
+        assertEquals(32L << 20, CommandRun.of(Map.of(), "--config", config.toString()).config().sessionQuotaBytes());
+        assertEquals(1L << 28, CommandRun.of().config().sessionQuotaFor(1L << 30), "a quarter of 1 GiB");
+        assertEquals(1L << 30, CommandRun.of("--session-quota", "2g", "--memory", "4g").config()
+            .sessionQuotaFor(1L << 30), "never more than the data area");
+        assertRefused(file("q2.yaml", "session-quota: 8g\n"), "key 'session-quota'", "up to the region size");
     }
 
     @Test

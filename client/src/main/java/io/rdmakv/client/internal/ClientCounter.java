@@ -21,6 +21,7 @@ public enum ClientCounter
     LOCK_RETRIES("rdmakv_client_lock_retries_total", "Inserts that found their group's insert lock taken"),
     CONTROL_MESSAGES("rdmakv_client_control_messages_total", "Control messages sent (ALLOC, FREE, STATS, BYE)"),
     CACHE_HITS("rdmakv_client_cache_hits_total", "Operations served through a cached slot address"),
+    /** Always 0 since FREEs are never dropped (issue 10); kept because the YCSB binding and dashboards read it. */
     DROPPED_FREES("rdmakv_client_dropped_frees_total", "Superseded blocks not returned to a node because their " +
         "FREE would have come too late"),
     REPAIRED_SLOTS("rdmakv_client_repaired_slots_total", "Damaged slots a node cleared at this client's REPAIR " +

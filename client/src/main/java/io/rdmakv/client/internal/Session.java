@@ -2,6 +2,7 @@ package io.rdmakv.client.internal;
 
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.SystemNanoClock;
+import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
@@ -172,6 +173,21 @@ public final class Session implements AutoCloseable
         use.unlock();
     }
 
+    /**
+     * For the janitor: sends the lane's due FREEs if nobody uses the lane now (never waits for it). Returns
+     * false when the lane was in use, broken or closed.
+     */
+    public boolean sendDueFrees()
+    {
+        return SpaceLease.sendDueIfIdle(use, space, () -> !isBroken());
+    }
+
+    /** Why the node last refused this session space (quota or a full node), or null. */
+    public AllocFailedMessage spaceRefusal()
+    {
+        return space.refusal();
+    }
+
     /** What the lane was waiting for when it timed out, or empty. */
     public String timedOutWaitingFor()
     {
@@ -237,8 +253,22 @@ public final class Session implements AutoCloseable
         return reply instanceof DamageScanOkMessage ok ? ok : null;
     }
 
+    /** Closes the session; waits for a janitor duty that holds it (never for long: duties do not wait). */
     @Override
     public void close()
+    {
+        use.lock();
+        try
+        {
+            closeHeld();
+        }
+        finally
+        {
+            use.unlock();
+        }
+    }
+
+    private void closeHeld()
     {
         if (closed)
         {

@@ -9,11 +9,17 @@ import io.rdmakv.common.protocol.FreeBatch;
 import io.rdmakv.common.protocol.FreeMessage;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.concurrent.locks.Lock;
+import java.util.function.BooleanSupplier;
+
 /**
  * A lane's share of a node's data area, and the control calls that move it: the extent new blocks are
  * carved from (ALLOC when it runs out), and the batch of superseded blocks given back (FREE, sent when
- * full or within {@link SpaceTiming#FREE_FLUSH_NANOS}). The data path calls only this object; it never
- * calls back into the session. Single-threaded; allocation-free except for the ALLOC reply record.
+ * full or once its oldest entry waited {@link SpaceTiming#FREE_FLUSH_NANOS}: by the lane before its next
+ * operation, or by the client's janitor while the lane is idle, {@link #sendDueIfIdle}). No entry is ever
+ * dropped, however old: a late FREE is safe (see {@link SpaceTiming}). The data path calls only this
+ * object; it never calls back into the session. Used by one thread at a time, the one holding the
+ * session; allocation-free except for the ALLOC reply record.
  */
 final class SpaceLease
 {
@@ -28,6 +34,7 @@ final class SpaceLease
     private int freeHead;
     private long extentEnd;
     private long cursor;
+    private AllocFailedMessage refusal;
 
     SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
     {
@@ -48,6 +55,7 @@ final class SpaceLease
             return Status.OK;
         }
         final ControlMessage reply = control.call(new AllocMessage(control.nextRequestId(), length));
+        refusal = reply instanceof AllocFailedMessage failed ? failed : null;
         if (reply instanceof AllocOkMessage ok && ok.chunkLength() >= length)
         {
             if (extentEnd > cursor)
@@ -61,6 +69,12 @@ final class SpaceLease
         }
         return reply == null ? control.failure() : reply instanceof AllocFailedMessage ?
             Status.OUT_OF_SPACE : Status.REMOTE_ERROR;
+    }
+
+    /** Why the node refused the last ALLOC (quota or a full node), or null when it did not. */
+    AllocFailedMessage refusal()
+    {
+        return refusal;
     }
 
     /** Where the block {@link #reserve} made room for goes (a data-area offset). */
@@ -101,10 +115,35 @@ final class SpaceLease
             flush() : Status.OK;
     }
 
-    /** Sends every pending FREE, dropping entries too old to send safely (see {@link SpaceTiming}). */
+    /**
+     * The janitor's way in: when nobody holds the lane ({@code use} taken without waiting) and it is still
+     * {@code usable} (asked under the lock), sends the FREE batch if it is due. Returns false, touching
+     * nothing, when the lane is in use (its owner sends the batch before its next operation anyway) or unusable.
+     */
+    static boolean sendDueIfIdle(final Lock use, final SpaceLease space, final BooleanSupplier usable)
+    {
+        if (!use.tryLock())
+        {
+            return false;
+        }
+        try
+        {
+            if (!usable.getAsBoolean())
+            {
+                return false;
+            }
+            space.maintain();
+            return true;
+        }
+        finally
+        {
+            use.unlock();
+        }
+    }
+
+    /** Sends every pending FREE, however old. */
     int flush()
     {
-        dropStale();
         while (freeCount > 0)
         {
             freeBatch.reset(control.nextRequestId());
@@ -129,16 +168,5 @@ final class SpaceLease
     int pendingFrees()
     {
         return freeCount;
-    }
-
-    private void dropStale()
-    {
-        final long now = clock.nanoTime();
-        while (freeCount > 0 && now - freeStamp[freeHead] >= SpaceTiming.FREE_MAX_AGE_NANOS)
-        {
-            freeHead = (freeHead + 1) % freeOffset.length;
-            freeCount--;
-            counters.increment(ClientCounter.DROPPED_FREES);
-        }
     }
 }

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 
 import java.util.concurrent.TimeUnit;
 
-/** The region and its space: size, chunk size, grace period, huge pages. */
+/** The region and its space: size, chunk size, grace period, session quota, huge pages. */
 public final class SpaceOptions
 {
     @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "1g", converter = SizeConverter.class,
@@ -24,13 +24,18 @@ public final class SpaceOptions
         description = "How long freed space waits before reuse. Default: ${DEFAULT-VALUE}.")
     private long graceMs;
 
+    @Option(names = "--session-quota", paramLabel = "SIZE", defaultValue = "0", converter = SizeConverter.class,
+        description = "The most data space one client session may hold granted and not freed, e.g. 256m; an ALLOC " +
+            "beyond it is refused with QUOTA_EXCEEDED. 0 means a quarter of the data area. Default: ${DEFAULT-VALUE}.")
+    private long sessionQuota;
+
     @Option(names = "--huge-pages", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
         defaultValue = "false",
         description = "Map the region 2 MiB aligned and advise transparent huge pages (madvise) before it is " +
             "touched. Default: ${DEFAULT-VALUE}.")
     private boolean hugePages;
 
-    /** Sets region size, chunk size, grace period and huge pages; refuses a region too small for one chunk. */
+    /** Sets region size, chunk size, grace period, session quota and huge pages; refuses a region too small for one chunk. */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
     {
         if (chunkSize <= 0 || chunkSize > RegionGeometry.MAX_CHUNK_SIZE)
@@ -55,6 +60,12 @@ public final class SpaceOptions
         {
             throw Invalid.because(spec, "--chunk-size", chunkSize, e.getMessage());
         }
-        builder.memoryBytes(memory).chunkSize((int)chunkSize).graceMillis(graceMs).hugePages(hugePages);
+        if (sessionQuota < 0 || sessionQuota > memory)
+        {
+            throw Invalid.value(spec, "--session-quota", sessionQuota, "0 (a quarter of the data area) up to the " +
+                "region size, " + memory + " bytes");
+        }
+        builder.memoryBytes(memory).chunkSize((int)chunkSize).graceMillis(graceMs).hugePages(hugePages)
+            .sessionQuotaBytes(sessionQuota);
     }
 }

@@ -1,7 +1,6 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
@@ -15,9 +14,9 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
-import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
-import io.rdmakv.server.space.Extent;
+import io.rdmakv.server.space.FreeJob;
+import io.rdmakv.server.space.IndexCensus;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.CompletionQueue;
@@ -29,17 +28,23 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
-import java.util.Map;
+import java.util.ArrayDeque;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The one thread that serves the control plane of every session: ALLOC, FREE, STATS, BYE, REPAIR
- * ({@link SlotRepair}) and DAMAGE_SCAN ({@link DamageScan}) over SEND/RECV, departures (BYE, a closed bootstrap connection, a failed queue pair) and the grace
+ * ({@link SlotRepair}) and DAMAGE_SCAN ({@link DamageScan}) over SEND/RECV, departures (BYE, a closed
+ * bootstrap connection, a failed queue pair, an expired lease) and the grace
  * period of freed space. It never handles a GET or a PUT: those never reach the server's CPU.
  * It owns the {@link DataAreaAllocator}; nothing else touches it.
+ *
+ * <p>Its work per duty cycle is bounded whatever clients send. A request waits in its session's inbox
+ * (holding its receive buffer, see {@link Pending}); each session's requests are served in order, even
+ * after it departed (its FREEs, then the reclaim); sessions take turns. FREE checks cost at most
+ * {@link #FREE_UNITS_PER_CYCLE} units per cycle ({@link FreeJob}); STATS reads an index census taken
+ * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle; quota and grant cap: {@link SpaceRequests}.
  *
  * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} and a
  * {@link CountingErrorHandler}: an unexpected exception in a duty cycle is counted, logged and survived.
@@ -54,45 +59,60 @@ public final class ControlAgent implements Agent
     /** How often a duty cycle moves freed space whose grace period ended back into the free set. */
     public static final long EXPIRY_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+    /** The most FREE-check units (64-byte headers read) one duty cycle spends, all sessions together. */
+    public static final long FREE_UNITS_PER_CYCLE = 4096;
+
+    /** The most index groups (14 slots each) one duty cycle reads for the STATS census. */
+    public static final long CENSUS_GROUPS_PER_CYCLE = 4096;
+
+    /** How old the used-slot count in a STATS reply may be; a flood of STATS costs one census pass per period. */
+    public static final long STATS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
     private static final System.Logger LOG = System.getLogger(ControlAgent.class.getName());
 
     private final CompletionQueue cq;
     private final DataAreaAllocator allocator;
     private final IndexScanner scanner;
     private final LiveBlockCheck liveBlocks;
-    private final SlotRepair repair;
-    private final DamageScan damageScan;
-    private final RegionGeometry geometry;
     private final NanoClock clock;
     private final ServerCounters counters;
-    private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
-    private final Map<Long, ServerSession> byId = new ConcurrentHashMap<>();
+    private final SpaceRequests space;
+    private final DeferredFrees deferred = new DeferredFrees();
+    private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
+    private final SlotRepair repair;
+    private final DamageScan damageScan;
+    private final SessionRegistry sessions = new SessionRegistry();
+    private final Departures departures;
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
     private long lastExpiry;
     private volatile boolean closed;
 
     /**
-     * @param repair     answers REPAIR (counts into {@code counters} too)
-     * @param damageScan answers DAMAGE_SCAN
-     * @param counters   where the agent counts; the agent's thread is their only writer
-     * @param clock      the time grants, frees, departures and grace-period expiry are stamped with
+     * @param repair       answers REPAIR (counts into {@code counters} too)
+     * @param damageScan   answers DAMAGE_SCAN
+     * @param counters     where the agent counts; the agent's thread is their only writer
+     * @param clock        the time grants, frees, departures and grace-period expiry are stamped with
+     * @param sessionQuota the most bytes one session may hold granted and not freed ({@code
+     *                     allocator.capacity()}: no quota but the grant cap)
      */
     public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
         final LiveBlockCheck liveBlocks, final SlotRepair repair, final DamageScan damageScan,
-        final RegionGeometry geometry, final ServerCounters counters, final NanoClock clock)
+        final RegionGeometry geometry, final ServerCounters counters, final NanoClock clock, final long sessionQuota)
     {
         this.repair = repair;
         this.damageScan = damageScan;
+        this.space = new SpaceRequests(allocator, counters, geometry, sessionQuota,
+            new IndexCensus(scanner, STATS_MAX_AGE_NANOS));
         this.cq = cq;
         this.allocator = allocator;
         this.scanner = scanner;
         this.liveBlocks = liveBlocks;
-        this.geometry = geometry;
         this.counters = counters;
         this.clock = clock;
         this.lastExpiry = clock.nanoTime();
-        publishSpace();
+        this.departures = new Departures(sessions, deferred, space, scanner, clock);
+        space.publish();
     }
 
     /**
@@ -117,14 +137,13 @@ public final class ControlAgent implements Agent
 
     public int sessionCount()
     {
-        return byQpNum.size();
+        return sessions.count();
     }
 
     /** Makes a connected session known; its RECVs are already posted. Safe from any thread. */
     public void register(final ServerSession session)
     {
-        byId.put(session.id(), session);
-        byQpNum.put(session.qp().qpNum(), session);
+        sessions.add(session);
         commands.add(() -> counters.increment(ServerCounter.SESSIONS_OPENED));
     }
 
@@ -153,15 +172,10 @@ public final class ControlAgent implements Agent
         });
     }
 
-    /**
-     * Whether {@code sessionId} is a session registered and not yet departed: an insert-lock word that is
-     * not is stale ({@link io.rdmakv.server.space.IndexScanner#clearStaleLocks}). Safe from any thread: a
-     * session is registered before its client learns its id (HELLO_OK), so a lock word a client wrote is live
-     * from the moment it can be read.
-     */
+    /** See {@link SessionRegistry#isLive}. Safe from any thread. */
     public boolean isLive(final long sessionId)
     {
-        return byId.containsKey(sessionId);
+        return sessions.isLive(sessionId);
     }
 
     /** Counts insert locks a sweep cleared (on the agent's thread, the counters' one writer). */
@@ -197,18 +211,19 @@ public final class ControlAgent implements Agent
             work++;
         }
         final long now = clock.nanoTime();
+        work += serve(now);
         if (now - lastExpiry > EXPIRY_INTERVAL_NANOS)
         {
             lastExpiry = now;
             allocator.expireGrace(now);
-            publishSpace();
+            space.publish();
         }
         return work;
     }
 
     private void onCompletion(final WorkCompletion wc)
     {
-        final ServerSession session = byQpNum.get(wc.qpNum());
+        final ServerSession session = sessions.byQpNum(wc.qpNum());
         if (session == null)
         {
             return;
@@ -235,15 +250,81 @@ public final class ControlAgent implements Agent
             LOG.log(System.Logger.Level.WARNING, session + " sent a malformed control message: " + e.getMessage());
             reply(session, new ErrorMessage(0, ReasonCode.MALFORMED_MESSAGE.code(), e.getMessage()));
         }
-        if (!session.postReceive(buffer))
+        if (message == null)
         {
-            depart(session, "its queue pair refused a receive buffer");
+            repost(session, buffer);
             return;
         }
-        if (message != null)
+        session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
+            new FreeJob(allocator, liveBlocks, session.id(), free, deferred) : null, space.censusPasses()));
+        if (session.inbox.size() == 1)
         {
-            handle(session, message);
+            ready.add(session);
         }
+    }
+
+    private void repost(final ServerSession session, final int buffer)
+    {
+        if (buffer >= 0 && !session.departed() && !session.postReceive(buffer))
+        {
+            depart(session, "its queue pair refused a receive buffer");
+        }
+    }
+
+    /** Serves the sessions with waiting requests, each in turn, within this cycle's budgets. */
+    private int serve(final long now)
+    {
+        int work = 0;
+        work += space.advanceCensus(now);
+        long freeBudget = FREE_UNITS_PER_CYCLE;
+        for (int turns = ready.size(); turns > 0; turns--)
+        {
+            final ServerSession session = ready.poll();
+            Pending head;
+            while ((head = session.inbox.peek()) != null)
+            {
+                if (head.free() != null)
+                {
+                    if (freeBudget <= 0)
+                    {
+                        break;
+                    }
+                    final long spent = head.free().step(freeBudget, now);
+                    freeBudget -= spent;
+                    counters.add(ServerCounter.FREE_UNITS_EXAMINED, spent);
+                    if (!head.free().done())
+                    {
+                        break;
+                    }
+                    space.freed(head.free(), head.buffer() >= 0);
+                }
+                else if (head.message() instanceof StatsMessage stats)
+                {
+                    final ControlMessage answer = space.stats(stats, head.census(), now, sessions.count());
+                    if (answer == null)
+                    {
+                        break;
+                    }
+                    reply(session, answer);
+                }
+                else
+                {
+                    handle(session, head.message());
+                }
+                work++;
+                session.inbox.poll();
+                repost(session, head.buffer());
+            }
+            if (!session.inbox.isEmpty())
+            {
+                ready.add(session);
+            }
+            else if (session.departure != null)
+            {
+                departures.reclaim(session);
+            }
+        }
+        return work;
     }
 
     private void handle(final ServerSession session, final ControlMessage message)
@@ -251,8 +332,6 @@ public final class ControlAgent implements Agent
         switch (message)
         {
             case AllocMessage alloc -> allocate(session, alloc);
-            case FreeMessage free -> free(free);
-            case StatsMessage stats -> stats(session, stats);
             case RepairMessage request -> reply(session, repair.repair(request, session.toString()));
             case DamageScanMessage request -> reply(session, damageScan.scan(request));
             case ByeMessage bye ->
@@ -271,55 +350,13 @@ public final class ControlAgent implements Agent
 
     private void allocate(final ServerSession session, final AllocMessage alloc)
     {
-        counters.increment(ServerCounter.ALLOC_REQUESTS);
-        final long min = alloc.requestedBytes();
-        if (min <= 0 || min > allocator.capacity())
+        final ControlMessage answer = space.allocate(session.id(), alloc, clock.nanoTime());
+        if (answer instanceof AllocOkMessage)
         {
-            counters.increment(ServerCounter.ALLOC_FAILURES);
-            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
-                "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes"));
-            return;
+            space.publish();
+            deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
         }
-        final Extent extent =
-            allocator.grant(min, Math.max(min, geometry.chunkSize()), clock.nanoTime(), session.id());
-        if (extent == null)
-        {
-            counters.increment(ServerCounter.ALLOC_FAILURES);
-            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
-                "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
-                " bytes free, " + allocator.graceBytes() + " waiting out the grace period)"));
-            return;
-        }
-        publishSpace();
-        reply(session, new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length()));
-    }
-
-    private void free(final FreeMessage free)
-    {
-        counters.increment(ServerCounter.FREE_REQUESTS);
-        final long now = clock.nanoTime();
-        for (int i = 0; i < free.count(); i++)
-        {
-            if (allocator.isReleasable(free.offset(i), free.length(i)) &&
-                !liveBlocks.containsLiveBlock(free.offset(i), free.length(i)) &&
-                allocator.release(free.offset(i), free.length(i), now))
-            {
-                counters.increment(ServerCounter.FREED_BLOCKS);
-            }
-            else
-            {
-                counters.increment(ServerCounter.REFUSED_FREES);
-            }
-        }
-    }
-
-    private void stats(final ServerSession session, final StatsMessage stats)
-    {
-        counters.increment(ServerCounter.STATS_REQUESTS);
-        final long total = allocator.capacity();
-        final long free = allocator.freeBytes();
-        reply(session, new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
-            scanner.usedSlots(), geometry.slotCount(), byQpNum.size(), allocator.grantedExtents()));
+        reply(session, answer);
     }
 
     private void reply(final ServerSession session, final ControlMessage message)
@@ -332,49 +369,15 @@ public final class ControlAgent implements Agent
         }
     }
 
-    /**
-     * Tears a session down and reclaims what it held that nothing references. Fences first: the queue pair
-     * goes to ERR (and is destroyed) before any lock is released or any space reclaimed, so a client that
-     * wakes up later cannot write into space or take a lock the node already gave back. Agent thread only.
-     */
     private void depart(final ServerSession session, final String why)
     {
-        if (session.departed())
-        {
-            return;
-        }
-        session.markDeparted();
-        byQpNum.remove(session.qp().qpNum(), session);
-        byId.remove(session.id(), session);
-        session.qp().modifyToError();
-        session.close();
-        final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session.id()), session.id());
-        final long reclaimed = allocator.reclaim(session.id(), found.liveBlocks(), clock.nanoTime());
-        counters.increment(ServerCounter.SESSIONS_CLOSED);
-        counters.add(ServerCounter.RECLAIMED_BYTES, reclaimed);
-        counters.add(ServerCounter.LOCKS_RELEASED, found.locksReleased());
-        publishSpace();
-        LOG.log(System.Logger.Level.DEBUG, session + " departed because " + why + "; reclaimed " + reclaimed +
-            " bytes, released " + found.locksReleased() + " insert lock(s)");
-    }
-
-    private void publishSpace()
-    {
-        counters.set(ServerCounter.FREE_BYTES, allocator.freeBytes());
-        counters.set(ServerCounter.GRACE_BYTES, allocator.graceBytes());
-        counters.set(ServerCounter.GRACE_RANGES, allocator.graceRanges());
-        counters.set(ServerCounter.GRANTED_EXTENTS, allocator.grantedExtents());
+        departures.depart(session, why, closed);
     }
 
     /** Tells every client the node is going away (SHUTDOWN). Agent thread only. */
     public void announceShutdown()
     {
-        for (final ServerSession session : byQpNum.values())
-        {
-            final int length = ControlCodec.encode(new ShutdownMessage(0), session.buffers(),
-                session.bufferOffset(ServerSession.NOTICE_BUFFER));
-            session.send(ServerSession.NOTICE_BUFFER, length);
-        }
+        sessions.all().forEach(session -> session.notice(new ShutdownMessage(0)));
     }
 
     /**
@@ -392,7 +395,7 @@ public final class ControlAgent implements Agent
         closed = true;
         try
         {
-            for (final ServerSession session : byQpNum.values())
+            for (final ServerSession session : sessions.all())
             {
                 depart(session, "the node is shutting down");
             }

@@ -16,6 +16,14 @@ public enum ServerCounter
     ALLOC_FAILURES(ServerMetric.CONTROL_ERRORS, "alloc_failed"),
     REFUSED_FREES(ServerMetric.CONTROL_ERRORS, "free_refused"),
     MALFORMED_MESSAGES(ServerMetric.CONTROL_ERRORS, "malformed"),
+    /** FREE entries refused because they lie inside no one granted range (never granted, freed twice). */
+    FREES_REFUSED_NOT_GRANTED(ServerMetric.SPACE_REFUSALS, "free_not_granted"),
+    /** FREE entries refused because they name another session's space that is not one dead block of it. */
+    FREES_REFUSED_FOREIGN(ServerMetric.SPACE_REFUSALS, "free_foreign"),
+    /** FREE entries refused because a slot references a block they overlap. */
+    FREES_REFUSED_LIVE(ServerMetric.SPACE_REFUSALS, "free_live"),
+    /** ALLOCs refused because the session would hold more than its quota. */
+    ALLOCS_REFUSED_QUOTA(ServerMetric.SPACE_REFUSALS, "alloc_quota"),
     GRANTED_EXTENTS(ServerMetric.GRANTED_CHUNKS),
     /** A gauge the agent publishes after every change of the allocator. */
     FREE_BYTES(ServerMetric.DATA_AREA_FREE_BYTES),
@@ -39,6 +47,12 @@ public enum ServerCounter
     STALE_LOCKS_CLEARED(ServerMetric.STALE_INSERT_LOCKS_CLEARED),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
+    /** FREE entries of a block in another session's latest extent, held until it moves on. Not exported. */
+    FREES_DEFERRED(null),
+    /** Units (64-byte headers) FREE checks read: the control thread's FREE work. Not exported. */
+    FREE_UNITS_EXAMINED(null),
+    /** Complete passes over the index counting used slots for STATS. Not exported. */
+    INDEX_CENSUS_PASSES(null),
     /** Unexpected exceptions the control agent caught and survived (each is logged). Not exported. */
     AGENT_ERRORS(null);
 

@@ -14,8 +14,13 @@ public enum ServerMetric
     CONTROL_REQUESTS("rdmakv_control_requests_total", Type.COUNTER,
         "Control-plane requests served, by type (alloc, free, stats, bye)", "type"),
     CONTROL_ERRORS("rdmakv_control_errors_total", Type.COUNTER,
-        "Control-plane requests refused, by error: alloc_failed (data area full), free_refused (a FREE " +
-        "of a range not granted), malformed (an undecodable or unexpected message)", "error"),
+        "Control-plane requests refused, by error: alloc_failed (data area full, session quota or too " +
+        "large), free_refused (FREE entries refused, by reason in rdmakv_space_refusals_total), malformed (an " +
+        "undecodable or unexpected message)", "error"),
+    SPACE_REFUSALS("rdmakv_space_refusals_total", Type.COUNTER,
+        "Space requests refused, by reason: free_not_granted (inside no granted range: never granted or freed " +
+        "twice), free_foreign (another session's space that is not one dead block of it), free_live (overlaps " +
+        "a block a slot references), alloc_quota (the session's quota is used)", "reason"),
     GRANTED_CHUNKS("rdmakv_granted_chunks_total", Type.COUNTER,
         "Extents of the data area granted to clients (ALLOC) since start"),
     DATA_AREA_FREE_BYTES("rdmakv_data_area_free_bytes", Type.GAUGE,

@@ -1,5 +1,8 @@
 package io.rdmakv.server.control;
 
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.ControlMessage;
+
 import org.agrona.CloseHelper;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
@@ -11,6 +14,7 @@ import io.rdmakv.verbs.SendWorkRequests;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Socket;
+import java.util.ArrayDeque;
 
 /**
  * The server's side of one client session: its queue pair, control buffers, the bootstrap socket that
@@ -37,6 +41,10 @@ public final class ServerSession implements AutoCloseable
     private QueuePair qp;
     private Socket bootstrap;
     private volatile boolean departed;
+    /** Requests waiting to be served, in the order they arrived (agent thread only). */
+    final ArrayDeque<Pending> inbox = new ArrayDeque<>();
+    /** Why it departed, until its departure is finished (its last FREEs served, its space reclaimed). */
+    String departure;
 
     public ServerSession(final long id, final String peer, final ProtectionDomain pd, final int bufferLength)
     {
@@ -119,5 +127,11 @@ public final class ServerSession implements AutoCloseable
     public String toString()
     {
         return "session " + id + " (" + peer + ")";
+    }
+
+    /** Sends a notice (SHUTDOWN) from the notice buffer, without waiting; false when it could not be posted. */
+    boolean notice(final ControlMessage message)
+    {
+        return send(NOTICE_BUFFER, ControlCodec.encode(message, buffers(), bufferOffset(NOTICE_BUFFER)));
     }
 }

@@ -2,6 +2,7 @@ package io.rdmakv.server.space;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,7 +17,9 @@ import java.util.TreeMap;
  *
  * <p>Space is granted as extents (ALLOC): fresh space from the bump pointer first, then the largest
  * free range. A FREE must name space that lies inside one granted range; it is carved out of it, so a
- * session's grants always describe what it still holds and nothing it gave back. Freed space waits out
+ * session's grants always describe what it still holds and nothing it gave back ({@link #heldBy}: what a
+ * quota counts; {@link #ownerOf}: whose a range is; {@link #latestGrant}: the extent a session now
+ * writes new blocks into, see {@code FreeJob}). Freed space waits out
  * the grace period, so that a slow reader mostly finds the block it looked up intact (its checksum
  * catches the rest). Adjacent free ranges coalesce.
  *
@@ -41,6 +44,8 @@ public final class DataAreaAllocator
     private final TreeMap<Long, Long> waiting = new TreeMap<>();
     private final ArrayDeque<long[]> grace = new ArrayDeque<>();
     private final ArrayDeque<long[]> quarantine = new ArrayDeque<>();
+    private final HashMap<Long, long[]> held = new HashMap<>();
+    private final HashMap<Long, Extent> latest = new HashMap<>();
     private long freeBytes;
     private long waitingBytes;
     private long reclaimedBytes;
@@ -98,6 +103,8 @@ public final class DataAreaAllocator
             }
         }
         granted.put(extent.offset(), new long[] {extent.length(), owner});
+        held.computeIfAbsent(owner, o -> new long[1])[0] += extent.length();
+        latest.put(owner, extent);
         grantedExtents++;
         return extent;
     }
@@ -147,6 +154,34 @@ public final class DataAreaAllocator
     }
 
     /**
+     * The owner of the granted range that holds all of {@code [offset, offset + length)} (a session id, or
+     * {@link #NO_OWNER}), or -1 when the range is misaligned or does not lie inside one granted range.
+     */
+    public long ownerOf(final long offset, final long length)
+    {
+        return isReleasable(offset, length) ? granted.floorEntry(offset).getValue()[OWNER] : -1;
+    }
+
+    /** Where the granted range holding {@code offset} starts (call only for a granted offset). */
+    public long grantedRangeStart(final long offset)
+    {
+        return granted.floorKey(offset);
+    }
+
+    /** Bytes granted to {@code owner} and not given back: what its quota counts. */
+    public long heldBy(final long owner)
+    {
+        final long[] bytes = held.get(owner);
+        return bytes == null ? 0 : bytes[0];
+    }
+
+    /** The extent most recently granted to {@code owner}, the only one it writes new blocks into; or null. */
+    public Extent latestGrant(final long owner)
+    {
+        return latest.get(owner);
+    }
+
+    /**
      * A client freed a block (or the unused tail of an extent): it leaves its grant and becomes
      * grantable after the grace period. Refused (false) unless it lies inside one granted range.
      */
@@ -168,6 +203,11 @@ public final class DataAreaAllocator
         final long start = g.getKey();
         final long end = start + g.getValue()[LENGTH];
         final long owner = g.getValue()[OWNER];
+        final long[] bytes = held.get(owner);
+        if (bytes != null && (bytes[0] -= length) == 0)
+        {
+            held.remove(owner);
+        }
         granted.remove(start);
         if (offset > start)
         {
@@ -295,6 +335,8 @@ public final class DataAreaAllocator
                 g.getValue()[OWNER] = NO_OWNER;
             }
         }
+        held.remove(owner);
+        latest.remove(owner);
         reclaimedBytes += reclaimed;
         return reclaimed;
     }

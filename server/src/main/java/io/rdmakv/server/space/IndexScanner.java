@@ -29,9 +29,14 @@ public final class IndexScanner
     /** Used slots in the whole index. */
     public long usedSlots()
     {
+        return usedSlots(0, geometry.groupCount());
+    }
+
+    /** Used slots in groups {@code [fromGroup, toGroup)}: a piece of a census taken a few groups at a time. */
+    public long usedSlots(final long fromGroup, final long toGroup)
+    {
         long used = 0;
-        final long groups = geometry.groupCount();
-        for (long g = 0; g < groups; g++)
+        for (long g = fromGroup; g < toGroup; g++)
         {
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
@@ -42,6 +47,12 @@ public final class IndexScanner
             }
         }
         return used;
+    }
+
+    /** Groups in the index. */
+    public long groupCount()
+    {
+        return geometry.groupCount();
     }
 
     private long slot(final long group, final int slot)

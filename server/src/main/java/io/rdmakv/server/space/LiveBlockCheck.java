@@ -12,11 +12,12 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * Refuses to free live data: before a FREE'd range is released, every 64-byte unit in it that starts
- * a well-formed block is looked up where its key lives (its two candidate groups); if a slot there
- * points at that unit, the block is live and the FREE is refused. A client can free any block it
- * superseded (another client may have written it), so ownership alone cannot decide; this can.
- * Control-path cost: one hash and 28 slot reads per candidate block.
+ * Refuses to free live data: before a FREE'd range is released, every 64-byte unit that starts a
+ * well-formed block reaching into the range (units of the range itself, and those up to one largest
+ * block before it, so a FREE of a block's tail is caught) is looked up where its key lives (its two
+ * candidate groups); if a slot there points at that unit, the block is live and the FREE is refused.
+ * Control-path cost: a header read per unit, plus one hash and 28 slot reads per candidate block;
+ * {@link #unitsExamined()} counts the units, so callers can bound the work of one duty cycle.
  */
 public final class LiveBlockCheck
 {
@@ -25,6 +26,7 @@ public final class LiveBlockCheck
     private final MemorySegment region;
     private final RegionGeometry geometry;
     private final KvBlock block = new KvBlock();
+    private long unitsExamined;
 
     public LiveBlockCheck(final MemorySegment region, final RegionGeometry geometry)
     {
@@ -32,12 +34,28 @@ public final class LiveBlockCheck
         this.geometry = geometry;
     }
 
-    /** True when a slot references a block starting anywhere in {@code [offset, offset + length)} of the data area. */
+    /** True when a slot references a block that overlaps {@code [offset, offset + length)} of the data area. */
     public boolean containsLiveBlock(final long offset, final long length)
     {
-        for (long unit = offset; unit < offset + length; unit += KvBlockDescriptor.ALIGNMENT)
+        return overlapsLiveBlock(lookbackStart(offset, 0), offset + length, offset);
+    }
+
+    /** The first unit whose block could reach {@code offset}: one largest block back, not before {@code floor}. */
+    public static long lookbackStart(final long offset, final long floor)
+    {
+        return Math.max(floor, offset - SlotWord.MAX_BLOCK_LENGTH + KvBlockDescriptor.ALIGNMENT);
+    }
+
+    /**
+     * True when a unit in {@code [fromUnit, toUnit)} starts a block that a slot references and that ends past
+     * {@code rangeStart} (so it overlaps a range starting there). Examines {@code (toUnit - fromUnit) / 64} units.
+     */
+    public boolean overlapsLiveBlock(final long fromUnit, final long toUnit, final long rangeStart)
+    {
+        for (long unit = Math.max(fromUnit, 0); unit < toUnit; unit += KvBlockDescriptor.ALIGNMENT)
         {
-            if (isLive(unit))
+            unitsExamined++;
+            if (isLive(unit, rangeStart))
             {
                 return true;
             }
@@ -45,7 +63,25 @@ public final class LiveBlockCheck
         return false;
     }
 
-    private boolean isLive(final long dataOffset)
+    /** The length of the well-formed block that starts at {@code dataOffset}, or 0 when none starts there. */
+    public int blockLengthAt(final long dataOffset)
+    {
+        final long at = geometry.dataOffset() + dataOffset;
+        if (dataOffset < 0 || at + KvBlockDescriptor.HEADER_LENGTH > region.byteSize())
+        {
+            return 0;
+        }
+        block.wrap(region, at);
+        return block.isHeaderSane() && at + block.blockLength() <= region.byteSize() ? block.blockLength() : 0;
+    }
+
+    /** Units whose header was read since this check was made (the work FREEs cost). */
+    public long unitsExamined()
+    {
+        return unitsExamined;
+    }
+
+    private boolean isLive(final long dataOffset, final long rangeStart)
     {
         final long at = geometry.dataOffset() + dataOffset;
         if (at + KvBlockDescriptor.HEADER_LENGTH > region.byteSize())
@@ -53,7 +89,8 @@ public final class LiveBlockCheck
             return false;
         }
         block.wrap(region, at);
-        if (!block.isHeaderSane())
+        if (!block.isHeaderSane() || dataOffset + block.blockLength() <= rangeStart ||
+            at + block.blockLength() > region.byteSize())
         {
             return false;
         }

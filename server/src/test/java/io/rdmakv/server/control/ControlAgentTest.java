@@ -85,7 +85,8 @@ class ControlAgentTest
         agent = new ControlAgent(cq, allocator, new IndexScanner(atomics, GEOMETRY),
             new LiveBlockCheck(region.segment(), GEOMETRY),
             new SlotRepair(region.segment(), GEOMETRY, atomics, GRACE, counters, clock),
-            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock);
+            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock,
+            allocator.capacity());
         peer = new ControlPeer();
         session = new ServerSession(SESSION_ID, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));

@@ -84,7 +84,8 @@ class RepairControlTest
             SpaceTiming.reclaimQuarantineNanos(GRACE)), new IndexScanner(atomics, GEOMETRY),
             new LiveBlockCheck(region.segment(), GEOMETRY),
             new SlotRepair(region.segment(), GEOMETRY, atomics, GRACE, counters, clock),
-            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock);
+            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock,
+            GEOMETRY.dataLength());
         peer = new ControlPeer();
         final ServerSession session = new ServerSession(7, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));

@@ -30,7 +30,8 @@ class MetricCatalogueTest
             "ibv_wc_status",
         "# HELP rdmakv_connected_clients Client sessions (one per client thread and node) connected now",
         "# HELP rdmakv_control_errors_total Control-plane requests refused, by error: alloc_failed (data area " +
-            "full), free_refused (a FREE of a range not granted), malformed (an undecodable or unexpected message)",
+            "full, session quota or too large), free_refused (FREE entries refused, by reason in " +
+            "rdmakv_space_refusals_total), malformed (an undecodable or unexpected message)",
         "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye)",
         "# HELP rdmakv_data_area_capacity_bytes Bytes of the data area that can hold key-value blocks: used + " +
             "free + grace period",
@@ -64,6 +65,10 @@ class MetricCatalogueTest
         "# HELP rdmakv_slot_repairs_total REPAIR requests by outcome: repaired (a damaged slot of the key " +
             "cleared), deferred (damage not yet seen for a grace period: asked to retry), refused (not provably " +
             "the key's damaged slot)",
+        "# HELP rdmakv_space_refusals_total Space requests refused, by reason: free_not_granted (inside no " +
+            "granted range: never granted or freed twice), free_foreign (another session's space that is not " +
+            "one dead block of it), free_live (overlaps a block a slot references), alloc_quota (the session's " +
+            "quota is used)",
         "# HELP rdmakv_transport_info The RDMA transport in use and its device: name, link layer, atomic " +
             "capability, port state",
         "# TYPE rdmakv_auth_failures_total counter",
@@ -94,6 +99,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_sessions_closed_total counter",
         "# TYPE rdmakv_sessions_opened_total counter",
         "# TYPE rdmakv_slot_repairs_total counter",
+        "# TYPE rdmakv_space_refusals_total counter",
         "# TYPE rdmakv_transport_info gauge");
 
     @Test

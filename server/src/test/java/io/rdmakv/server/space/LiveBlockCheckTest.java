@@ -11,12 +11,14 @@ import static io.rdmakv.server.space.TestRegion.GEOMETRY;
 import static io.rdmakv.server.space.TestRegion.group1;
 import static io.rdmakv.server.space.TestRegion.group2;
 import static io.rdmakv.server.space.TestRegion.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Which FREE ranges the node refuses: those where a block starts that a slot in one of its key's two
- * candidate groups points at. Anything else (superseded blocks, torn or foreign bytes) may be freed.
+ * Which FREE ranges the node refuses: those that overlap a block (its start or any part of it) that a
+ * slot in one of its key's two candidate groups points at. Anything else (superseded blocks, torn or
+ * foreign bytes) may be freed, as far as this check goes.
  */
 class LiveBlockCheckTest
 {
@@ -70,16 +72,31 @@ class LiveBlockCheckTest
     }
 
     @Test
-    void onlyUnitsWhereABlockStartsAreLookedUp()
+    void aRangeOverLiveBlocksTailIsLiveToo()
     {
         final byte[] k = key("long");
         region.insert(k, 4096, 500, group1(k), 1);
         final int length = KvBlockDescriptor.blockLength(k.length, 500);
         assertTrue(length > UNIT);
-        // Pinned as it is today: a FREE of only the tail of a live block passes this check, and the
-        // allocator's grant check passes it too when the tail lies in a granted range.
-        assertFalse(check.containsLiveBlock(4096 + UNIT, length - UNIT), "the tail holds no block start");
+        assertTrue(check.containsLiveBlock(4096 + UNIT, length - UNIT), "the tail holds no block start, still live");
+        assertTrue(check.containsLiveBlock(4096 + length - UNIT, UNIT), "its last unit alone");
         assertTrue(check.containsLiveBlock(4096, length));
+        assertFalse(check.containsLiveBlock(4096 + length, UNIT), "the unit after it");
+        assertFalse(check.containsLiveBlock(4096 - UNIT, UNIT), "the unit before it");
+    }
+
+    @Test
+    void theLookBackIsBoundedByTheFloorAndCounted()
+    {
+        final byte[] k = key("floored");
+        region.insert(k, 4096, 500, group1(k), 1);
+        final long before = check.unitsExamined();
+        assertFalse(check.overlapsLiveBlock(4096 + 2 * UNIT, 4096 + 3 * UNIT, 4096 + 2 * UNIT),
+            "a floor after the block's start hides it: the caller floors at the granted range's start");
+        assertEquals(1, check.unitsExamined() - before);
+        assertEquals(1L << 20, LiveBlockCheck.lookbackStart((1L << 20) + SlotWord.MAX_BLOCK_LENGTH - UNIT, 0),
+            "one largest block back");
+        assertEquals(4096, LiveBlockCheck.lookbackStart(4096 + 2 * UNIT, 4096));
     }
 
     @Test

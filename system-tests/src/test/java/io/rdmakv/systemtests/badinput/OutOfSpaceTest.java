@@ -34,8 +34,9 @@ class OutOfSpaceTest
     @BeforeEach
     void start()
     {
-        server = LocalCluster.startNode(ServerConfig.local(RegionGeometry.minimumMemory(CHUNK)).withChunkSize(CHUNK)
-            .withGraceNanos(TimeUnit.MILLISECONDS.toNanos(20)));
+        // a session may hold the whole data area here (the default quota is a quarter): the node itself fills
+        server = LocalCluster.startNode(ServerConfig.local(RegionGeometry.minimumMemory(CHUNK)).toBuilder()
+            .chunkSize(CHUNK).graceNanos(TimeUnit.MILLISECONDS.toNanos(20)).sessionQuotaBytes(2L * CHUNK).build());
         client = LocalCluster.client(server);
         assertEquals(2L * CHUNK, server.geometry().dataLength());
     }

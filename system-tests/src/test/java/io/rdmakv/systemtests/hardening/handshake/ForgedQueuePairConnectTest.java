@@ -51,7 +51,7 @@ class ForgedQueuePairConnectTest
         assumeTrue("tcp".equals(LocalCluster.TRANSPORT), "the tcp provider's handshake is what this test forges");
         tap = new HelloTap();
         server = LocalCluster.startNode(ServerConfig.local(LocalCluster.NODE_MEMORY).withCluster(0,
-            ClusterFiles.write(dir, tap.port())));
+            ClusterFiles.write(dir, tap.port())).withAdvertise("127.0.0.1", tap.port()));
         tap.start(server.port());
         final String address = "127.0.0.1:" + tap.port();
         connecting = CompletableFuture.supplyAsync(() -> KvClient.connect(LocalCluster.clientConfig(address)));

@@ -1,0 +1,55 @@
+package io.rdmakv.server.control;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The sessions a node serves now, by queue-pair number (how completions find them) and by session id
+ * (how the lock sweep tells a live insert-lock word from a stale one). Changed on the control agent's
+ * thread and at registration; read from any thread.
+ */
+public final class SessionRegistry
+{
+    private final Map<Integer, ServerSession> byQpNum = new ConcurrentHashMap<>();
+    private final Map<Long, ServerSession> byId = new ConcurrentHashMap<>();
+
+    void add(final ServerSession session)
+    {
+        byId.put(session.id(), session);
+        byQpNum.put(session.qp().qpNum(), session);
+    }
+
+    void remove(final ServerSession session)
+    {
+        byQpNum.remove(session.qp().qpNum(), session);
+        byId.remove(session.id(), session);
+    }
+
+    /** The session whose queue pair is {@code qpNum}, or null. */
+    ServerSession byQpNum(final int qpNum)
+    {
+        return byQpNum.get(qpNum);
+    }
+
+    /**
+     * Whether {@code sessionId} is a session registered and not yet departed: an insert-lock word that is
+     * not is stale ({@link io.rdmakv.server.space.IndexScanner#clearStaleLocks}). A session is registered
+     * before its client learns its id (HELLO_OK), so a lock word a client wrote is live from the moment it
+     * can be read.
+     */
+    public boolean isLive(final long sessionId)
+    {
+        return byId.containsKey(sessionId);
+    }
+
+    public int count()
+    {
+        return byQpNum.size();
+    }
+
+    Collection<ServerSession> all()
+    {
+        return byQpNum.values();
+    }
+}
