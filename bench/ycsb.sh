@@ -66,8 +66,10 @@ pids=()
 stop_all() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; }
 trap stop_all EXIT
 for i in "${!port_list[@]}"; do
-  "$root/bin/kvserver" --transport "$transport" --memory "$memory" --listen "127.0.0.1:${port_list[$i]}" \
-    --node-id "$i" "${node_args[@]}" >"$work/node$i.log" 2>&1 &
+  # one YCSB thread loads a whole node's share through one session: let a session hold the whole node
+  # (the default quota, a quarter of the data area, is for shared nodes)
+  "$root/bin/kvserver" --transport "$transport" --memory "$memory" --session-quota "$memory" \
+    --listen "127.0.0.1:${port_list[$i]}" --node-id "$i" "${node_args[@]}" >"$work/node$i.log" 2>&1 &
   pids+=($!)
 done
 echo "== starting $nodes node(s) on ports $ports (transport $transport, memory $memory each)" >&2

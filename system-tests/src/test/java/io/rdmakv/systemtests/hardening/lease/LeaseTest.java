@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -120,7 +121,10 @@ class LeaseTest
         try (ChildJvm child = ChildJvm.start(HolderMain.class, dir, Integer.toString(server.port()),
             LocalCluster.TRANSPORT, Long.toString(LocalCluster.OP_TIMEOUT.toMillis()), Long.toString(group)))
         {
-            final String[] held = child.nextLine(30_000).split(" ");
+            // a child JVM starts slowly on an emulated VM: give it the operation timeout and more
+            final String first = child.nextLine(LocalCluster.OP_TIMEOUT.toMillis() + 30_000);
+            assertNotNull(first, "the child says HELD; stderr: " + child.stderr());
+            final String[] held = first.split(" ");
             assertEquals("HELD", held[0], "child's first line; stderr: " + child.stderr());
             final long rawId = Long.parseLong(held[1]);
             final long chunkOffset = Long.parseLong(held[2]);
@@ -169,7 +173,9 @@ class LeaseTest
             assertTrue(late.startsWith("PUT-FAILED KvConnectionException: ") &&
                 late.contains("127.0.0.1:" + server.port()), "fails cleanly, naming the node: " + late);
             command(child, "RAW");
-            final String[] raw = child.nextLine(30_000).split(" ");
+            final String rawLine = child.nextLine(LocalCluster.OP_TIMEOUT.toMillis() + 30_000);
+            assertNotNull(rawLine, "the child answers RAW; stderr: " + child.stderr());
+            final String[] raw = rawLine.split(" ");
             assertEquals("RAW", raw[0]);
             assertNotEquals(WcStatus.SUCCESS.name(), raw[1], "a WRITE into its old grant fails");
             assertNotEquals(WcStatus.SUCCESS.name(), raw[2], "a CAS of its old lock fails");
