@@ -127,7 +127,7 @@ if [ $MODE_STORE = 1 ]; then
   GUEST+="echo '[guest] store tests over ibverbs: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
-  $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
+  -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
   --reports-dir $ROOT/$OUT/reports/store) 2>&1 | tee $ROOT/$OUT/store.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store.rc;
 "

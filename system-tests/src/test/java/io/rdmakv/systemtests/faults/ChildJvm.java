@@ -33,13 +33,27 @@ public final class ChildJvm implements AutoCloseable
         reader = Thread.ofVirtual().name("child-stdout-" + process.pid()).start(this::pump);
     }
 
+    /** Where child JVMs find the tests' classes when the runner is not on the class path itself. */
+    public static final String CLASS_PATH_PROPERTY = "rdmakv.test.childClassPath";
+
+    /**
+     * The class path for a child: {@value #CLASS_PATH_PROPERTY} when set (a JUnit console launcher, as in the
+     * Soft-RoCE VM, loads the tests from its own {@code --class-path}, not {@code java.class.path}), else
+     * this JVM's.
+     */
+    static String classPath()
+    {
+        final String given = System.getProperty(CLASS_PATH_PROPERTY, "");
+        return given.isBlank() ? System.getProperty("java.class.path") : given;
+    }
+
     public static ChildJvm start(final Class<?> main, final Path dir, final String... args)
     {
         final String java = ProcessHandle.current().info().command()
             .orElseThrow(() -> new AssertionError("cannot tell which java binary runs this test"));
         final List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
             "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-            "-cp", System.getProperty("java.class.path"), main.getName()));
+            "-cp", classPath(), main.getName()));
         command.addAll(List.of(args));
         try
         {
