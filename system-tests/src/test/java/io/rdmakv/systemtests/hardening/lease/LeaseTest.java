@@ -112,6 +112,16 @@ class LeaseTest
     }
 
     @Test
+    void theNodeChangesLockWordsThroughItsNicWhereTheCpusCasIsNotAtomicAgainstRdma()
+    {
+        final boolean glob = "GLOB".equals(server.deviceAttributes().atomicCapability());
+        final String expected = "ibverbs".equals(server.transport()) && !glob ? "loopback" : "cpu";
+        System.out.println("lease: index atomics " + server.indexAtomics() + " (transport " + server.transport() +
+            ", atomics " + server.deviceAttributes().atomicCapability() + ")");
+        assertEquals(expected, server.indexAtomics());
+    }
+
+    @Test
     void aFrozenClientLosesItsLeaseItsLockAndItsSpaceAndCannotWriteWhenItWakes() throws Exception
     {
         final long group = group1("contended");
