@@ -1,8 +1,6 @@
 package io.rdmakv.client.internal;
 
 import io.rdmakv.client.KvClient;
-import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -12,21 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /** Compare-and-set on a version: succeeds only on the current version, never silently on a stale one. */
-class CompareAndSetPathTest
+class CompareAndSetPathTest extends TwoLanes
 {
-    private final CachedNanoClock clock = new CachedNanoClock();
-    private final NodeRegion node = new NodeRegion();
-    private final TestLane lane = new TestLane(node, clock, 7);
-    private final TestLane other = new TestLane(node, clock, 8);
-
-    @AfterEach
-    void close()
-    {
-        lane.close();
-        other.close();
-        node.close();
-    }
-
     @Test
     void withTheCurrentVersionItSucceeds()
     {

@@ -2,8 +2,6 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.SlotWord;
-import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -15,21 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** DELETE: the slot is emptied, the key is gone, and its block is given back in a FREE. */
-class DeletePathTest
+class DeletePathTest extends TwoLanes
 {
-    private final CachedNanoClock clock = new CachedNanoClock();
-    private final NodeRegion node = new NodeRegion();
-    private final TestLane lane = new TestLane(node, clock, 7);
-    private final TestLane other = new TestLane(node, clock, 8);
-
-    @AfterEach
-    void close()
-    {
-        lane.close();
-        other.close();
-        node.close();
-    }
-
     @Test
     void deleteEmptiesTheSlotAndTheBlockIsFreedOnceTheFlushIntervalPassed()
     {

@@ -1,8 +1,6 @@
 package io.rdmakv.client.internal;
 
 import io.rdmakv.verbs.QpState;
-import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -12,21 +10,8 @@ import static io.rdmakv.client.internal.Doorbells.READ_SLOT_BLOCK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** A lane broken by the NIC stays broken and says why; space running out is a status, not an exception. */
-class LaneFailureTest
+class LaneFailureTest extends TwoLanes
 {
-    private final CachedNanoClock clock = new CachedNanoClock();
-    private final NodeRegion node = new NodeRegion();
-    private final TestLane lane = new TestLane(node, clock, 7);
-    private final TestLane other = new TestLane(node, clock, 8);
-
-    @AfterEach
-    void close()
-    {
-        lane.close();
-        other.close();
-        node.close();
-    }
-
     @Test
     void aRemoteAccessErrorBreaksTheLaneAndLaterOperationsFailFastWithTheSameFailure()
     {

@@ -1,8 +1,6 @@
 package io.rdmakv.client.internal;
 
 import io.rdmakv.common.SpaceTiming;
-import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -18,21 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /** Update of an existing key: fresh, confirmed and uncached slots, and a writer racing our CAS. */
-class UpdatePathTest
+class UpdatePathTest extends TwoLanes
 {
-    private final CachedNanoClock clock = new CachedNanoClock();
-    private final NodeRegion node = new NodeRegion();
-    private final TestLane lane = new TestLane(node, clock, 7);
-    private final TestLane other = new TestLane(node, clock, 8);
-
-    @AfterEach
-    void close()
-    {
-        lane.close();
-        other.close();
-        node.close();
-    }
-
     @Test
     void updateOfAFreshCachedKeyIsOneDoorbellOfWriteAndCas()
     {
