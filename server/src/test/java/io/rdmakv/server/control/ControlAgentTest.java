@@ -22,14 +22,10 @@ import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.space.TestRegion;
-import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
-import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
-import io.rdmakv.verbs.QueuePair;
-import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.VerbsConfig;
 import io.rdmakv.verbs.WcStatus;
 import org.agrona.CloseHelper;
@@ -88,19 +84,7 @@ class ControlAgentTest
             new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock,
             allocator.capacity());
         peer = new ControlPeer();
-        session = new ServerSession(SESSION_ID, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
-        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
-        session.attach(qp, null);
-        qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
-        for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
-        {
-            assertTrue(session.postReceive(i));
-        }
-        qp.modifyToRtr(peer.endpoint(), ConnectOptions.DEFAULT);
-        qp.modifyToRts(ConnectOptions.DEFAULT);
-        peer.connect(qp.localEndpoint());
-        agent.register(session);
-        agent.doWork();
+        session = AgentDriver.connect(agent, pd, cq, peer, SESSION_ID, "test peer");
         assertEquals(1, counters.get(ServerCounter.SESSIONS_OPENED));
     }
 
@@ -340,21 +324,9 @@ class ControlAgentTest
         return reply[0];
     }
 
-    /** Runs duty cycles until {@code done}; the transport delivers on its own threads, so this may take a few. */
     private void pumpUntil(final BooleanSupplier done, final String what)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!done.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out waiting for " + what);
-            }
-            if (agent.doWork() == 0)
-            {
-                Thread.yield();
-            }
-        }
+        AgentDriver.pumpUntil(agent, done, what);
     }
 
     private static void await(final BooleanSupplier done, final String what)

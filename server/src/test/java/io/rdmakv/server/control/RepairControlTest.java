@@ -12,7 +12,6 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
 import io.rdmakv.common.protocol.ErrorMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.RepairRefusal;
@@ -23,14 +22,10 @@ import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.space.TestRegion;
-import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
-import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
-import io.rdmakv.verbs.QueuePair;
-import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.VerbsConfig;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.CachedNanoClock;
@@ -41,7 +36,6 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static io.rdmakv.server.space.TestRegion.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -87,19 +81,7 @@ class RepairControlTest
             new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock,
             GEOMETRY.dataLength());
         peer = new ControlPeer();
-        final ServerSession session = new ServerSession(7, "test peer", pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
-        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
-        session.attach(qp, null);
-        qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
-        for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
-        {
-            assertTrue(session.postReceive(i));
-        }
-        qp.modifyToRtr(peer.endpoint(), ConnectOptions.DEFAULT);
-        qp.modifyToRts(ConnectOptions.DEFAULT);
-        peer.connect(qp.localEndpoint());
-        agent.register(session);
-        agent.doWork();
+        final ServerSession session = AgentDriver.connect(agent, pd, cq, peer, 7, "test peer");
     }
 
     @AfterEach
@@ -342,20 +324,6 @@ class RepairControlTest
 
     private ControlMessage awaitReply()
     {
-        final ControlMessage[] reply = new ControlMessage[1];
-        final BooleanSupplier done = () -> (reply[0] = peer.poll()) != null;
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!done.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out waiting for a reply");
-            }
-            if (agent.doWork() == 0)
-            {
-                Thread.yield();
-            }
-        }
-        return reply[0];
+        return AgentDriver.awaitReply(agent, peer);
     }
 }

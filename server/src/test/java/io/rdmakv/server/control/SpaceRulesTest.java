@@ -8,7 +8,6 @@ import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
@@ -19,14 +18,10 @@ import io.rdmakv.server.space.IndexCensus;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.space.TestRegion;
-import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
-import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
-import io.rdmakv.verbs.QueuePair;
-import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.VerbsConfig;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.CachedNanoClock;
@@ -95,19 +90,7 @@ class SpaceRulesTest
     private ControlPeer open(final long id)
     {
         final ControlPeer peer = new ControlPeer();
-        final ServerSession session = new ServerSession(id, "peer " + id, pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
-        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
-        session.attach(qp, null);
-        qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
-        for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
-        {
-            assertTrue(session.postReceive(i));
-        }
-        qp.modifyToRtr(peer.endpoint(), ConnectOptions.DEFAULT);
-        qp.modifyToRts(ConnectOptions.DEFAULT);
-        peer.connect(qp.localEndpoint());
-        agent.register(session);
-        agent.doWork();
+        final ServerSession session = AgentDriver.connect(agent, pd, cq, peer, id, "peer " + id);
         peers.add(peer);
         return peer;
     }
@@ -317,17 +300,6 @@ class SpaceRulesTest
 
     private void pumpUntil(final BooleanSupplier done, final String what)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!done.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out waiting for " + what);
-            }
-            if (agent.doWork() == 0)
-            {
-                Thread.yield();
-            }
-        }
+        AgentDriver.pumpUntil(agent, done, what);
     }
 }

@@ -1,0 +1,69 @@
+package io.rdmakv.server.control;
+
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Drives a {@link ControlAgent} by hand in tests: sessions connected to {@link ControlPeer}s, duty cycles pumped. */
+final class AgentDriver
+{
+    private AgentDriver()
+    {
+    }
+
+    /** A session {@code id} whose queue pair is connected to {@code peer}'s, registered with {@code agent}. */
+    static ServerSession connect(final ControlAgent agent, final ProtectionDomain pd, final CompletionQueue cq,
+        final ControlPeer peer, final long id, final String name)
+    {
+        final ServerSession session = new ServerSession(id, name, pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
+        final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
+        session.attach(qp, null);
+        qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
+        for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
+        {
+            assertTrue(session.postReceive(i));
+        }
+        qp.modifyToRtr(peer.endpoint(), ConnectOptions.DEFAULT);
+        qp.modifyToRts(ConnectOptions.DEFAULT);
+        peer.connect(qp.localEndpoint());
+        agent.register(session);
+        agent.doWork();
+        return session;
+    }
+
+    /** Runs duty cycles until {@code done}; the transport delivers on its own threads, so this may take a few. */
+    static void pumpUntil(final ControlAgent agent, final BooleanSupplier done, final String what)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out waiting for " + what);
+            }
+            if (agent.doWork() == 0)
+            {
+                Thread.yield();
+            }
+        }
+    }
+
+    /** The next message {@code peer} receives, pumping the agent meanwhile. */
+    static ControlMessage awaitReply(final ControlAgent agent, final ControlPeer peer)
+    {
+        final ControlMessage[] reply = new ControlMessage[1];
+        pumpUntil(agent, () -> (reply[0] = peer.poll()) != null, "a reply");
+        return reply[0];
+    }
+}
