@@ -1,0 +1,414 @@
+package io.rdmakv.systemtests.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.Versioned;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.metrics.MetricsEndpoint;
+import io.rdmakv.server.metrics.Readiness;
+import io.rdmakv.server.metrics.ServerMetrics;
+import io.rdmakv.systemtests.LocalCluster;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import static io.rdmakv.systemtests.LocalCluster.bytes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * What operators look at, checked against what the code exports: the Grafana dashboard
+ * ({@code deploy/grafana/rdmakv.json}) and the Prometheus rules ({@code deploy/prometheus/rdmakv-rules.yml})
+ * are well formed, every recording rule the dashboard or an alert reads is defined, and every {@code rdmakv_*}
+ * series their PromQL reads is exported by a live node and a live client after a short workload (so renaming a
+ * metric in the code fails here, not on an operator's empty panel). Series under rate()/increase() must be
+ * counters or histogram parts, and {@code _bucket}/{@code _count}/{@code _sum} must belong to a histogram.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DashboardAndRulesTest
+{
+    private static final String DATASOURCE = "${datasource}";
+    private static final Pattern RECORD_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*(:[a-zA-Z0-9_]+)+");
+    private static final Pattern DURATION = Pattern.compile("(\\d+(ms|s|m|h|d|w|y))+");
+    private static final Set<String> SEVERITIES = Set.of("critical", "warning", "info");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private static Path rulesFile;
+    private static Path dashboardFile;
+    private static JsonNode dashboard;
+    private static JsonNode rules;
+
+    @BeforeAll
+    static void load() throws IOException
+    {
+        Path root = Path.of("").toAbsolutePath();
+        while (root != null && !Files.isRegularFile(root.resolve("deploy/grafana/rdmakv.json")))
+        {
+            root = root.getParent();
+        }
+        assertNotNull(root, "deploy/grafana/rdmakv.json above " + Path.of("").toAbsolutePath());
+        dashboardFile = root.resolve("deploy/grafana/rdmakv.json");
+        rulesFile = root.resolve("deploy/prometheus/rdmakv-rules.yml");
+        dashboard = new ObjectMapper().readTree(dashboardFile.toFile());
+        rules = new YAMLMapper().readTree(rulesFile.toFile());
+    }
+
+    @Test
+    void theDashboardIsAnImportableGrafanaDashboard()
+    {
+        assertFalse(dashboard.path("uid").asText().isBlank(), "uid");
+        assertFalse(dashboard.path("title").asText().isBlank(), "title");
+        assertTrue(dashboard.path("schemaVersion").asInt() >= 39, "schemaVersion 39 or later (Grafana 10+)");
+
+        final Map<String, JsonNode> variables = new HashMap<>();
+        for (final JsonNode v : dashboard.path("templating").path("list"))
+        {
+            assertNull(variables.put(v.path("name").asText(), v), "variable names are unique: " + v.path("name"));
+        }
+        final JsonNode ds = variables.get("datasource");
+        assertNotNull(ds, "a datasource variable: " + variables.keySet());
+        assertEquals("datasource", ds.path("type").asText());
+        assertEquals("prometheus", ds.path("query").asText());
+        final JsonNode instance = variables.get("instance");
+        assertNotNull(instance, "an instance variable");
+        assertEquals("query", instance.path("type").asText());
+        assertTrue(query(instance).matches("label_values\\((rdmakv_node_info|rdmakv_ready)\\s*,\\s*instance\\)"),
+            query(instance));
+        for (final JsonNode v : variables.values())
+        {
+            if (v.path("type").asText().equals("query"))
+            {
+                assertEquals(DATASOURCE, v.path("datasource").path("uid").asText(), "variable " + v.path("name"));
+            }
+        }
+
+        final Set<Integer> ids = new HashSet<>();
+        final List<int[]> boxes = new ArrayList<>();
+        int rows = 0;
+        int targets = 0;
+        for (final JsonNode p : allPanels())
+        {
+            final String name = "panel '" + p.path("title").asText() + "'";
+            assertTrue(p.path("id").isInt(), name + " has an id");
+            assertTrue(ids.add(p.path("id").asInt()), name + ": duplicate panel id " + p.path("id"));
+            assertFalse(p.path("title").asText().isBlank(), "panel " + p.path("id") + " has a title");
+            final JsonNode g = p.path("gridPos");
+            for (final String k : List.of("h", "w", "x", "y"))
+            {
+                assertTrue(g.path(k).isInt() && g.path(k).asInt() >= 0, name + ": gridPos." + k);
+            }
+            final int[] box = {g.get("x").asInt(), g.get("y").asInt(), g.get("w").asInt(), g.get("h").asInt()};
+            assertTrue(box[2] > 0 && box[3] > 0 && box[0] + box[2] <= 24, name + ": gridPos inside 24 columns");
+            for (final int[] other : boxes)
+            {
+                assertFalse(box[0] < other[0] + other[2] && other[0] < box[0] + box[2] &&
+                    box[1] < other[1] + other[3] && other[1] < box[1] + box[3], name + " overlaps another panel");
+            }
+            boxes.add(box);
+            if (p.path("type").asText().equals("row"))
+            {
+                rows++;
+                assertEquals(24, box[2], name + ": a row is full width");
+                continue;
+            }
+            assertFalse(p.path("type").asText().isBlank(), name + ": type");
+            assertEquals(DATASOURCE, p.path("datasource").path("uid").asText(), name + ": datasource");
+            assertTrue(p.path("targets").isArray() && !p.path("targets").isEmpty(), name + ": targets");
+            final Set<String> refIds = new HashSet<>();
+            for (final JsonNode t : p.path("targets"))
+            {
+                targets++;
+                assertFalse(t.path("expr").asText().isBlank(), name + ": a target without expr");
+                assertTrue(refIds.add(t.path("refId").asText()), name + ": refIds are unique");
+                assertEquals("prometheus", t.path("datasource").path("type").asText(), name + ": target datasource");
+                assertEquals(DATASOURCE, t.path("datasource").path("uid").asText(), name + ": target datasource");
+            }
+        }
+        assertTrue(rows >= 6, "the dashboard's rows: " + rows);
+        System.out.println("[dashboard] " + dashboardFile + ": " + ids.size() + " panels (" + rows + " rows), " +
+            targets + " queries, well formed");
+    }
+
+    @Test
+    void everyRuleIsARecordOrAnAlertWithItsSeverityAndSummary()
+    {
+        assertTrue(rules.path("groups").isArray() && !rules.path("groups").isEmpty(), "groups");
+        final Set<String> groups = new HashSet<>();
+        final Set<String> names = new HashSet<>();
+        int records = 0;
+        int alerts = 0;
+        for (final JsonNode group : rules.path("groups"))
+        {
+            assertTrue(groups.add(group.path("name").asText("")), "group names are unique and present");
+            if (group.has("interval"))
+            {
+                assertTrue(DURATION.matcher(group.path("interval").asText()).matches(), "interval");
+            }
+            assertTrue(group.path("rules").isArray() && !group.path("rules").isEmpty(), "rules of " + group);
+            for (final JsonNode rule : group.path("rules"))
+            {
+                final String where = group.path("name").asText() + ": " + rule;
+                assertFalse(rule.path("expr").asText("").isBlank(), "an expr: " + where);
+                assertTrue(rule.has("record") != rule.has("alert"), "either record or alert: " + where);
+                if (rule.has("record"))
+                {
+                    records++;
+                    final String name = rule.path("record").asText();
+                    assertTrue(RECORD_NAME.matcher(name).matches(), "a level:metric:operations name: " + where);
+                    assertTrue(names.add(name), "defined once: " + name);
+                    for (final String key : List.of("for", "annotations"))
+                    {
+                        assertFalse(rule.has(key), "no " + key + " on a recording rule: " + where);
+                    }
+                }
+                else
+                {
+                    alerts++;
+                    assertTrue(names.add(rule.path("alert").asText()), "alert names are unique: " + where);
+                    assertTrue(DURATION.matcher(rule.path("for").asText("")).matches(), "for: a duration: " + where);
+                    assertTrue(SEVERITIES.contains(rule.path("labels").path("severity").asText()),
+                        "labels.severity one of " + SEVERITIES + ": " + where);
+                    assertFalse(rule.path("annotations").path("summary").asText("").isBlank(),
+                        "annotations.summary: " + where);
+                    assertFalse(rule.path("annotations").path("description").asText("").isBlank(),
+                        "annotations.description: " + where);
+                }
+            }
+        }
+        assertTrue(records > 0 && alerts > 0);
+        System.out.println("[rules] " + rulesFile + ": " + records + " recording rules, " + alerts + " alerts");
+    }
+
+    @Test
+    void everyRecordingRuleTheDashboardAndTheAlertsReadIsDefined()
+    {
+        final Set<String> defined = new HashSet<>();
+        for (final JsonNode r : rules())
+        {
+            if (r.has("record"))
+            {
+                defined.add(r.path("record").asText());
+            }
+        }
+        final Map<String, String> undefined = new TreeMap<>();
+        int used = 0;
+        for (final Map.Entry<String, String> e : expressions().entrySet())
+        {
+            for (final String name : PromQl.parse(e.getValue()).recordingRules())
+            {
+                used++;
+                if (!defined.contains(name))
+                {
+                    undefined.put(name, e.getKey());
+                }
+            }
+        }
+        assertTrue(undefined.isEmpty(), "recording rules read but not defined in " + rulesFile + ": " + undefined);
+        assertTrue(used > 0, "the dashboard uses the recording rules");
+    }
+
+    @Test
+    void everyMetricTheDashboardAndTheRulesReadIsExportedByANodeAndAClient() throws Exception
+    {
+        final Map<String, String> types = new HashMap<>();
+        final Set<String> series = new TreeSet<>();
+        final KvServer server = LocalCluster.startNode(ServerConfig.local(32L << 20));
+        MetricsEndpoint serverEndpoint = null;
+        HTTPServer clientEndpoint = null;
+        try
+        {
+            final PrometheusRegistry serverRegistry = new PrometheusRegistry();
+            final Readiness readiness = new Readiness();
+            ServerMetrics.register(serverRegistry, server, readiness, 0);
+            readiness.ready();
+            serverEndpoint = MetricsEndpoint.start("127.0.0.1", 0, serverRegistry, readiness);
+            final PrometheusRegistry clientRegistry = new PrometheusRegistry();
+            clientEndpoint = HTTPServer.builder().hostname("127.0.0.1").port(0).registry(clientRegistry).buildAndStart();
+            try (KvClient client = KvClient.connect(
+                LocalCluster.clientConfig(LocalCluster.address(server)).withMetrics(clientRegistry)))
+            {
+                for (int i = 0; i < 50; i++)
+                {
+                    client.put(bytes("key-" + i), bytes("value-" + i));
+                }
+                for (int i = 0; i < 50; i++)
+                {
+                    assertNotNull(client.get(bytes("key-" + i)));
+                }
+                assertNull(client.get(bytes("absent")));
+                assertTrue(client.delete(bytes("key-0")));
+                final Versioned v = client.getVersioned(bytes("key-1"));
+                assertTrue(client.putIfVersion(bytes("key-1"), bytes("new"), v.version()));
+                client.nodeStats();
+                scrape(clientEndpoint.getPort(), types, series);
+                scrape(serverEndpoint.port(), types, series);
+            }
+        }
+        finally
+        {
+            LocalCluster.closeAll(clientEndpoint == null ? null : clientEndpoint::close, serverEndpoint, server);
+        }
+
+        final Map<String, Set<String>> problems = new TreeMap<>();
+        final Set<String> checked = new TreeSet<>();
+        for (final Map.Entry<String, String> e : expressions().entrySet())
+        {
+            for (final PromQl.Reference ref : PromQl.parse(e.getValue()).metrics())
+            {
+                checked.add(ref.name());
+                final String problem = problem(ref, types, series);
+                if (problem != null)
+                {
+                    problems.computeIfAbsent(ref.name() + ": " + problem, k -> new TreeSet<>()).add(e.getKey());
+                }
+            }
+        }
+        if (!problems.isEmpty())
+        {
+            final StringBuilder sb = new StringBuilder("metrics the dashboard or the rules read that a live node and " +
+                "client do not export as read:\n");
+            problems.forEach((p, where) -> sb.append("  ").append(p).append("\n    used by ").append(where).append('\n'));
+            sb.append("exported: ").append(series);
+            fail(sb.toString());
+        }
+        assertTrue(checked.size() >= 30, "the dashboard and rules read most metrics: " + checked);
+        System.out.println("[metrics] " + checked.size() + " rdmakv_* series read by " + dashboardFile.getFileName() +
+            " and " + rulesFile.getFileName() + ", all exported by a live node and client");
+    }
+
+    /** Why {@code ref} cannot be read as written from a scrape with these series and types, or null. */
+    private static String problem(final PromQl.Reference ref, final Map<String, String> types, final Set<String> series)
+    {
+        final String name = ref.name();
+        if (!series.contains(name))
+        {
+            return "absent from the scrape";
+        }
+        String family = null;
+        for (final String suffix : List.of("_bucket", "_count", "_sum"))
+        {
+            if (name.endsWith(suffix) && !types.containsKey(name))
+            {
+                family = name.substring(0, name.length() - suffix.length());
+            }
+        }
+        final String type = family != null ? types.get(family) : types.get(name);
+        if (name.endsWith("_bucket") && !"histogram".equals(type))
+        {
+            return "a _bucket series of a " + type + ", not of a histogram";
+        }
+        if (ref.function() != null && !"counter".equals(type) && !"histogram".equals(type))
+        {
+            return ref.function() + "() of a " + type;
+        }
+        return null;
+    }
+
+    /** Scrapes http://127.0.0.1:port/metrics (text format): series names and each family's TYPE. */
+    private static void scrape(final int port, final Map<String, String> types, final Set<String> series)
+        throws IOException, InterruptedException
+    {
+        final HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        for (final String line : response.body().split("\n"))
+        {
+            if (line.startsWith("# TYPE "))
+            {
+                final String[] f = line.split(" ");
+                types.put(f[2], f[3]);
+            }
+            else if (!line.isBlank() && !line.startsWith("#"))
+            {
+                int end = 0;
+                while (end < line.length() && line.charAt(end) != '{' && line.charAt(end) != ' ')
+                {
+                    end++;
+                }
+                series.add(line.substring(0, end));
+            }
+        }
+    }
+
+    /** Every PromQL expression: "where" (panel and refId, variable, rule) to the expression. */
+    private static Map<String, String> expressions()
+    {
+        final Map<String, String> result = new LinkedHashMap<>();
+        for (final JsonNode p : allPanels())
+        {
+            for (final JsonNode t : p.path("targets"))
+            {
+                result.put("panel '" + p.path("title").asText() + "' " + t.path("refId").asText(), t.path("expr").asText());
+            }
+        }
+        for (final JsonNode v : dashboard.path("templating").path("list"))
+        {
+            if (v.path("type").asText().equals("query"))
+            {
+                result.put("variable " + v.path("name").asText(), query(v));
+            }
+        }
+        for (final JsonNode r : rules())
+        {
+            result.put("rule " + r.path(r.has("record") ? "record" : "alert").asText(), r.path("expr").asText());
+        }
+        assertFalse(result.isEmpty());
+        return result;
+    }
+
+    private static List<JsonNode> rules()
+    {
+        final List<JsonNode> result = new ArrayList<>();
+        rules.path("groups").forEach(g -> g.path("rules").forEach(result::add));
+        return result;
+    }
+
+    /** Top-level panels and rows, and the panels inside collapsed rows. */
+    private static List<JsonNode> allPanels()
+    {
+        final List<JsonNode> result = new ArrayList<>();
+        for (final JsonNode p : dashboard.path("panels"))
+        {
+            result.add(p);
+            p.path("panels").forEach(result::add);
+        }
+        return result;
+    }
+
+    /** A query variable's query: a string (older model) or {"query": ...}. */
+    private static String query(final JsonNode variable)
+    {
+        final JsonNode q = variable.path("query");
+        return q.isTextual() ? q.asText() : q.path("query").asText();
+    }
+}
