@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what building and testing rdmakv needs on a fresh Debian 12 machine (idempotent).
+# Installs what building and testing rdmakv needs on a fresh Debian 12 machine (idempotent): Maven, gcc and
+# rdma-core for the ibverbs layout test, and prometheus for promtool (the alert rules are checked with it).
 set -euo pipefail
-PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers"
+PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers prometheus"
 missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "[setup] installing:" $missing

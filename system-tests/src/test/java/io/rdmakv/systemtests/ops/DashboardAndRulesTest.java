@@ -208,6 +208,26 @@ class DashboardAndRulesTest
         System.out.println("[rules] " + rulesFile + ": " + records + " recording rules, " + alerts + " alerts");
     }
 
+    /**
+     * Prometheus's own parser accepts the rules ({@code promtool check rules}; Debian's {@code prometheus}
+     * package, installed by scripts/setup.sh). Where promtool is missing the test says so instead of passing.
+     */
+    @Test
+    void promtoolAcceptsTheRules() throws Exception
+    {
+        final Path promtool = java.util.stream.Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+            .map(dir -> Path.of(dir, "promtool")).filter(Files::isExecutable).findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(promtool != null,
+            "promtool is not installed here (scripts/setup.sh installs Debian's prometheus package, which has it)");
+        final Process check = new ProcessBuilder(promtool.toString(), "check", "rules", rulesFile.toString())
+            .redirectErrorStream(true).start();
+        final String output = new String(check.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(check.waitFor(60, TimeUnit.SECONDS), "promtool finished");
+        System.out.println("[promtool] " + output.strip().replace('\n', ' '));
+        assertEquals(0, check.exitValue(), output);
+        assertTrue(output.contains("SUCCESS"), output);
+    }
+
     @Test
     void everyRecordingRuleTheDashboardAndTheAlertsReadIsDefined()
     {
