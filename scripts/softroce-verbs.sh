@@ -25,8 +25,8 @@
 #      SOFTROCE_STORE_MEMLOCK_KB the same for the store test JVM (default 262144: a test server registers
 #                          a region of up to 64 MiB, and its clients their buffers)
 #      SOFTROCE_STORE_EXCLUDE  simple names of store test classes not to run (printed; default none)
-#      SOFTROCE_STORE_LEASE_MS  the lease tests' lease timeout (default 6000: a healthy session's heartbeat
-#                          can come a second late under TCG; 1500 on a real machine)
+#      SOFTROCE_STORE_LEASE_MS  the lease tests' lease timeout (default 10000: a healthy session's heartbeats
+#                          can come seconds late under TCG; 1500 on a real machine)
 #      SOFTROCE_STORE_OP_TIMEOUT_MS  the store test clients' per-operation timeout (default 60000: under TCG
 #                          emulation a single operation over rxe was seen to stall for more than 10 s)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
@@ -129,7 +129,7 @@ if [ $MODE_STORE = 1 ]; then
   GUEST+="echo '[guest] store tests over ibverbs: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
-  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-6000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
+  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
   --reports-dir $ROOT/$OUT/reports/store) 2>&1 | tee $ROOT/$OUT/store.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store.rc;
 "
