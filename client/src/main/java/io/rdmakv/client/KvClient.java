@@ -256,7 +256,7 @@ public final class KvClient implements AutoCloseable
             throw Failures.keyTooLarge(keyLength, maxKeyLength);
         }
         final long hash = KeyHash.hash(key, 0, (int)keyLength);
-        final Session session = session(router, hash);
+        final Session session = route(hash);
         session.enter();
         session.lane().key(key, 0, (int)keyLength, hash);
         return session;
@@ -318,7 +318,7 @@ public final class KvClient implements AutoCloseable
         return status;
     }
 
-    private Session session(final Router router, final long hash)
+    private Session route(final long hash)
     {
         checkOpen();
         try

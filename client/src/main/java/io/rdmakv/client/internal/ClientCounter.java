@@ -27,8 +27,6 @@ public enum ClientCounter
     REPAIRED_SLOTS("rdmakv_client_repaired_slots_total", "Damaged slots a node cleared at this client's REPAIR " +
         "(a PUT or DELETE of a key whose block was damaged)");
 
-    private static final ClientCounter[] VALUES = values();
-
     private final String metricName;
     private final String help;
 
@@ -47,11 +45,5 @@ public enum ClientCounter
     public String help()
     {
         return help;
-    }
-
-    /** Every counter, in ordinal order (a shared array: do not modify). */
-    static ClientCounter[] all()
-    {
-        return VALUES;
     }
 }

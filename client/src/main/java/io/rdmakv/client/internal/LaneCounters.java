@@ -12,7 +12,7 @@ public final class LaneCounters
 {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private final long[] values = new long[ClientCounter.all().length];
+    private final long[] values = new long[ClientCounter.values().length];
 
     /** Adds one to {@code counter}. Owner thread only. */
     public void increment(final ClientCounter counter)

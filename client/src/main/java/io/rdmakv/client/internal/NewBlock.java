@@ -66,12 +66,6 @@ final class NewBlock
         return word;
     }
 
-    /** True once a doorbell carried the block's WRITE (it goes out once per operation). */
-    boolean written()
-    {
-        return written;
-    }
-
     /** One doorbell: READ both groups, with the block's WRITE in front if it has not gone out yet. */
     int readGroups()
     {

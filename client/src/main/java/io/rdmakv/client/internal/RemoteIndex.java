@@ -59,11 +59,6 @@ final class RemoteIndex
         return dataRkey;
     }
 
-    long dataAddress()
-    {
-        return dataAddress;
-    }
-
     /** True when the word names a block inside the data area (a corrupted slot does not). */
     boolean isPlausible(final long slotWord)
     {

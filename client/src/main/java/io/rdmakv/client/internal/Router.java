@@ -158,11 +158,6 @@ public final class Router implements AutoCloseable
         }
     }
 
-    public boolean isClosed()
-    {
-        return closed;
-    }
-
     /** Closes every session (BYE to each node). */
     @Override
     public void close()
