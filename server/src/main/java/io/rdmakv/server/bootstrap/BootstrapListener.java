@@ -9,6 +9,7 @@ import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.health.RateLimitedLog;
+import io.rdmakv.verbs.util.AcceptFailures;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -41,9 +42,6 @@ public final class BootstrapListener implements AutoCloseable
     private static final System.Logger LOG = System.getLogger(BootstrapListener.class.getName());
     /** The whole HELLO of a connection must arrive within this, however it is cut up. */
     public static final Duration DEFAULT_HELLO_TIMEOUT = Duration.ofSeconds(10);
-    /** Accept failing without a break for this long is fatal: the node cannot serve new clients. */
-    static final long FATAL_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final String COMPONENT = "bootstrap listener";
 
     /** Opens sessions for accepted HELLOs. */
@@ -76,7 +74,8 @@ public final class BootstrapListener implements AutoCloseable
 
     /**
      * Binds the port now, so a busy port fails at start-up with a clear error. Accept failures are reported
-     * to {@code health}: impaired while they last, fatal when they last {@link #FATAL_AFTER_NANOS} or are not
+     * to {@code health}: impaired while they last, fatal when they last
+     * {@link AcceptFailures#DEFAULT_FATAL_AFTER_NANOS} or are not
      * I/O errors (an {@code Error} such as memory exhaustion).
      *
      * @param leaseTimeoutNanos how long a session keeps its lease without a whole HEARTBEAT
@@ -126,17 +125,14 @@ public final class BootstrapListener implements AutoCloseable
 
     private void acceptLoop()
     {
-        long failingSince = 0;
-        long backoffNanos = 0;
+        final AcceptFailures failures = new AcceptFailures(AcceptFailures.DEFAULT_FATAL_AFTER_NANOS);
         while (!closed)
         {
             try
             {
                 final Socket socket = server.accept();
-                if (failingSince != 0)
+                if (failures.succeeded())
                 {
-                    failingSince = 0;
-                    backoffNanos = 0;
                     health.recovered(COMPONENT);
                     LOG.log(System.Logger.Level.INFO, "accepting connections again");
                 }
@@ -149,20 +145,18 @@ public final class BootstrapListener implements AutoCloseable
                 {
                     return;
                 }
-                final long now = System.nanoTime();
-                if (failingSince == 0)
+                if (failures.healthy())
                 {
-                    failingSince = now;
                     health.impaired(COMPONENT);
                 }
-                if (now - failingSince >= FATAL_AFTER_NANOS)
+                final long backoffNanos = failures.failed(System.nanoTime());
+                if (backoffNanos == AcceptFailures.GIVE_UP)
                 {
                     health.fatal("the bootstrap listener could not accept connections for " +
-                        TimeUnit.NANOSECONDS.toSeconds(FATAL_AFTER_NANOS) + " s: " + e.getMessage());
+                        failures.fatalAfterSeconds() + " s: " + e.getMessage());
                     return;
                 }
                 log.log(System.Logger.Level.WARNING, "accept", "accept failed, backing off: " + e.getMessage());
-                backoffNanos = Math.min(MAX_BACKOFF_NANOS, Math.max(TimeUnit.MILLISECONDS.toNanos(1), 2 * backoffNanos));
                 LockSupport.parkNanos(backoffNanos);
             }
             catch (final RuntimeException | Error e)

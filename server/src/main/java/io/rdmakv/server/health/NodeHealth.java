@@ -1,6 +1,7 @@
 package io.rdmakv.server.health;
 
-import java.util.concurrent.CopyOnWriteArrayList;
+import io.rdmakv.verbs.util.FatalLatch;
+
 import java.util.function.Consumer;
 
 /**
@@ -12,8 +13,7 @@ import java.util.function.Consumer;
 public final class NodeHealth
 {
     private final java.util.Set<String> impaired = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final CopyOnWriteArrayList<Consumer<String>> fatalListeners = new CopyOnWriteArrayList<>();
-    private volatile String fatalReason;
+    private final FatalLatch fatal = new FatalLatch();
 
     /** {@code component} (e.g. "bootstrap listener") cannot accept now, for {@code reason}. */
     public void impaired(final String component)
@@ -30,37 +30,24 @@ public final class NodeHealth
     /** True while every listener can accept and nothing was fatal. */
     public boolean isHealthy()
     {
-        return impaired.isEmpty() && fatalReason == null;
+        return impaired.isEmpty() && fatal.reason() == null;
     }
 
-    /** The node cannot go on: runs the fatal listeners once, with {@code reason}. */
+    /** The node cannot go on: runs the fatal listeners once, with {@code reason} (the first one counts). */
     public void fatal(final String reason)
     {
-        synchronized (this)
-        {
-            if (fatalReason != null)
-            {
-                return;
-            }
-            fatalReason = reason;
-        }
-        fatalListeners.forEach(l -> l.accept(reason));
+        fatal.trip(reason);
     }
 
     /** The first fatal reason, or null. */
     public String fatalReason()
     {
-        return fatalReason;
+        return fatal.reason();
     }
 
     /** Calls {@code listener} with the reason when (or if already) the node hits a fatal error. */
     public void onFatal(final Consumer<String> listener)
     {
-        fatalListeners.add(listener);
-        final String reason = fatalReason;
-        if (reason != null)
-        {
-            listener.accept(reason);
-        }
+        fatal.onTrip(listener);
     }
 }

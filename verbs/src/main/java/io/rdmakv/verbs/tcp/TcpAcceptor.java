@@ -1,5 +1,6 @@
 package io.rdmakv.verbs.tcp;
 
+import io.rdmakv.verbs.util.AcceptFailures;
 import org.agrona.CloseHelper;
 
 import java.io.IOException;
@@ -22,16 +23,12 @@ import java.util.concurrent.locks.LockSupport;
  * accepted connection's handshake runs on a virtual thread of its own against one deadline for the whole
  * handshake, so a peer that idles, trickles or lies delays nobody else and is closed when its deadline
  * passes. At most {@link #MAX_PENDING} handshakes run at once (more are closed at once); accept errors
- * (out of file descriptors, say) back off from {@value #MIN_BACKOFF_MS} ms to {@value #MAX_BACKOFF_MS} ms
- * instead of spinning. Every refused, dropped or timed-out connection is counted.
+ * (out of file descriptors, say) back off instead of spinning, and are fatal after a while
+ * ({@link AcceptFailures}). Every refused, dropped or timed-out connection is counted.
  */
 final class TcpAcceptor implements AutoCloseable
 {
     static final int MAX_PENDING = 1024;
-    static final long MIN_BACKOFF_MS = 5;
-    static final long MAX_BACKOFF_MS = 1_000;
-    /** Accept failing without a break for this long is fatal: the device cannot take new queue pairs. */
-    static final long FATAL_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private static final System.Logger LOG = System.getLogger(TcpAcceptor.class.getName());
 
@@ -82,16 +79,14 @@ final class TcpAcceptor implements AutoCloseable
 
     private void acceptLoop()
     {
-        long backoffMs = 0;
-        long failingSince = 0;
+        final AcceptFailures failures = new AcceptFailures(AcceptFailures.DEFAULT_FATAL_AFTER_NANOS);
         while (!closed)
         {
             final SocketChannel channel;
             try
             {
                 channel = listener.accept();
-                backoffMs = 0;
-                failingSince = 0;
+                failures.succeeded();
             }
             catch (final ClosedChannelException e)
             {
@@ -103,17 +98,16 @@ final class TcpAcceptor implements AutoCloseable
                 {
                     return;
                 }
-                final long now = System.nanoTime();
-                failingSince = failingSince == 0 ? now : failingSince;
-                if (now - failingSince >= FATAL_AFTER_NANOS)
+                final long backoffNanos = failures.failed(System.nanoTime());
+                if (backoffNanos == AcceptFailures.GIVE_UP)
                 {
-                    fatal.accept("the tcp device could not accept connections for " +
-                        TimeUnit.NANOSECONDS.toSeconds(FATAL_AFTER_NANOS) + " s: " + e.getMessage());
+                    fatal.accept("the tcp device could not accept connections for " + failures.fatalAfterSeconds() +
+                        " s: " + e.getMessage());
                     return;
                 }
-                backoffMs = Math.clamp(backoffMs * 2, MIN_BACKOFF_MS, MAX_BACKOFF_MS);
-                LOG.log(System.Logger.Level.WARNING, "tcp0 accept failed, next try in " + backoffMs + " ms: " + e);
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(backoffMs));
+                LOG.log(System.Logger.Level.WARNING, "tcp0 accept failed, next try in " +
+                    TimeUnit.NANOSECONDS.toMillis(backoffNanos) + " ms: " + e);
+                LockSupport.parkNanos(backoffNanos);
                 continue;
             }
             if (!pending.tryAcquire())

@@ -8,6 +8,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsConfig;
 import io.rdmakv.verbs.VerbsException;
 import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.util.FatalLatch;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,9 +36,7 @@ final class TcpContext extends VerbsResource implements Context
     private final int handshakeTimeoutMs;
     private final SecureRandom random = new SecureRandom();
     private final TcpAcceptor acceptor;
-    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<String>> fatalListeners =
-        new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile String fatalReason;
+    private final FatalLatch fatal = new FatalLatch();
     private final Map<Integer, TcpQueuePair> queuePairs = new ConcurrentHashMap<>();
 
     TcpContext(final VerbsConfig config)
@@ -55,7 +54,7 @@ final class TcpContext extends VerbsResource implements Context
             throw new VerbsException("ibv_open_device", "tcp0: cannot listen on " + host + ": " + e.getMessage(), e);
         }
         acceptor = new TcpAcceptor(listener, this::admit, handshakeTimeoutMs, "rdmakv-tcp-accept-" + port(),
-            this::fatal);
+            fatal::trip);
     }
 
     String host()
@@ -218,25 +217,7 @@ final class TcpContext extends VerbsResource implements Context
     @Override
     public void onFatal(final java.util.function.Consumer<String> listener)
     {
-        fatalListeners.add(listener);
-        final String reason = fatalReason;
-        if (reason != null)
-        {
-            listener.accept(reason);
-        }
-    }
-
-    private void fatal(final String reason)
-    {
-        synchronized (fatalListeners)
-        {
-            if (fatalReason != null)
-            {
-                return;
-            }
-            fatalReason = reason;
-        }
-        fatalListeners.forEach(l -> l.accept(reason));
+        fatal.onTrip(listener);
     }
 
     /** Stops listening, ends the handshakes in progress and waits (up to a second) for the acceptor thread. */
