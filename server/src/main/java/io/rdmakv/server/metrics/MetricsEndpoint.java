@@ -24,6 +24,9 @@ import java.util.concurrent.Executors;
  */
 public final class MetricsEndpoint implements AutoCloseable
 {
+    /** The longest a request may take to arrive, headers and body. */
+    static final int MAX_REQUEST_SECONDS = 10;
+
     private final HttpServer server;
     private final ExecutorService executor;
 
@@ -37,6 +40,7 @@ public final class MetricsEndpoint implements AutoCloseable
     public static MetricsEndpoint start(final String host, final int port, final PrometheusRegistry registry,
         final Readiness readiness) throws IOException
     {
+        boundRequestTime();
         final HttpServer server;
         try
         {
@@ -59,6 +63,20 @@ public final class MetricsEndpoint implements AutoCloseable
             200 : 404, "rdmakv kvserver: /metrics /ready /live\n"));
         server.start();
         return new MetricsEndpoint(server, executor);
+    }
+
+    /**
+     * A peer that trickles a request (or sends half of one and idles) is cut off after {@value
+     * #MAX_REQUEST_SECONDS} s instead of holding a socket and a thread for ever: the JDK server's own limit,
+     * unset by default. It is read once, when the JDK's server is first used in this process; an operator's
+     * -D setting wins.
+     */
+    private static void boundRequestTime()
+    {
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null)
+        {
+            System.setProperty("sun.net.httpserver.maxReqTime", String.valueOf(MAX_REQUEST_SECONDS));
+        }
     }
 
     private static void answer(final HttpExchange exchange, final int status, final String body) throws IOException
