@@ -2,15 +2,17 @@ package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
 
-import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.protocol.MalformedMessageException.Kind;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
+import static io.rdmakv.common.protocol.WireEdits.malformed;
+import static io.rdmakv.common.protocol.WireEdits.withU16;
+import static io.rdmakv.common.protocol.WireEdits.withU32;
+import static io.rdmakv.common.protocol.WireEdits.resized;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,42 +20,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 class MalformedMessageTest
 {
-    private static MalformedMessageException malformed(final byte[] bytes, final int available, final Kind kind)
-    {
-        final MalformedMessageException ex = assertThrows(
-            MalformedMessageException.class, () -> ControlCodec.decode(MemorySegment.ofArray(bytes), 0, available));
-        assertEquals(kind, ex.kind(), ex.getMessage());
-        return ex;
-    }
-
-    private static MalformedMessageException malformed(final byte[] bytes, final Kind kind)
-    {
-        return malformed(bytes, bytes.length, kind);
-    }
-
     private static byte[] bytes(final ControlMessage message)
     {
         return ControlCodec.toBytes(message);
-    }
-
-    private static byte[] withU16(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        LittleEndian.u16(MemorySegment.ofArray(copy), offset, value);
-        return copy;
-    }
-
-    private static byte[] withU32(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        MemorySegment.ofArray(copy).set(LittleEndian.U32, offset, value);
-        return copy;
-    }
-
-    /** Changes the length field and the array's length together. */
-    private static byte[] resized(final byte[] bytes, final int length)
-    {
-        return withU32(Arrays.copyOf(bytes, length), MessageHeaderDescriptor.LENGTH_OFFSET, length);
     }
 
     @Test

@@ -6,10 +6,14 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
+import static io.rdmakv.common.protocol.WireEdits.malformed;
+import static io.rdmakv.common.protocol.WireEdits.withU16;
+import static io.rdmakv.common.protocol.WireEdits.withU32;
+import static io.rdmakv.common.protocol.WireEdits.withU64;
+import static io.rdmakv.common.protocol.WireEdits.resized;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -115,38 +119,5 @@ class RepairMessagesTest
         malformed(withU16(page, DamageScanOkMessage.ENTRIES_OFFSET + 18, 0), Kind.BAD_FIELD);
         malformed(withU16(page, DamageScanOkMessage.ENTRIES_OFFSET + 22, 300), Kind.OVERSIZED);
         malformed(withU16(page, DamageScanOkMessage.ENTRIES_OFFSET + 20, 2), Kind.BAD_FIELD);
-    }
-
-    private static void malformed(final byte[] bytes, final Kind kind)
-    {
-        final MalformedMessageException ex = assertThrows(MalformedMessageException.class,
-            () -> ControlCodec.fromBytes(bytes));
-        assertEquals(kind, ex.kind(), ex.getMessage());
-    }
-
-    private static byte[] withU16(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        LittleEndian.u16(MemorySegment.ofArray(copy), offset, value);
-        return copy;
-    }
-
-    private static byte[] withU32(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        MemorySegment.ofArray(copy).set(LittleEndian.U32, offset, value);
-        return copy;
-    }
-
-    private static byte[] withU64(final byte[] bytes, final int offset, final long value)
-    {
-        final byte[] copy = bytes.clone();
-        MemorySegment.ofArray(copy).set(LittleEndian.U64, offset, value);
-        return copy;
-    }
-
-    private static byte[] resized(final byte[] bytes, final int length)
-    {
-        return withU32(Arrays.copyOf(bytes, length), MessageHeaderDescriptor.LENGTH_OFFSET, length);
     }
 }
