@@ -2,23 +2,42 @@ package io.rdmakv.verbs.tcp;
 
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.VerbsResource;
 import io.rdmakv.verbs.WorkCompletions;
-import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.CloseHelper;
 
+import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A completion queue of the {@code tcp} provider. Send-queue completions are produced inside
  * {@link #poll} by the polling thread itself, from the responses waiting on each queue pair's socket:
- * no thread hand-off. Completions that the responder threads produce (receives, flushes) wait in an
+ * no thread hand-off. Completions that the responder engine produces (receives, flushes) wait in an
  * inbox until polled.
+ *
+ * <p>{@link #await} blocks as ibverbs' event mode does: it arms ({@link #waiting} set), polls again, and
+ * only then sleeps in epoll (a NIO {@link Selector}) over the outbound sockets of the sending queue pairs
+ * that have requests outstanding. What could complete while it sleeps wakes it: a response (epoll), a
+ * completion pushed into the inbox, a send posted on one of its queue pairs ({@link Selector#wakeup}, only
+ * while a waiter is armed). Both sides write their own volatile before they read the other's, so one of
+ * them always sees the other: no lost wake-up. Concurrent {@code await} calls on one queue are serialised.
  */
 final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
 {
+    /** Selected keys need no handling: after any wake-up the waiter polls everything. */
+    private static final Consumer<SelectionKey> IGNORE = key -> { };
+
     private final TcpContext context;
     private final int capacity;
-    private final BackoffIdleStrategy idle = new BackoffIdleStrategy(200, 20, 1_000, 100_000);
+    /** Serialises {@link #await} and guards the selector (opened by the first waiter, closed with the queue). */
+    private final Object waitLock = new Object();
+    private Selector selector;
+    private volatile boolean waiting;
     private volatile TcpQueuePair[] senders = new TcpQueuePair[0];
 
     private final Object inboxLock = new Object();
@@ -79,6 +98,23 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
             inboxByteLen[i] = byteLen;
             inboxQpNum[i] = qpNum;
             inboxCount = n + 1;
+        }
+        wakeWaiter();
+    }
+
+    /**
+     * Wakes a waiter that sleeps in {@link #await} (called after a completion became pollable, or a send
+     * was posted whose response it must watch for). Costs one volatile read when nobody waits.
+     */
+    void wakeWaiter()
+    {
+        if (waiting)
+        {
+            final Selector s = selector;
+            if (s != null)
+            {
+                s.wakeup();
+            }
         }
     }
 
@@ -159,16 +195,88 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
     @Override
     public int await(final WorkCompletions completions, final long timeoutNanos)
     {
-        final long deadline = System.nanoTime() + timeoutNanos;
-        idle.reset();
-        while (true)
+        int n = poll(completions);
+        if (n != 0 || timeoutNanos <= 0)
         {
-            final int n = poll(completions);
-            if (n != 0 || System.nanoTime() - deadline >= 0)
+            return n;
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (waitLock)
+        {
+            if (isClosed())
             {
-                return n;
+                return -Errno.EINVAL;
             }
-            idle.idle();
+            final Selector s = selector();
+            if (s == null)
+            {
+                return -Errno.ENOMEM;
+            }
+            while (!isClosed())
+            {
+                waiting = true;
+                try
+                {
+                    watchOutstanding(s);
+                    n = poll(completions);
+                    final long left = deadline - System.nanoTime();
+                    if (n != 0 || left <= 0)
+                    {
+                        return n;
+                    }
+                    s.select(IGNORE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                }
+                catch (final IOException | RuntimeException e)
+                {
+                    // The selector broke (closed under us by close()): report, as ibverbs does for a dead channel.
+                    return -Errno.EIO;
+                }
+                finally
+                {
+                    waiting = false;
+                }
+            }
+            return -Errno.EINVAL;
+        }
+    }
+
+    /** The selector, opened on the first wait (control path); null when the system has no selector left. */
+    private Selector selector()
+    {
+        if (selector == null)
+        {
+            try
+            {
+                selector = Selector.open();
+            }
+            catch (final IOException e)
+            {
+                return null;
+            }
+        }
+        return selector;
+    }
+
+    /**
+     * Points the selector at the responses this queue expects: read interest on the outbound socket of each
+     * sending queue pair with requests outstanding, none on the others (so a peer that closed an idle
+     * connection, or sends bytes nobody asked for, cannot make the waiter spin). A queue pair's key is
+     * made once, when the queue first waits for it; changing interest costs nothing until it changes.
+     */
+    private void watchOutstanding(final Selector s) throws IOException
+    {
+        final TcpQueuePair[] qps = senders;
+        for (final TcpQueuePair qp : qps)
+        {
+            final SelectionKey key = qp.waitKey(s);
+            if (key != null && key.isValid())
+            {
+                final int interest = qp.hasOutstandingSends() ? SelectionKey.OP_READ : 0;
+                if (key.interestOps() != interest)
+                {
+                    key.interestOps(interest);
+                }
+            }
         }
     }
 
@@ -185,10 +293,20 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
             " queue pair(s): close them first";
     }
 
-    /** Nothing to free. */
+    /** Closes the waiters' selector, if one was opened (after the waiter, if any, has left). */
     @Override
     protected int release()
     {
+        final Selector s = selector;
+        if (s != null)
+        {
+            s.wakeup();
+        }
+        synchronized (waitLock)
+        {
+            CloseHelper.quietClose(selector);
+            selector = null;
+        }
         return 0;
     }
 }

@@ -17,6 +17,8 @@ import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -48,6 +50,8 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     private int inboundQpNum;
     private TcpResponder responder;
     private Thread responderThread;
+    /** This queue pair's outbound socket in its send completion queue's selector; guarded by that queue's wait. */
+    private SelectionKey waitKey;
 
     TcpQueuePair(final TcpProtectionDomain pd, final QueuePairConfig config, final TcpCompletionQueue sendCq,
         final TcpCompletionQueue recvCq)
@@ -102,6 +106,41 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     boolean hasOutstandingSends()
     {
         return sendQueue.hasOutstanding();
+    }
+
+    /**
+     * The key of the outbound connection in {@code selector} (made on first use, with no interest), or
+     * null before RTR connected it or once it closed. Called by the send completion queue's waiter only.
+     */
+    SelectionKey waitKey(final Selector selector)
+    {
+        if (waitKey == null || waitKey.selector() != selector)
+        {
+            final SocketChannel channel;
+            synchronized (this)
+            {
+                channel = outbound;
+            }
+            if (channel == null)
+            {
+                return null;
+            }
+            try
+            {
+                waitKey = channel.register(selector, 0);
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                return null;
+            }
+        }
+        return waitKey;
+    }
+
+    /** A send was posted: a waiter on the send completion queue must now watch for its response. */
+    void sendPosted()
+    {
+        sendCq.wakeWaiter();
     }
 
     int pollSendCompletions(final WorkCompletions completions, final int n)
@@ -256,6 +295,7 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
             shutdownOutput(outbound);
         }
         flushReceives();
+        sendCq.wakeWaiter();
     }
 
     /**

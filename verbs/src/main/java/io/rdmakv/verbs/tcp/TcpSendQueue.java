@@ -78,6 +78,7 @@ final class TcpSendQueue
         {
             blockSends();
         }
+        qp.sendPosted();
         return rc;
     }
 
