@@ -39,7 +39,7 @@ final class Connector
             pd = context.allocateProtectionDomain();
             final Router.SessionOpener opener = Router.opener(context, pd,
                 config.authToken().getBytes(StandardCharsets.UTF_8), config.connectTimeout().toNanos(),
-                config.opTimeout().toNanos());
+                config.opTimeout().toNanos(), config.waitStrategy());
             final List<String> failures = new ArrayList<>();
             for (final InetSocketAddress seed : config.seeds())
             {

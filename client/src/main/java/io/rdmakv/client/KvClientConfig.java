@@ -19,6 +19,7 @@ import java.util.List;
  * @param asyncThreads   threads that run the asynchronous API's operations
  * @param metrics        where the client registers its metrics ({@code rdmakv_client_*}), or null for none;
  *                       one client per registry
+ * @param waitStrategy   how a thread waits for its round trip's completion (default {@link WaitStrategy#ADAPTIVE})
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -28,7 +29,8 @@ public record KvClientConfig(
     Duration opTimeout,
     Duration connectTimeout,
     int asyncThreads,
-    PrometheusRegistry metrics)
+    PrometheusRegistry metrics,
+    WaitStrategy waitStrategy)
 {
     public static final int DEFAULT_PORT = 7400;
 
@@ -48,13 +50,24 @@ public record KvClientConfig(
         {
             throw new IllegalArgumentException("asyncThreads must be at least 1");
         }
+        waitStrategy = waitStrategy == null ? WaitStrategy.ADAPTIVE : waitStrategy;
+    }
+
+    /** A configuration with the default wait strategy (the form before wait strategies existed). */
+    public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
+        final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
+        final PrometheusRegistry metrics)
+    {
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics,
+            WaitStrategy.ADAPTIVE);
     }
 
     /** A configuration without metrics (the form before metrics existed). */
     public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
         final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads)
     {
-        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null);
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null,
+            WaitStrategy.ADAPTIVE);
     }
 
     /** Defaults for {@code hosts} ("host:port,host:port"): no token, transport auto, 5 s timeouts, 4 async threads. */
@@ -67,31 +80,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, waitStrategy);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, waitStrategy);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, waitStrategy);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics);
+            metrics, waitStrategy);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics);
+            metrics, waitStrategy);
     }
 
     /**
@@ -102,7 +115,14 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry);
+            registry, waitStrategy);
+    }
+
+    /** How a thread waits for each round trip: {@code busy-spin}, {@code adaptive} (default) or {@code blocking}. */
+    public KvClientConfig withWaitStrategy(final WaitStrategy strategy)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, strategy);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

@@ -1,6 +1,7 @@
 package io.rdmakv.ycsb;
 
 import io.rdmakv.client.KvClientConfig;
+import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterMapJson;
 import io.rdmakv.common.cluster.ClusterNode;
@@ -29,6 +30,8 @@ import static io.rdmakv.ycsb.RdmaKvClient.TRANSPORT_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.TRANSPORT_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.UPDATE_RETRIES_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.UPDATE_RETRIES_PROPERTY;
+import static io.rdmakv.ycsb.RdmaKvClient.WAIT_DEFAULT;
+import static io.rdmakv.ycsb.RdmaKvClient.WAIT_PROPERTY;
 
 /**
  * The binding's settings, read from YCSB's properties (see {@link RdmaKvClient} for the names).
@@ -47,7 +50,7 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
         {
             throw new DBException("set " + HOSTS_PROPERTY + " or " + CLUSTER_PROPERTY + ", not both");
         }
-        final KvClientConfig client;
+        KvClientConfig client;
         try
         {
             final List<InetSocketAddress> seeds = cluster != null ? seedsOf(Path.of(cluster)) :
@@ -64,6 +67,14 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
         catch (final IllegalArgumentException e)
         {
             throw new DBException("rdmakv: " + e.getMessage(), e);
+        }
+        try
+        {
+            client = client.withWaitStrategy(WaitStrategy.parse(p.getProperty(WAIT_PROPERTY, WAIT_DEFAULT)));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new DBException(WAIT_PROPERTY + ": " + e.getMessage(), e);
         }
         final int retries = (int)Math.min(Integer.MAX_VALUE,
             positive(p, UPDATE_RETRIES_PROPERTY, UPDATE_RETRIES_DEFAULT));

@@ -49,6 +49,9 @@ public final class RdmaKvClient extends DB
     /** How many version conflicts one update may meet before it fails with ERROR. */
     public static final String UPDATE_RETRIES_PROPERTY = "rdmakv.update.retries";
     public static final int UPDATE_RETRIES_DEFAULT = 1000;
+    /** How a thread waits for its round trip: {@code busy-spin}, {@code adaptive} or {@code blocking}. */
+    public static final String WAIT_PROPERTY = "rdmakv.wait";
+    public static final String WAIT_DEFAULT = "adaptive";
     /** Whether the last instance prints {@code [RDMAKV], Name, value} counter lines at cleanup. */
     public static final String PRINT_STATS_PROPERTY = "rdmakv.stats";
 

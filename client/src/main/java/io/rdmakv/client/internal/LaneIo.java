@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.Opcode;
@@ -13,8 +14,8 @@ import io.rdmakv.verbs.WorkCompletions;
 
 /**
  * Posting and waiting for one lane's queue pair. {@link #ring} posts a prebuilt chain of work
- * requests (see {@link LaneRequests}) with one doorbell and spins until its last, signaled, request
- * completes: one round trip.
+ * requests (see {@link LaneRequests}) with one doorbell and waits, as its {@link LaneWaiter} says (spin,
+ * then block, by default), until its last, signaled, request completes: one round trip.
  * Receive completions met on the way (control replies, server notices) are remembered for
  * {@link #awaitReceive}. Any error completion or a timeout breaks the lane for good.
  */
@@ -37,10 +38,18 @@ final class LaneIo implements AutoCloseable
     private int failure;
     private String failedWaitingFor = "";
     private SendWorkRequest posted;
+    private final LaneWaiter waiter;
 
     LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
         final long timeoutNanos)
     {
+        this(qp, cq, local, counters, timeoutNanos, WaitStrategy.ADAPTIVE);
+    }
+
+    LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
+        final long timeoutNanos, final WaitStrategy waitStrategy)
+    {
+        this.waiter = new LaneWaiter(waitStrategy);
         this.qp = qp;
         this.cq = cq;
         this.local = local;
@@ -115,12 +124,19 @@ final class LaneIo implements AutoCloseable
         return qp.postSend(wr) == 0 ? Status.OK : fail(Status.CONNECTION_LOST);
     }
 
+    /** How this lane waits (its strategy and round-trip estimate). */
+    LaneWaiter waiter()
+    {
+        return waiter;
+    }
+
     private int awaitSend(final long wrId)
     {
-        final long deadline = System.nanoTime() + timeoutNanos;
+        final long postedAt = System.nanoTime();
+        final long deadline = postedAt + timeoutNanos;
         while (true)
         {
-            final int n = cq.poll(completions);
+            final int n = waiter.await(cq, completions, postedAt, deadline);
             if (n < 0)
             {
                 return fail(Status.CONNECTION_LOST);
@@ -138,9 +154,10 @@ final class LaneIo implements AutoCloseable
             }
             if (done)
             {
+                waiter.roundTrip(System.nanoTime() - postedAt);
                 return Status.OK;
             }
-            if (n == 0 && System.nanoTime() - deadline > 0)
+            if (n == 0 && System.nanoTime() - deadline >= 0)
             {
                 failedWaitingFor = describePosted();
                 return fail(Status.TIMEOUT);
@@ -174,14 +191,19 @@ final class LaneIo implements AutoCloseable
      */
     int awaitReceive(final long timeout)
     {
-        final long deadline = System.nanoTime() + timeout;
+        final long since = System.nanoTime();
+        final long deadline = since + timeout;
         while (arrivedCount == 0)
         {
             if (failure != 0)
             {
                 return failure;
             }
-            final int n = cq.poll(completions);
+            final int n = waiter.await(cq, completions, since, deadline);
+            if (n < 0)
+            {
+                return fail(Status.CONNECTION_LOST);
+            }
             for (int i = 0; i < n; i++)
             {
                 final int rc = accept(completions.at(i));
@@ -190,14 +212,10 @@ final class LaneIo implements AutoCloseable
                     return rc;
                 }
             }
-            if (n == 0)
+            if (n == 0 && System.nanoTime() - deadline >= 0)
             {
-                if (System.nanoTime() - deadline > 0)
-                {
-                    failedWaitingFor = "a control reply";
-                    return fail(Status.TIMEOUT);
-                }
-                Thread.onSpinWait();
+                failedWaitingFor = "a control reply";
+                return fail(Status.TIMEOUT);
             }
         }
         final int buffer = arrivedBuffer[0];

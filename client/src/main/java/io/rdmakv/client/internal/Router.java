@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.verbs.Context;
@@ -59,7 +60,14 @@ public final class Router implements AutoCloseable
     public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
         final long connectTimeoutNanos, final long opTimeoutNanos)
     {
-        return node -> Session.open(context, pd, node, authToken, connectTimeoutNanos, opTimeoutNanos);
+        return opener(context, pd, authToken, connectTimeoutNanos, opTimeoutNanos, WaitStrategy.ADAPTIVE);
+    }
+
+    /** {@link #opener(Context, ProtectionDomain, byte[], long, long)} whose lanes wait as {@code waitStrategy} says. */
+    public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
+        final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy)
+    {
+        return node -> Session.open(context, pd, node, authToken, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
     }
 
     public ClusterMap map()

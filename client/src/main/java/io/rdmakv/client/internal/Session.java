@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.WaitStrategy;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.SystemNanoClock;
 import io.rdmakv.common.protocol.AllocFailedMessage;
@@ -62,7 +63,8 @@ public final class Session implements AutoCloseable
     private volatile boolean closed;
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
+        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos,
+        final WaitStrategy waitStrategy)
     {
         this.address = address;
         mem = arena.allocate(LaneBuffers.LENGTH, 4096);
@@ -77,7 +79,7 @@ public final class Session implements AutoCloseable
             createdQp = pd.createQueuePair(new QueuePairConfig(createdCq, createdCq, SEND_QUEUE_DEPTH,
                 LaneBuffers.RECV_BUFFERS, 1, 1, 64));
             createdQp.modifyToInit(ConnectOptions.DEFAULT);
-            io = new LaneIo(createdQp, createdCq, registered, counters, opTimeoutNanos);
+            io = new LaneIo(createdQp, createdCq, registered, counters, opTimeoutNanos, waitStrategy);
             io.postAllReceives();
             connection = BootstrapConnection.open(address, connectTimeoutNanos);
             final ControlMessage reply = connection.call(new HelloMessage(1, authToken, createdQp.localEndpoint()));
@@ -130,7 +132,15 @@ public final class Session implements AutoCloseable
     public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
     {
-        return new Session(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos);
+        return open(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos, WaitStrategy.ADAPTIVE);
+    }
+
+    /** {@link #open(Context, ProtectionDomain, InetSocketAddress, byte[], long, long)} with a wait strategy. */
+    public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
+        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos,
+        final WaitStrategy waitStrategy)
+    {
+        return new Session(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
     }
 
     public Lane lane()

@@ -146,7 +146,8 @@ final class BlockingWaitTest
                 assertEquals(round, gotWrId[round], "round " + round + ": what await returned");
                 final int r = round;
                 assertTrue(took[round] < STRESS_ROUND_BOUND_NANOS, () -> "round " + r + ": await took " +
-                    TimeUnit.NANOSECONDS.toMillis(took[r]) + " ms for a completion posted within 0.2 ms: a lost wake-up");
+                    TimeUnit.NANOSECONDS.toMillis(took[r]) + " ms for a completion posted within 0.2 ms: a lost " +
+                    "wake-up");
             }
             waiter.join(TimeUnit.SECONDS.toMillis(5));
         }

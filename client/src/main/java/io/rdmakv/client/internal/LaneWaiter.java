@@ -1,0 +1,142 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.WorkCompletions;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * How one lane waits for completions ({@link WaitStrategy}). The adaptive wait spins for about one
+ * round trip of this lane (an exponentially weighted average of the lane's last round trips, capped), or
+ * not at all while more lanes of the process spin than it has cores, then blocks in
+ * {@link CompletionQueue#await}. Allocates nothing and throws nothing.
+ */
+final class LaneWaiter
+{
+    /** Where the round-trip estimate starts: a loopback round trip on a quiet machine. */
+    static final long INITIAL_ROUND_TRIP_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    static final long SPIN_CAP_NANOS = TimeUnit.MICROSECONDS.toNanos(WaitStrategy.ADAPTIVE_SPIN_CAP_MICROS);
+    /** Weight of a new sample in the estimate: 1 / 2^{@value}. */
+    private static final int ESTIMATE_SHIFT = 3;
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+    /** Lanes of this process spinning right now: past {@link #CORES}, spinning only steals the CPU they wait for. */
+    private static final AtomicInteger SPINNING = new AtomicInteger();
+
+    private final WaitStrategy strategy;
+    private final NanoClock clock;
+    private final BusySpinIdleStrategy spin = BusySpinIdleStrategy.INSTANCE;
+    private long roundTripNanos = INITIAL_ROUND_TRIP_NANOS;
+
+    LaneWaiter(final WaitStrategy strategy)
+    {
+        this(strategy, SystemNanoClock.INSTANCE);
+    }
+
+    /** With the clock that times the spin and the deadline (the same timeline as {@link System#nanoTime()}). */
+    LaneWaiter(final WaitStrategy strategy, final NanoClock clock)
+    {
+        this.strategy = strategy;
+        this.clock = clock;
+    }
+
+    WaitStrategy strategy()
+    {
+        return strategy;
+    }
+
+    /** This lane's running round-trip estimate. */
+    long roundTripNanos()
+    {
+        return roundTripNanos;
+    }
+
+    /** Feeds one measured round trip (post to completion) into the estimate. */
+    void roundTrip(final long nanos)
+    {
+        roundTripNanos += (Math.max(0, nanos) - roundTripNanos) >> ESTIMATE_SHIFT;
+    }
+
+    /** How long the adaptive wait spins now: about one round trip, capped. */
+    long spinBudgetNanos()
+    {
+        return Math.min(SPIN_CAP_NANOS, roundTripNanos + (roundTripNanos >> 2));
+    }
+
+    /**
+     * Waits until {@code cq} yields completions into {@code completions} or {@code deadline}
+     * ({@link System#nanoTime()}) passes; {@code since} is when the awaited work was posted. Returns the
+     * count, 0 at the deadline, or a negative errno.
+     */
+    int await(final CompletionQueue cq, final WorkCompletions completions, final long since, final long deadline)
+    {
+        final int n = cq.poll(completions);
+        if (n != 0)
+        {
+            return n;
+        }
+        return switch (strategy)
+        {
+            case BUSY_SPIN -> spinUntil(cq, completions, deadline);
+            case BLOCKING -> block(cq, completions, deadline);
+            case ADAPTIVE -> adaptive(cq, completions, since, deadline);
+        };
+    }
+
+    private int adaptive(final CompletionQueue cq, final WorkCompletions completions, final long since,
+        final long deadline)
+    {
+        final long spinEnd = since + spinBudgetNanos();
+        if (spinEnd - clock.nanoTime() > 0)
+        {
+            if (SPINNING.incrementAndGet() <= CORES)
+            {
+                final int n = spinUntil(cq, completions, deadline - spinEnd < 0 ? deadline : spinEnd);
+                SPINNING.decrementAndGet();
+                if (n != 0)
+                {
+                    return n;
+                }
+            }
+            else
+            {
+                SPINNING.decrementAndGet();
+            }
+        }
+        return block(cq, completions, deadline);
+    }
+
+    private int spinUntil(final CompletionQueue cq, final WorkCompletions completions, final long end)
+    {
+        while (true)
+        {
+            final int n = cq.poll(completions);
+            if (n != 0 || clock.nanoTime() - end >= 0)
+            {
+                return n;
+            }
+            spin.idle();
+        }
+    }
+
+    private int block(final CompletionQueue cq, final WorkCompletions completions, final long deadline)
+    {
+        while (true)
+        {
+            final long left = deadline - clock.nanoTime();
+            if (left <= 0)
+            {
+                return 0;
+            }
+            final int n = cq.await(completions, left);
+            if (n != 0)
+            {
+                return n;
+            }
+        }
+    }
+}
