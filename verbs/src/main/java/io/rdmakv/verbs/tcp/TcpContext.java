@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The {@code tcp} provider's device: a software NIC with one listening port. Peers' requesters
  * connect to it during RTR ({@link TcpAcceptor}) and, once their hello proves they are the peer the
- * target queue pair expects, are handed to its responder. Queue pair numbers, memory region keys and
+ * target queue pair expects, are handed to its responder, which the device's {@link TcpResponderEngine}
+ * serves. Queue pair numbers, memory region keys and
  * connection secrets are drawn from SecureRandom: none can be guessed from another.
  */
 final class TcpContext extends VerbsResource implements Context
@@ -38,12 +39,21 @@ final class TcpContext extends VerbsResource implements Context
     private final TcpAcceptor acceptor;
     private final FatalLatch fatal = new FatalLatch();
     private final Map<Integer, TcpQueuePair> queuePairs = new ConcurrentHashMap<>();
+    private final TcpResponderEngine engine;
 
     TcpContext(final VerbsConfig config)
     {
         super("ibv_close_device");
         this.host = config.tcpBindHost();
         this.handshakeTimeoutMs = config.handshakeTimeoutMs();
+        try
+        {
+            engine = TcpResponderEngine.fromSystemProperties("rdmakv-tcp-engine");
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new VerbsException("ibv_open_device", Errno.EINVAL, "tcp0: " + e.getMessage());
+        }
         try
         {
             listener = ServerSocketChannel.open();
@@ -55,6 +65,12 @@ final class TcpContext extends VerbsResource implements Context
         }
         acceptor = new TcpAcceptor(listener, this::admit, handshakeTimeoutMs, "rdmakv-tcp-accept-" + port(),
             fatal::trip);
+    }
+
+    /** The responder engine that serves this device's inbound connections. */
+    TcpResponderEngine engine()
+    {
+        return engine;
     }
 
     String host()
@@ -225,6 +241,7 @@ final class TcpContext extends VerbsResource implements Context
     protected int release()
     {
         acceptor.close();
+        engine.close();
         return 0;
     }
 

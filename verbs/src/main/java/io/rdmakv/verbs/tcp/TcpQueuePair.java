@@ -25,7 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * An RC queue pair of the {@code tcp} provider. Two TCP connections carry it: the one it opens at RTR
  * (its requests, the peer's responses) and the one the peer opens (the peer's requests, served by
- * this queue pair's {@link TcpResponder} thread). It accepts the peer's connection only from the queue
+ * this queue pair's {@link TcpResponder} on the device's responder engine). It accepts the peer's connection only from the queue
  * pair its RTR names, proven by this queue pair's secret (see {@link #attachInbound}), as a NIC accepts
  * packets only from its destination QP.
  */
@@ -48,8 +48,8 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     private int remoteQpNum;
     private SocketChannel inbound;
     private int inboundQpNum;
-    private TcpResponder responder;
-    private Thread responderThread;
+    private volatile TcpResponder responder;
+    private boolean responderStarted;
     /** This queue pair's outbound socket in its send completion queue's selector; guarded by that queue's wait. */
     private SelectionKey waitKey;
 
@@ -271,9 +271,10 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     /** Starts serving the peer's connection once there is one and RTR has named its peer. */
     private void startResponder()
     {
-        if (responder != null && responderThread == null && (state == QpState.RTR || state == QpState.RTS))
+        if (responder != null && !responderStarted && (state == QpState.RTR || state == QpState.RTS))
         {
-            responderThread = Thread.ofPlatform().daemon().name("rdmakv-tcp-responder-qp" + Integer.toHexString(qpNum)).start(responder);
+            responderStarted = true;
+            context.engine().serve(responder);
         }
     }
 
@@ -296,6 +297,7 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
         }
         flushReceives();
         sendCq.wakeWaiter();
+        wakeResponder();
     }
 
     /**
@@ -380,9 +382,19 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
                     return Errno.EINVAL;
                 }
             }
-            receiveQueue.notifyAll();
         }
+        wakeResponder();
         return 0;
+    }
+
+    /** A SEND waiting for a receive (or for the queue pair's end) looks again. */
+    private void wakeResponder()
+    {
+        final TcpResponder r = responder;
+        if (r != null)
+        {
+            r.wake();
+        }
     }
 
     @Override
@@ -401,31 +413,17 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     }
 
     /**
-     * Wakes the responder if it waits for a receive, waits (up to a second) for it to end, and leaves the
-     * send completion queue's poll list and the device's table of connectable queue pairs.
+     * Retires the responder (when this returns, the engine no longer touches this queue pair or its memory)
+     * and leaves the send completion queue's poll list and the device's table of connectable queue pairs.
      */
     @Override
     protected void afterRelease()
     {
-        final Thread thread;
-        synchronized (this)
+        final TcpResponder r = responder;
+        if (r != null)
         {
-            thread = responderThread;
-        }
-        synchronized (receiveQueue)
-        {
-            receiveQueue.notifyAll();
-        }
-        if (thread != null && thread != Thread.currentThread())
-        {
-            try
-            {
-                thread.join(1000);
-            }
-            catch (final InterruptedException e)
-            {
-                Thread.currentThread().interrupt();
-            }
+            r.retire();
+            r.wake();
         }
         sendCq.detachSender(this);
         context.unregister(this);

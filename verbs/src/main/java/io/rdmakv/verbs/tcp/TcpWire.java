@@ -67,6 +67,9 @@ final class TcpWire
     /** Socket buffer for each direction; large enough that a chain of READs never waits on the socket. */
     static final int BUFFER_LENGTH = 256 * 1024;
 
+    /** The responder's input and output buffer per connection: bounds what a peer that does not read can queue. */
+    static final int RESPONDER_BUFFER_LENGTH = 64 * 1024;
+
     /** All of the process's memory, addressed absolutely: how the software NIC touches registered memory. */
     static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
