@@ -516,12 +516,18 @@ final class TcpResponder
         return tx.position() == 0;
     }
 
-    /** Read while responses have somewhere to go; write while some wait. Waiting for a receive: neither. */
+    /**
+     * Read while responses have somewhere to go; write while some wait, or while a response is being
+     * produced (a READ's data, a header) that the output had no room for: the socket's next "writable"
+     * resumes it. Waiting for a receive: neither (the timer list and postReceive's wake-up resume it).
+     */
     private void interest() throws IOException
     {
         final boolean pending = tx.position() != 0;
         final boolean wantsInput = state == HEADER || state == WRITE_DATA || state == SEND_DATA || state == SKIP;
-        final int ops = (wantsInput && !pending ? SelectionKey.OP_READ : 0) | (pending ? SelectionKey.OP_WRITE : 0);
+        final boolean producing = state == READ_DATA || state == RESPOND;
+        final int ops = (wantsInput && !pending ? SelectionKey.OP_READ : 0) |
+            (pending || producing ? SelectionKey.OP_WRITE : 0);
         if (key.interestOps() != ops)
         {
             key.interestOps(ops);
