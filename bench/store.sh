@@ -2,7 +2,7 @@
 # Closed-loop store benchmark against a running cluster (key=value lines: throughput, latency
 # percentiles, round trips per operation, control messages per 100 PUTs). Builds what it needs.
 # Usage: bench/store.sh --hosts HOST:PORT [--transport T] [--records N] [--ops N] [--threads N]
-#                       [--value-size B] [--read-percent P]
+#                       [--value-size B] [--read-percent P] [--wait busy-spin|adaptive|blocking]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/java25.sh"

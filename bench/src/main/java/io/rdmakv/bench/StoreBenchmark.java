@@ -3,6 +3,7 @@ package io.rdmakv.bench;
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
+import io.rdmakv.client.WaitStrategy;
 import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.Arena;
@@ -19,7 +20,7 @@ import java.util.SplittableRandom;
  * several threads, and prints {@code key=value} lines: throughput, latency percentiles per operation
  * (HdrHistogram), round trips per operation and control messages per 100 PUTs (from the client's
  * counters). Usage: {@code StoreBenchmark --hosts H:P [--transport T] [--records N] [--ops N]
- * [--threads N] [--value-size B] [--read-percent P]}.
+ * [--threads N] [--value-size B] [--read-percent P] [--wait busy-spin|adaptive|blocking]}.
  */
 public final class StoreBenchmark
 {
@@ -36,6 +37,7 @@ public final class StoreBenchmark
         int threads = 1;
         int valueSize = 1024;
         int readPercent = 50;
+        WaitStrategy wait = WaitStrategy.ADAPTIVE;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -47,16 +49,18 @@ public final class StoreBenchmark
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
                 case "--value-size" -> valueSize = Integer.parseInt(args[++i]);
                 case "--read-percent" -> readPercent = Integer.parseInt(args[++i]);
+                case "--wait" -> wait = WaitStrategy.parse(args[++i]);
                 default ->
                 {
                     System.err.println("usage: StoreBenchmark --hosts H:P [--transport T] [--records N] [--ops N] " +
-                        "[--threads N] [--value-size B] [--read-percent P]");
+                        "[--threads N] [--value-size B] [--read-percent P] [--wait busy-spin|adaptive|blocking]");
                     System.exit(2);
                 }
             }
         }
+        System.out.println("wait=" + wait);
         try (KvClient client = KvClient.connect(KvClientConfig.of(hosts).withTransport(transport)
-            .withOpTimeout(Duration.ofSeconds(10))))
+            .withOpTimeout(Duration.ofSeconds(10)).withWaitStrategy(wait)))
         {
             final byte[] value = new byte[valueSize];
             new SplittableRandom(1).nextBytes(value);

@@ -48,7 +48,7 @@ final class TcpContext extends VerbsResource implements Context
         this.handshakeTimeoutMs = config.handshakeTimeoutMs();
         try
         {
-            engine = TcpResponderEngine.fromSystemProperties("rdmakv-tcp-engine");
+            engine = TcpResponderEngine.fromSystemProperties("rdmakv-tcp-responder-engine");
         }
         catch (final IllegalArgumentException e)
         {

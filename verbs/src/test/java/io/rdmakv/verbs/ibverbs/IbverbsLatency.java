@@ -22,12 +22,20 @@ import java.lang.foreign.MemorySegment;
  * Latency of one RDMA READ, WRITE, compare-and-swap and fetch-and-add over the {@code ibverbs}
  * provider, from Java: two RC queue pairs of this process connected to each other, one signaled work
  * request at a time, busy-polling the completion queue. Each sample is post to completion, a full
- * round trip (for WRITE: the data out and the ACK back). Prints p50/p99 per operation.
+ * round trip (for WRITE: the data out and the ACK back). Prints p50/p99 per operation; READ also with the
+ * client's other wait strategies side by side: {@code READ/adaptive} (spin about one round trip, then
+ * block in the completion channel: the client's default, as {@code LaneWaiter} does it) and
+ * {@code READ/blocking} (block in the completion channel at once).
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... io.rdmakv.verbs.ibverbs.IbverbsLatency [iterations] [warmup] [bytes]</pre>
  */
 public final class IbverbsLatency
 {
+    /** The adaptive wait's round-trip estimate at start and its spin cap, as the client's LaneWaiter has them. */
+    private static final long INITIAL_ROUND_TRIP_NANOS = 20_000;
+    private static final long SPIN_CAP_NANOS = 50_000;
+    private static final long WAIT_NANOS = 10_000_000_000L;
+
     private IbverbsLatency()
     {
     }
@@ -69,6 +77,10 @@ public final class IbverbsLatency
             final int rkey = remoteMr.rkey();
             run("READ", a, cqA, completions, wr, iterations, warmup,
                 i -> wr.wrId(i).rdmaRead(l, bytes, lkey, r, rkey));
+            run("READ/adaptive", a, cqA, completions, wr, iterations, warmup,
+                i -> wr.wrId(i).rdmaRead(l, bytes, lkey, r, rkey));
+            run("READ/blocking", a, cqA, completions, wr, iterations, warmup,
+                i -> wr.wrId(i).rdmaRead(l, bytes, lkey, r, rkey));
             run("WRITE", a, cqA, completions, wr, iterations, warmup,
                 i -> wr.wrId(i).rdmaWrite(l, bytes, lkey, r, rkey));
             run("CAS", a, cqA, completions, wr, iterations, warmup,
@@ -97,6 +109,9 @@ public final class IbverbsLatency
         final SendWorkRequest wr, final int iterations, final int warmup, final Prepare prepare)
     {
         final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
+        final boolean adaptive = name.endsWith("/adaptive");
+        final boolean blocking = name.endsWith("/blocking");
+        long roundTrip = INITIAL_ROUND_TRIP_NANOS;
         for (int i = 0; i < warmup + iterations; i++)
         {
             prepare.prepare(i);
@@ -107,21 +122,35 @@ public final class IbverbsLatency
                 throw new IllegalStateException(name + ": post failed with " + rc);
             }
             int n;
-            while ((n = cq.poll(completions)) == 0)
+            if (blocking)
             {
-                Thread.onSpinWait();
+                n = cq.await(completions, WAIT_NANOS);
+            }
+            else
+            {
+                final long spinEnd = adaptive ? start + Math.min(SPIN_CAP_NANOS, roundTrip + (roundTrip >> 2)) :
+                    Long.MAX_VALUE;
+                while ((n = cq.poll(completions)) == 0 && (!adaptive || System.nanoTime() - spinEnd < 0))
+                {
+                    Thread.onSpinWait();
+                }
+                if (n == 0)
+                {
+                    n = cq.await(completions, WAIT_NANOS);
+                }
             }
             final long elapsed = System.nanoTime() - start;
-            if (n < 0 || !completions.at(0).isSuccess())
+            roundTrip += (elapsed - roundTrip) >> 3;
+            if (n <= 0 || !completions.at(0).isSuccess())
             {
-                throw new IllegalStateException(name + ": completion failed: " + (n < 0 ? n : completions.at(0)));
+                throw new IllegalStateException(name + ": completion failed: " + (n <= 0 ? n : completions.at(0)));
             }
             if (i >= warmup)
             {
                 histogram.recordValue(elapsed);
             }
         }
-        System.out.printf("java %-5s p50 %8.2f us  p99 %8.2f us  mean %8.2f us  min %8.2f us  max %9.2f us  (n=%d)%n",
+        System.out.printf("java %-13s p50 %8.2f us  p99 %8.2f us  mean %8.2f us  min %8.2f us  max %9.2f us  (n=%d)%n",
             name, histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3,
             histogram.getMean() / 1e3, histogram.getMinValue() / 1e3, histogram.getMaxValue() / 1e3,
             histogram.getTotalCount());
