@@ -102,6 +102,9 @@ class DroppedConnectionTest
         assertTrue(lost.getMessage().contains("lost the connection to node " + nodeAddress), lost.getMessage());
 
         assertArrayEquals(value("a", 7, 1), client.get(key("a", 7)), "the next call reconnects");
+        // The node counts an opened session on its control agent's thread, after the session already serves.
+        Await.until("the node counts the new session", Duration.ofSeconds(5),
+            () -> counters.sessionsOpened() > opened, () -> counters.sessionsOpened() + " opened");
         assertEquals(opened + 1, counters.sessionsOpened(), "one new session");
         client.put(key("a", 7), value("a", 7, 2));
         for (int i = 0; i < 200; i++)

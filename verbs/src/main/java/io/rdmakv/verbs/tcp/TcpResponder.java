@@ -69,7 +69,7 @@ final class TcpResponder
     private final MemorySegment rxSegment = MemorySegment.ofBuffer(rx);
     private final MemorySegment txSegment = MemorySegment.ofBuffer(tx);
     private final TcpReceiveTarget target = new TcpReceiveTarget();
-    private TcpEngineLoop loop;
+    private volatile TcpEngineLoop loop;
     private SelectionKey key;
     private boolean retired;
 
