@@ -109,6 +109,13 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
         }
     }
 
+    /** Not yet: this step only adds the API; the provider's windows follow. */
+    @Override
+    public io.rdmakv.verbs.MemoryWindow allocMemoryWindow()
+    {
+        throw new VerbsException("ibv_alloc_mw", Errno.EOPNOTSUPP, "memory windows are not implemented yet");
+    }
+
     @Override
     protected String resourceName()
     {

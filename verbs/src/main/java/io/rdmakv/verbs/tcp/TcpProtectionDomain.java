@@ -103,6 +103,13 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
         return qp;
     }
 
+    /** Not yet: this step only adds the API; the provider's windows follow. */
+    @Override
+    public io.rdmakv.verbs.MemoryWindow allocMemoryWindow()
+    {
+        throw new VerbsException("ibv_alloc_mw", Errno.EOPNOTSUPP, "memory windows are not implemented yet");
+    }
+
     @Override
     protected String resourceName()
     {
