@@ -250,6 +250,9 @@ public final class SendWorkRequest
         bindWindow = mw;
         bindRegion = mr;
         opcode(Opcode.BIND_MW).numSge(0);
+        // imm_data shares its bytes with invalidate_rkey: a LOCAL_INV posted from this request before
+        // leaves it set, and rxe's ibv_post_send refuses a bind with imm_data set (EINVAL)
+        wr.set(JAVA_INT_UNALIGNED, IbvSendWr.IMM_DATA_OFFSET, 0);
         wr.set(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_MW_OFFSET, 0L);
         wr.set(JAVA_INT_UNALIGNED, IbvSendWr.BIND_MW_RKEY_OFFSET, newRkey);
         wr.set(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_MR_OFFSET, 0L);
