@@ -10,6 +10,10 @@ public final class Opcode
     public static final int RDMA_READ = 4;
     public static final int ATOMIC_CMP_AND_SWP = 5;
     public static final int ATOMIC_FETCH_AND_ADD = 6;
+    /** Invalidates the memory window named by {@code invalidate_rkey} ({@link SendWorkRequest#localInvalidate}). */
+    public static final int LOCAL_INV = 7;
+    /** Binds a type-2 memory window to the posting queue pair ({@link SendWorkRequest#bindMemoryWindow}). */
+    public static final int BIND_MW = 8;
 
     private Opcode()
     {
@@ -26,6 +30,8 @@ public final class Opcode
             case RDMA_READ -> "RDMA_READ";
             case ATOMIC_CMP_AND_SWP -> "ATOMIC_CMP_AND_SWP";
             case ATOMIC_FETCH_AND_ADD -> "ATOMIC_FETCH_AND_ADD";
+            case LOCAL_INV -> "LOCAL_INV";
+            case BIND_MW -> "BIND_MW";
             default -> "UNKNOWN(" + opcode + ")";
         };
     }

@@ -17,6 +17,16 @@ public interface ProtectionDomain extends AutoCloseable
 
     QueuePair createQueuePair(QueuePairConfig config);
 
+    /**
+     * Allocates a type-2 memory window ({@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}), unbound: it grants
+     * nothing until a {@link SendWorkRequest#bindMemoryWindow bind} is posted on a queue pair of this
+     * domain. The protection domain refuses to close while the window is open.
+     *
+     * @throws VerbsException with the errno where the device has no memory windows ({@code EOPNOTSUPP})
+     *                        or no more of them ({@code ENOMEM})
+     */
+    MemoryWindow allocMemoryWindow();
+
     /** Idempotent. Throws {@link VerbsException} while memory regions or queue pairs are still open. */
     @Override
     void close();

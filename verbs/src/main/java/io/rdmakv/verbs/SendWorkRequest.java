@@ -21,6 +21,9 @@ public final class SendWorkRequest
     private final MemorySegment wr;
     private final MemorySegment sgl;
     private final int maxSge;
+    /** The window and region of the last {@link #bindMemoryWindow}: what providers resolve to their own objects. */
+    private MemoryWindow bindWindow;
+    private MemoryRegion bindRegion;
 
     SendWorkRequest(
         final SendWorkRequests owner, final int index, final MemorySegment wr, final MemorySegment sgl, final int maxSge)
@@ -223,5 +226,84 @@ public final class SendWorkRequest
     {
         return opcode(Opcode.ATOMIC_FETCH_AND_ADD).numSge(1).sge(0, localAddr, 8, lkey)
             .atomic(remoteAddr, rkey, add, 0L);
+    }
+
+    /**
+     * BIND_MW: binds type-2 window {@code mw} to the queue pair this request is posted on, granting that
+     * queue pair's peer {@code access} ({@link AccessFlags#REMOTE_WRITE}, {@link AccessFlags#REMOTE_READ},
+     * {@link AccessFlags#REMOTE_ATOMIC}) over {@code [addr, addr + length)} of {@code mr} under
+     * {@code newRkey}. No scatter-gather list. The window must be unbound, of the queue pair's protection
+     * domain, {@code mr} registered with {@link AccessFlags#MW_BIND} (and LOCAL_WRITE for a writable
+     * window), the range non-empty and inside {@code mr}; otherwise the request completes with
+     * {@link WcStatus#MW_BIND_ERR} and the queue pair enters ERR. {@code newRkey} must keep the window's
+     * index (its high 24 bits) and change the tag: {@link MemoryWindow#nextRkey nextRkey(mw.rkey())}.
+     * Once posted, {@link MemoryWindow#rkey()} returns {@code newRkey}.
+     */
+    public SendWorkRequest bindMemoryWindow(
+        final MemoryWindow mw, final int newRkey, final MemoryRegion mr, final long addr, final long length,
+        final int access)
+    {
+        if (mw == null || mr == null)
+        {
+            throw new IllegalArgumentException("a bind needs a window and a memory region");
+        }
+        bindWindow = mw;
+        bindRegion = mr;
+        opcode(Opcode.BIND_MW).numSge(0);
+        // imm_data shares its bytes with invalidate_rkey: a LOCAL_INV posted from this request before
+        // leaves it set, and rxe's ibv_post_send refuses a bind with imm_data set (EINVAL)
+        wr.set(JAVA_INT_UNALIGNED, IbvSendWr.IMM_DATA_OFFSET, 0);
+        wr.set(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_MW_OFFSET, 0L);
+        wr.set(JAVA_INT_UNALIGNED, IbvSendWr.BIND_MW_RKEY_OFFSET, newRkey);
+        wr.set(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_MR_OFFSET, 0L);
+        wr.set(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_ADDR_OFFSET, addr);
+        wr.set(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_LENGTH_OFFSET, length);
+        wr.set(JAVA_INT_UNALIGNED, IbvSendWr.BIND_MW_ACCESS_OFFSET, access);
+        return this;
+    }
+
+    /** LOCAL_INV: invalidates the memory window whose current rkey is {@code rkey}; it grants nothing after. */
+    public SendWorkRequest localInvalidate(final int rkey)
+    {
+        opcode(Opcode.LOCAL_INV).numSge(0);
+        wr.set(JAVA_INT_UNALIGNED, IbvSendWr.INVALIDATE_RKEY_OFFSET, rkey);
+        return this;
+    }
+
+    /** The window of the last {@link #bindMemoryWindow} (providers resolve it), or null. */
+    public MemoryWindow bindWindow()
+    {
+        return bindWindow;
+    }
+
+    /** The memory region of the last {@link #bindMemoryWindow}, or null. */
+    public MemoryRegion bindRegion()
+    {
+        return bindRegion;
+    }
+
+    public int bindRkey()
+    {
+        return wr.get(JAVA_INT_UNALIGNED, IbvSendWr.BIND_MW_RKEY_OFFSET);
+    }
+
+    public long bindAddr()
+    {
+        return wr.get(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_ADDR_OFFSET);
+    }
+
+    public long bindLength()
+    {
+        return wr.get(JAVA_LONG_UNALIGNED, IbvSendWr.BIND_MW_LENGTH_OFFSET);
+    }
+
+    public int bindAccess()
+    {
+        return wr.get(JAVA_INT_UNALIGNED, IbvSendWr.BIND_MW_ACCESS_OFFSET);
+    }
+
+    public int invalidateRkey()
+    {
+        return wr.get(JAVA_INT_UNALIGNED, IbvSendWr.INVALIDATE_RKEY_OFFSET);
     }
 }

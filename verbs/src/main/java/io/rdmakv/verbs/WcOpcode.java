@@ -27,6 +27,8 @@ public final class WcOpcode
             case Opcode.RDMA_READ -> RDMA_READ;
             case Opcode.ATOMIC_CMP_AND_SWP -> COMP_SWAP;
             case Opcode.ATOMIC_FETCH_AND_ADD -> FETCH_ADD;
+            case Opcode.BIND_MW -> BIND_MW;
+            case Opcode.LOCAL_INV -> LOCAL_INV;
             default -> -1;
         };
     }

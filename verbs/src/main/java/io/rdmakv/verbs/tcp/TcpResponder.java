@@ -224,19 +224,15 @@ final class TcpResponder
         return true;
     }
 
-    /**
-     * The one place the responder checks a remote key: the region must exist in this protection domain,
-     * allow {@code access}, contain {@code [addr, addr + len)}, and the queue pair must allow it too.
-     */
-    private TcpMemoryRegion region(final int rkey, final long addr, final long len, final int access)
+    /** Whether this queue pair and the key (a region's, or a window's bound to this queue pair) allow the access. */
+    private boolean permits(final int rkey, final long addr, final long len, final int access)
     {
-        final TcpMemoryRegion mr = pd.lookup(rkey);
-        return mr != null && mr.allows(access) && qp.allowsRemote(access) && mr.contains(addr, len) ? mr : null;
+        return qp.allowsRemote(access) && pd.permits(qp, rkey, addr, len, access);
     }
 
     private void startRead(final long addr, final int rkey, final long len)
     {
-        if (region(rkey, addr, len, AccessFlags.REMOTE_READ) == null)
+        if (!permits(rkey, addr, len, AccessFlags.REMOTE_READ))
         {
             respondWith(WcStatus.REM_ACCESS_ERR, Opcode.RDMA_READ, 0, 0L, DRAIN_THEN_ERROR);
             return;
@@ -276,7 +272,7 @@ final class TcpResponder
 
     private void startWrite(final long addr, final int rkey, final long len)
     {
-        if (region(rkey, addr, len, AccessFlags.REMOTE_WRITE) == null)
+        if (!permits(rkey, addr, len, AccessFlags.REMOTE_WRITE))
         {
             respondWith(WcStatus.REM_ACCESS_ERR, Opcode.RDMA_WRITE, 0, 0L, DRAIN_THEN_ERROR);
             return;
@@ -314,7 +310,7 @@ final class TcpResponder
             respondWith(WcStatus.REM_INV_REQ_ERR, opcode, 0, 0L, DRAIN_THEN_ERROR);
             return;
         }
-        if (region(rkey, addr, 8, AccessFlags.REMOTE_ATOMIC) == null)
+        if (!permits(rkey, addr, 8, AccessFlags.REMOTE_ATOMIC))
         {
             respondWith(WcStatus.REM_ACCESS_ERR, opcode, 0, 0L, DRAIN_THEN_ERROR);
             return;

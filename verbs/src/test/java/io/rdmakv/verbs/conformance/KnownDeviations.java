@@ -23,6 +23,19 @@ final class KnownDeviations
         "into the receive ring it shares with the kernel, and the kernel flushes that ring only when something " +
         "makes its responder run again (here: a second modifyToError, which did flush it)";
 
+    /**
+     * Why a WRITE through a memory window past the window's end (or before its start) succeeds on
+     * Soft-RoCE: rxe's responder ({@code check_rkey} in {@code rxe_resp.c}) finds the window by its rkey,
+     * checks the queue pair, tag, state and access ({@code rxe_lookup_mw}), then checks the address range
+     * against the window's memory region ({@code mr_check_range(mw->mr, ...)}) instead of the window's own
+     * {@code [addr, addr + length)}. A window there confines the access to one queue pair and to the
+     * region, not to its range. Seen with Debian 12's kernel 6.1; the code is the same in mainline.
+     */
+    static final String RXE_WINDOW_RANGE_NOT_CHECKED = "Soft-RoCE (rdma_rxe) checks an access through a memory " +
+        "window against the bounds of the window's memory region, not the window's own range (rxe_resp.c " +
+        "check_rkey: mr_check_range(mw->mr, ...)): the write outside the window but inside the region succeeded " +
+        "and landed, a write past the region's end through the window was refused";
+
     private KnownDeviations()
     {
     }

@@ -552,7 +552,7 @@ class IbverbsLoopbackTest
 
         VerbsException e = assertThrows(VerbsException.class, pd2::close);
         assertEquals(Errno.EBUSY, e.errno());
-        assertTrue(e.getMessage().contains("1 memory region(s) and 1 queue pair(s)"), e.getMessage());
+        assertTrue(e.getMessage().contains("1 memory region(s), 0 memory window(s) and 1 queue pair(s)"), e.getMessage());
         e = assertThrows(VerbsException.class, cq2::close);
         assertEquals(Errno.EBUSY, e.errno());
         e = assertThrows(VerbsException.class, context::close);
