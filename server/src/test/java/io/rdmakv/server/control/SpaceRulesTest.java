@@ -185,10 +185,10 @@ class SpaceRulesTest
             (int)capacity);
         final SpaceRequests space = new SpaceRequests(small, counters, geometry, capacity,
             new IndexCensus(new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY), 0));
-        final AllocOkMessage ok = assertInstanceOf(AllocOkMessage.class, space.allocate(1, new AllocMessage(1, 32), 0));
+        final AllocOkMessage ok = assertInstanceOf(AllocOkMessage.class, space.allocate(1, new AllocMessage(1, 32), 0, 0));
         assertEquals(capacity / 2, ok.chunkLength(), "a chunk as large as the data area is cut to half of it");
         final AllocOkMessage big = assertInstanceOf(AllocOkMessage.class,
-            space.allocate(2, new AllocMessage(2, capacity / 2 - UNIT), 0));
+            space.allocate(2, new AllocMessage(2, capacity / 2 - UNIT), 0, 0));
         assertEquals(capacity / 2 - UNIT, big.chunkLength(), "what was asked for, when the quota allows it");
     }
 
