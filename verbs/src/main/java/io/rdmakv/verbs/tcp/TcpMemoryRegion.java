@@ -1,8 +1,10 @@
 package io.rdmakv.verbs.tcp;
 
 import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.VerbsException;
 import io.rdmakv.verbs.VerbsResource;
 
 import java.lang.foreign.MemorySegment;
@@ -80,6 +82,20 @@ final class TcpMemoryRegion extends VerbsResource implements MemoryRegion
     public int access()
     {
         return access;
+    }
+
+    /**
+     * Idempotent; refuses ({@code EBUSY}) while a memory window is bound over the region, as rxe refuses
+     * {@code ibv_dereg_mr} then (with {@code EINVAL}): invalidate or deallocate the windows first.
+     */
+    @Override
+    public void close()
+    {
+        if (!isClosed() && pd.hasWindowOver(this))
+        {
+            throw new VerbsException("ibv_dereg_mr", Errno.EBUSY, resourceName() + " has memory windows bound over it");
+        }
+        super.close();
     }
 
     @Override

@@ -4,6 +4,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
@@ -24,8 +25,16 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
     static final int MAX_REGIONS = 1 << 16;
 
     private final TcpContext context;
+    /** As many memory windows as regions. */
+    static final int MAX_WINDOWS = 1 << 16;
+
     /** Never changed once published: registering and deregistering publish a changed copy. */
     private volatile Int2ObjectHashMap<TcpMemoryRegion> regions = new Int2ObjectHashMap<>();
+    /**
+     * Memory windows by index (the high 24 bits of their rkeys), copy-on-write as {@link #regions}. No
+     * region key has a window's index as its high 24 bits, so a key names a region or a window, never both.
+     */
+    private volatile Int2ObjectHashMap<TcpMemoryWindow> windows = new Int2ObjectHashMap<>();
 
     TcpProtectionDomain(final TcpContext context)
     {
@@ -38,6 +47,85 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
     {
         final TcpMemoryRegion mr = regions.get(key);
         return mr != null && !mr.isClosed() ? mr : null;
+    }
+
+    /**
+     * Whether a remote access that arrived at {@code qp} with {@code key} may touch {@code [addr, addr + len)}
+     * with {@code access}: through a live region that grants it, or through a window bound to {@code qp}
+     * whose current rkey is {@code key}. Lock-free for regions; a window's check takes its monitor.
+     */
+    boolean permits(final TcpQueuePair qp, final int key, final long addr, final long len, final int access)
+    {
+        final TcpMemoryRegion mr = lookup(key);
+        if (mr != null)
+        {
+            return mr.allows(access) && mr.contains(addr, len);
+        }
+        final TcpMemoryWindow mw = windows.get(key >>> 8);
+        return mw != null && mw.permits(qp, key, addr, len, access);
+    }
+
+    /** The open window whose rkey is {@code key} (any tag), or null. */
+    TcpMemoryWindow window(final int key)
+    {
+        final TcpMemoryWindow mw = windows.get(key >>> 8);
+        return mw != null && !mw.isClosed() ? mw : null;
+    }
+
+    @Override
+    public synchronized MemoryWindow allocMemoryWindow()
+    {
+        ensureOpen("ibv_alloc_mw");
+        if (windows.size() >= MAX_WINDOWS)
+        {
+            throw new VerbsException("ibv_alloc_mw", Errno.ENOMEM, "too many memory windows: " + windows.size());
+        }
+        int key;
+        do
+        {
+            key = context.randomKey();
+        }
+        while (windows.containsKey(key >>> 8) || regionWithIndex(key >>> 8));
+        final TcpMemoryWindow mw = new TcpMemoryWindow(this, key >>> 8, key);
+        final Int2ObjectHashMap<TcpMemoryWindow> table = new Int2ObjectHashMap<>(windows);
+        table.put(mw.index(), mw);
+        windows = table;
+        return adopt(mw);
+    }
+
+    synchronized void forgetWindow(final TcpMemoryWindow mw)
+    {
+        if (windows.get(mw.index()) == mw)
+        {
+            final Int2ObjectHashMap<TcpMemoryWindow> table = new Int2ObjectHashMap<>(windows);
+            table.remove(mw.index());
+            windows = table;
+        }
+    }
+
+    /** True while a window is bound over {@code mr}. */
+    boolean hasWindowOver(final TcpMemoryRegion mr)
+    {
+        for (final TcpMemoryWindow mw : windows.values())
+        {
+            if (mw.holds(mr))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean regionWithIndex(final int index)
+    {
+        for (final int key : regions.keySet())
+        {
+            if ((key >>> 8) == index)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -67,7 +155,7 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
         {
             key = context.randomKey();
         }
-        while (regions.containsKey(key));
+        while (regions.containsKey(key) || windows.containsKey(key >>> 8));
         final TcpMemoryRegion mr = new TcpMemoryRegion(this, segment, key, access);
         final Int2ObjectHashMap<TcpMemoryRegion> table = new Int2ObjectHashMap<>(regions);
         table.put(key, mr);
@@ -103,13 +191,6 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
         return qp;
     }
 
-    /** Not yet: this step only adds the API; the provider's windows follow. */
-    @Override
-    public io.rdmakv.verbs.MemoryWindow allocMemoryWindow()
-    {
-        throw new VerbsException("ibv_alloc_mw", Errno.EOPNOTSUPP, "memory windows are not implemented yet");
-    }
-
     @Override
     protected String resourceName()
     {
@@ -119,8 +200,9 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
     @Override
     protected String openChildrenMessage()
     {
-        return "protection domain still has " + openChildren(TcpMemoryRegion.class) + " memory region(s) and " +
-            openChildren(TcpQueuePair.class) + " queue pair(s) open: close them first";
+        return "protection domain still has " + openChildren(TcpMemoryRegion.class) + " memory region(s), " +
+            openChildren(TcpMemoryWindow.class) + " memory window(s) and " + openChildren(TcpQueuePair.class) +
+            " queue pair(s) open: close them first";
     }
 
     /** Nothing to free: the region table empties as its regions close. */

@@ -105,15 +105,15 @@ final class TcpResponder implements Runnable
         };
     }
 
-    private TcpMemoryRegion region(final int rkey, final long addr, final long len, final int access)
+    /** Whether this queue pair and the key (a region's, or a window's bound to this queue pair) allow the access. */
+    private boolean permits(final int rkey, final long addr, final long len, final int access)
     {
-        final TcpMemoryRegion mr = pd.lookup(rkey);
-        return mr != null && mr.allows(access) && qp.allowsRemote(access) && mr.contains(addr, len) ? mr : null;
+        return qp.allowsRemote(access) && pd.permits(qp, rkey, addr, len, access);
     }
 
     private boolean read(final long addr, final int rkey, final long len) throws IOException
     {
-        if (region(rkey, addr, len, AccessFlags.REMOTE_READ) == null)
+        if (!permits(rkey, addr, len, AccessFlags.REMOTE_READ))
         {
             return respond(WcStatus.REM_ACCESS_ERR, Opcode.RDMA_READ, 0, 0L);
         }
@@ -145,7 +145,7 @@ final class TcpResponder implements Runnable
 
     private boolean write(final long addr, final int rkey, final long len) throws IOException
     {
-        if (region(rkey, addr, len, AccessFlags.REMOTE_WRITE) == null)
+        if (!permits(rkey, addr, len, AccessFlags.REMOTE_WRITE))
         {
             return respond(WcStatus.REM_ACCESS_ERR, Opcode.RDMA_WRITE, 0, 0L);
         }
@@ -175,7 +175,7 @@ final class TcpResponder implements Runnable
         {
             return respond(WcStatus.REM_INV_REQ_ERR, opcode, 0, 0L);
         }
-        if (region(rkey, addr, 8, AccessFlags.REMOTE_ATOMIC) == null)
+        if (!permits(rkey, addr, 8, AccessFlags.REMOTE_ATOMIC))
         {
             return respond(WcStatus.REM_ACCESS_ERR, opcode, 0, 0L);
         }

@@ -61,6 +61,16 @@ final class TcpSendCompleter
         {
             final int slot = (int)(slots.tail % capacity);
             final int wcOpcode = WcOpcode.ofSendOpcode(slots.opcode[slot]);
+            // Executed when posted, before the queue pair failed: it completes as it ran, even in ERR.
+            if (slots.preset[slot] == TcpSendSlots.DONE_LOCALLY)
+            {
+                if (slots.signaled[slot])
+                {
+                    completions.at(n++).fill(slots.wrId[slot], 0, wcOpcode, 0, qpNum);
+                }
+                slots.tail = slots.tail + 1;
+                continue;
+            }
             if (qp.state() == QpState.ERR && !responseHeaderRead &&
                 (slots.preset[slot] != TcpSendSlots.NOT_PRESET || fill(TcpWire.RESP_HEADER_LENGTH) <= 0))
             {

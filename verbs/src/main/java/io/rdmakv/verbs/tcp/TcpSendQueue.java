@@ -90,6 +90,10 @@ final class TcpSendQueue
             return Errno.ENOMEM;
         }
         final int op = wr.opcode();
+        if (op == Opcode.BIND_MW || op == Opcode.LOCAL_INV)
+        {
+            return enqueueLocal(wr, op, flushOnly);
+        }
         final int flags = wr.sendFlags();
         final int numSge = wr.numSge();
         final boolean atomic = op == Opcode.ATOMIC_CMP_AND_SWP || op == Opcode.ATOMIC_FETCH_AND_ADD;
@@ -143,6 +147,54 @@ final class TcpSendQueue
         }
         slots.head = slots.head + 1;
         return 0;
+    }
+
+    /**
+     * A memory-window bind or invalidation: executed here, in posting order, as a NIC's send queue runs
+     * it (no message to the peer); its completion waits its turn behind the requests posted before it.
+     * A failure ({@code MW_BIND_ERR}, {@code LOC_QP_OP_ERR}) fails the queue pair like a local protection
+     * error: what was posted after it flushes.
+     */
+    private int enqueueLocal(final SendWorkRequest wr, final int op, final boolean flushOnly)
+    {
+        if (wr.numSge() != 0)
+        {
+            return Errno.EINVAL;
+        }
+        final int slot = (int)(slots.head % slots.capacity);
+        slots.wrId[slot] = wr.wrId();
+        slots.opcode[slot] = op;
+        slots.signaled[slot] = (wr.sendFlags() & SendFlags.SIGNALED) != 0;
+        slots.byteLen[slot] = 0;
+        slots.destCount[slot] = 0;
+        if (flushOnly || sendBlocked)
+        {
+            slots.preset[slot] = WcStatus.WR_FLUSH_ERR.code();
+        }
+        else
+        {
+            final WcStatus status = op == Opcode.BIND_MW ? bind(wr) : invalidate(wr.invalidateRkey());
+            slots.preset[slot] = status == WcStatus.SUCCESS ? TcpSendSlots.DONE_LOCALLY : status.code();
+            sendBlocked = status != WcStatus.SUCCESS;
+        }
+        slots.head = slots.head + 1;
+        return 0;
+    }
+
+    private WcStatus bind(final SendWorkRequest wr)
+    {
+        if (!(wr.bindWindow() instanceof TcpMemoryWindow mw) || !(wr.bindRegion() instanceof TcpMemoryRegion mr))
+        {
+            return WcStatus.MW_BIND_ERR;
+        }
+        return mw.bind(qp, wr.bindRkey(), mr, wr.bindAddr(), wr.bindLength(), wr.bindAccess());
+    }
+
+    /** rxe invalidates windows only this way (a region key fails too: the tcp provider has no fast-registered regions). */
+    private WcStatus invalidate(final int rkey)
+    {
+        final TcpMemoryWindow mw = pd.window(rkey);
+        return mw == null ? WcStatus.LOC_QP_OP_ERR : mw.invalidate(rkey);
     }
 
     private boolean localAccessOk(final SendWorkRequest wr, final int numSge, final boolean writesLocal)

@@ -8,11 +8,14 @@ package io.rdmakv.verbs.tcp;
  * <p>Every slot remembers the wr_id, the send opcode, whether it is signaled, the byte length, where a
  * READ's data or an atomic's original value lands ({@code destCount} scatter entries of at most
  * {@code maxSge}), and a preset status for a request that was never sent (a local protection error, a
- * broken connection, a flush), or {@link #NOT_PRESET}.
+ * broken connection, a flush), {@link #DONE_LOCALLY} for one executed on the spot with success (a memory
+ * window bind or invalidation), or {@link #NOT_PRESET}.
  */
 final class TcpSendSlots
 {
     static final int NOT_PRESET = -1;
+    /** A local operation (BIND_MW, LOCAL_INV) that succeeded when posted: no response to wait for. */
+    static final int DONE_LOCALLY = -2;
 
     final int capacity;
     final int maxSge;
