@@ -23,9 +23,20 @@ public enum MemoryWindowMode
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** Parses {@code auto|on|off} (any case); null when it is none of them. */
+    /**
+     * Parses {@code auto|on|off} (any case; {@code true} and {@code false} too: a YAML 1.1 file turns an
+     * unquoted {@code on}/{@code off} into them); null when it is none of them.
+     */
     public static MemoryWindowMode parse(final String text)
     {
+        if ("true".equalsIgnoreCase(text))
+        {
+            return ON;
+        }
+        if ("false".equalsIgnoreCase(text))
+        {
+            return OFF;
+        }
         for (final MemoryWindowMode mode : values())
         {
             if (mode.label().equalsIgnoreCase(text == null ? "" : text.trim()))
