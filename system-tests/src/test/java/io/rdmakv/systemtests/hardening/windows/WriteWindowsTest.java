@@ -155,11 +155,14 @@ class WriteWindowsTest
         final AllocOkMessage second = alloc(owner, PATTERN_LENGTH);
         assertNotEquals(first.writeRkey(), second.writeRkey());
         assertEquals(WcStatus.SUCCESS, write(owner, second.chunkOffset(), second.writeRkey(), MINE));
+        assertEquals(1, server.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND),
+            "the view holds no grant: one window, the owner's latest, is bound");
         assertEquals(WcStatus.REM_ACCESS_ERR, write(owner, first.chunkOffset(), first.writeRkey(), THEIRS),
             "the first grant's window was deallocated when the second was bound");
         assertArrayEquals(filled(MINE), bytes(first.chunkOffset()));
-        assertEquals(1, server.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND),
-            "the view holds no grant: one window, the owner's latest, is bound");
+        Await.until("the node fences the owner for its bad WRITE and revokes its window", Duration.ofSeconds(5),
+            () -> server.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND) == 0,
+            () -> server.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND) + " windows bound");
     }
 
     @Test
