@@ -387,7 +387,7 @@ public final class ControlAgent implements Agent
         final MemoryWindow window;
         try
         {
-            window = windows.reserve(session);
+            window = windows.reserve();
         }
         catch (final VerbsException e)
         {

@@ -87,12 +87,12 @@ public final class GrantWindows
     }
 
     /**
-     * A window for {@code session}'s next grant, allocated before the grant so that a device out of windows
+     * A window for a session's next grant, allocated before the grant so that a device out of windows
      * refuses the ALLOC without granting; null without windows.
      *
      * @throws VerbsException when the device allocates no window (the ALLOC is refused with its message)
      */
-    MemoryWindow reserve(final ServerSession session)
+    MemoryWindow reserve()
     {
         if (!enabled)
         {
