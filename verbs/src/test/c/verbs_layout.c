@@ -222,6 +222,8 @@ static void structs(void)
     S(ibv_context, ops.req_notify_cq);
     S(ibv_context, ops.post_send);
     S(ibv_context, ops.post_recv);
+    S(ibv_context, ops.alloc_mw);
+    S(ibv_context, ops.dealloc_mw);
     S(ibv_context, cmd_fd);
     S(ibv_context, async_fd);
     S(ibv_context, num_comp_vectors);
@@ -231,6 +233,13 @@ static void structs(void)
     STRUCT(ibv_pd);
     S(ibv_pd, context);
     S(ibv_pd, handle);
+
+    STRUCT(ibv_mw);
+    S(ibv_mw, context);
+    S(ibv_mw, pd);
+    S(ibv_mw, rkey);
+    S(ibv_mw, handle);
+    S(ibv_mw, type);
 
     STRUCT(ibv_mr);
     S(ibv_mr, context);
@@ -301,6 +310,13 @@ static void structs(void)
     S(ibv_send_wr, wr.atomic.compare_add);
     S(ibv_send_wr, wr.atomic.swap);
     S(ibv_send_wr, wr.atomic.rkey);
+    S(ibv_send_wr, invalidate_rkey);
+    S(ibv_send_wr, bind_mw.mw);
+    S(ibv_send_wr, bind_mw.rkey);
+    S(ibv_send_wr, bind_mw.bind_info.mr);
+    S(ibv_send_wr, bind_mw.bind_info.addr);
+    S(ibv_send_wr, bind_mw.bind_info.length);
+    S(ibv_send_wr, bind_mw.bind_info.mw_access_flags);
 
     STRUCT(ibv_recv_wr);
     S(ibv_recv_wr, wr_id);
@@ -347,6 +363,8 @@ static void constants(void)
     CONST(ibv_wr_opcode, IBV_WR_RDMA_READ);
     CONST(ibv_wr_opcode, IBV_WR_ATOMIC_CMP_AND_SWP);
     CONST(ibv_wr_opcode, IBV_WR_ATOMIC_FETCH_AND_ADD);
+    CONST(ibv_wr_opcode, IBV_WR_LOCAL_INV);
+    CONST(ibv_wr_opcode, IBV_WR_BIND_MW);
 
     CONST(ibv_send_flags, IBV_SEND_FENCE);
     CONST(ibv_send_flags, IBV_SEND_SIGNALED);
@@ -357,6 +375,7 @@ static void constants(void)
     CONST(ibv_access_flags, IBV_ACCESS_REMOTE_WRITE);
     CONST(ibv_access_flags, IBV_ACCESS_REMOTE_READ);
     CONST(ibv_access_flags, IBV_ACCESS_REMOTE_ATOMIC);
+    CONST(ibv_access_flags, IBV_ACCESS_MW_BIND);
 
     CONST(ibv_wc_opcode, IBV_WC_SEND);
     CONST(ibv_wc_opcode, IBV_WC_RDMA_WRITE);
@@ -445,6 +464,9 @@ static void constants(void)
     CONST(ibv_atomic_cap, IBV_ATOMIC_NONE);
     CONST(ibv_atomic_cap, IBV_ATOMIC_HCA);
     CONST(ibv_atomic_cap, IBV_ATOMIC_GLOB);
+
+    CONST(ibv_mw_type, IBV_MW_TYPE_1);
+    CONST(ibv_mw_type, IBV_MW_TYPE_2);
 
     CONST(libc, RLIMIT_MEMLOCK);
     CONST(libc, RLIM_INFINITY);

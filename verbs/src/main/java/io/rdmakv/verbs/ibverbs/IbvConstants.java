@@ -61,6 +61,10 @@ final class IbvConstants
     static final int IBV_ATOMIC_HCA = 1;
     static final int IBV_ATOMIC_GLOB = 2;
 
+    // enum ibv_mw_type
+    static final int IBV_MW_TYPE_1 = 1;
+    static final int IBV_MW_TYPE_2 = 2;
+
     // <sys/resource.h>, <poll.h>, <errno.h>
     static final int RLIMIT_MEMLOCK = 8;
     /** {@code RLIM_INFINITY}: all ones in the unsigned 64-bit {@code rlim_t}. */

@@ -12,7 +12,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <pre>
  *   0 device            ptr
  *   8 ops               struct ibv_context_ops (256): poll_cq at 8 + 88 = 96, req_notify_cq 104,
- *                       post_send 208, post_recv 216
+ *                       post_send 208, post_recv 216, alloc_mw 64, dealloc_mw 80
  * 264 cmd_fd            s32
  * 268 async_fd          s32
  * 272 num_comp_vectors  s32, 4 bytes padding
@@ -35,6 +35,8 @@ final class IbvContextStruct
     static final long OPS_REQ_NOTIFY_CQ = CStruct.offset(LAYOUT, "ops.req_notify_cq");
     static final long OPS_POST_SEND = CStruct.offset(LAYOUT, "ops.post_send");
     static final long OPS_POST_RECV = CStruct.offset(LAYOUT, "ops.post_recv");
+    static final long OPS_ALLOC_MW = CStruct.offset(LAYOUT, "ops.alloc_mw");
+    static final long OPS_DEALLOC_MW = CStruct.offset(LAYOUT, "ops.dealloc_mw");
     static final long ASYNC_FD = CStruct.offset(LAYOUT, "async_fd");
     static final long NUM_COMP_VECTORS = CStruct.offset(LAYOUT, "num_comp_vectors");
     static final long SIZE = LAYOUT.byteSize();

@@ -35,6 +35,12 @@ public final class IbvMemoryRegion extends VerbsResource implements MemoryRegion
         this.rkey = this.mr.get(JAVA_INT, IbvMr.RKEY);
     }
 
+    /** The native {@code struct ibv_mr *}: what a BIND_MW work request names. */
+    MemorySegment nativeRegion()
+    {
+        return mr;
+    }
+
     @Override
     public ProtectionDomain protectionDomain()
     {

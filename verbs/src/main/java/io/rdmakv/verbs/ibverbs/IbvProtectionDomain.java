@@ -4,6 +4,7 @@ import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
@@ -64,7 +65,7 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
         {
             throw new IllegalArgumentException("only a non-empty native (off-heap) segment can be registered: " + segment);
         }
-        if ((access & ~(AccessFlags.LOCAL_WRITE | AccessFlags.ALL_REMOTE)) != 0)
+        if ((access & ~(AccessFlags.LOCAL_WRITE | AccessFlags.ALL_REMOTE | AccessFlags.MW_BIND)) != 0)
         {
             throw new IllegalArgumentException("unknown access flags 0x" + Integer.toHexString(access));
         }
@@ -109,11 +110,15 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
         }
     }
 
-    /** Not yet: this step only adds the API; the provider's windows follow. */
+    /**
+     * {@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}: {@code EOPNOTSUPP} where the provider has no windows (its
+     * {@code ops.alloc_mw} is NULL or refuses type 2).
+     */
     @Override
-    public io.rdmakv.verbs.MemoryWindow allocMemoryWindow()
+    public synchronized MemoryWindow allocMemoryWindow()
     {
-        throw new VerbsException("ibv_alloc_mw", Errno.EOPNOTSUPP, "memory windows are not implemented yet");
+        ensureOpen("ibv_alloc_mw");
+        return adopt(new IbvMemoryWindow(this));
     }
 
     @Override
@@ -126,8 +131,8 @@ public final class IbvProtectionDomain extends VerbsResource implements Protecti
     protected String openChildrenMessage()
     {
         return "protection domain of " + context.deviceName() + " still has " +
-            openChildren(IbvMemoryRegion.class) + " memory region(s) and " + openChildren(IbvQueuePair.class) +
-            " queue pair(s) open; close them first";
+            openChildren(IbvMemoryRegion.class) + " memory region(s), " + openChildren(IbvMemoryWindow.class) +
+            " memory window(s) and " + openChildren(IbvQueuePair.class) + " queue pair(s) open; close them first";
     }
 
     /** {@code ibv_dealloc_pd}. */

@@ -297,7 +297,13 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
         {
             return Errno.EINVAL;
         }
-        return InlineVerbs.post(postSendFn, qp, wr.segment(), badWr);
+        if (!MemoryWindowBinds.prepare(wr))
+        {
+            return Errno.EINVAL;
+        }
+        final int rc = InlineVerbs.post(postSendFn, qp, wr.segment(), badWr);
+        MemoryWindowBinds.posted(wr, rc == 0 ? 0L : badWorkRequestAddress());
+        return rc;
     }
 
     @Override

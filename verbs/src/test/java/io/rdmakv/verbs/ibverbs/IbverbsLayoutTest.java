@@ -306,6 +306,10 @@ class IbverbsLayoutTest
         assertEquals(header.get("offsetof(ibv_context.ops.req_notify_cq)"), IbvContextStruct.OPS_REQ_NOTIFY_CQ);
         assertEquals(header.get("offsetof(ibv_context.ops.post_send)"), IbvContextStruct.OPS_POST_SEND);
         assertEquals(header.get("offsetof(ibv_context.ops.post_recv)"), IbvContextStruct.OPS_POST_RECV);
+        assertEquals(header.get("offsetof(ibv_context.ops.alloc_mw)"), IbvContextStruct.OPS_ALLOC_MW);
+        assertEquals(header.get("offsetof(ibv_context.ops.dealloc_mw)"), IbvContextStruct.OPS_DEALLOC_MW);
+        assertEquals(header.get("offsetof(ibv_mw.context)"), IbvMw.CONTEXT);
+        assertEquals(header.get("offsetof(ibv_mw.rkey)"), IbvMw.RKEY);
         assertEquals(header.get("offsetof(ibv_cq.context)"), IbvCq.CONTEXT);
         assertEquals(header.get("offsetof(ibv_qp.context)"), IbvQp.CONTEXT);
     }
@@ -315,7 +319,11 @@ class IbverbsLayoutTest
     private static final Map<String, Class<?>> SHARED = Map.of(
         "ibv_send_wr", IbvSendWr.class, "ibv_recv_wr", IbvRecvWr.class, "ibv_sge", IbvSge.class, "ibv_wc", IbvWc.class);
 
-    /** The C member path of an abi constant: {@code RDMA_RKEY_OFFSET} of ibv_send_wr is {@code wr.rdma.rkey}. */
+    /**
+     * The C member path of an abi constant: {@code RDMA_RKEY_OFFSET} of ibv_send_wr is {@code wr.rdma.rkey},
+     * {@code BIND_MW_MR_OFFSET} is {@code bind_mw.bind_info.mr}, {@code BIND_MW_ACCESS_OFFSET} is
+     * {@code bind_mw.bind_info.mw_access_flags}.
+     */
     private static String memberPath(final String struct, final String constant)
     {
         final String member = constant.substring(0, constant.length() - "_OFFSET".length()).toLowerCase();
@@ -326,6 +334,12 @@ class IbverbsLayoutTest
         if (struct.equals("ibv_send_wr") && member.startsWith("atomic_"))
         {
             return "wr.atomic." + member.substring("atomic_".length());
+        }
+        if (struct.equals("ibv_send_wr") && member.startsWith("bind_mw_"))
+        {
+            final String field = member.substring("bind_mw_".length());
+            return field.equals("mw") || field.equals("rkey") ? "bind_mw." + field :
+                "bind_mw.bind_info." + (field.equals("access") ? "mw_access_flags" : field);
         }
         return member;
     }
