@@ -28,12 +28,14 @@ import io.rdmakv.verbs.VerbsException;
  * scan). So no byte another session may be granted is writable through an older session's window.
  *
  * <p><b>Bind before reply.</b> The BIND_MW is posted on the session's queue pair before the SEND of the
- * ALLOC_OK that names the window's rkey: a send queue executes its work requests in order and a bind is
- * done when its turn comes (IBA: a Bind Memory Window work request takes effect before the ones posted
- * after it on the same send queue are executed; rxe executes it in the requester before sending on), so
- * the client cannot learn the rkey before the window grants access under it. A client that guesses it and
- * writes earlier gets a remote access error, as for any bad rkey. A bind that fails shows as a failed
- * completion, which fences the session like any failed queue pair.
+ * ALLOC_OK that names the window's rkey, and the client learns that rkey only from the ALLOC_OK. A send
+ * queue executes its work requests in order, and a bind's effect is part of its execution, a local
+ * operation with no wire traffic (rxe binds in the requester when it reaches the bind, before it goes on to
+ * the SEND behind it; the tcp provider binds in posting order), so the ALLOC_OK cannot leave before the
+ * window grants access under its rkey, and the client cannot write the extent through it any earlier.
+ * Waiting for the bind's completion first would add a completion round on the agent's thread for nothing.
+ * A client that guesses the rkey and writes early gets a remote access error, as for any bad rkey. A bind
+ * that fails shows as a failed completion, which fences the session like any failed queue pair.
  */
 public final class GrantWindows
 {
