@@ -46,14 +46,15 @@ final class StatsCommand implements Callable<Integer>
                 }
                 final double load = s.indexSlotsTotal() == 0 ? 0.0 : (double)s.indexSlotsUsed() / s.indexSlotsTotal();
                 text.append(String.format("node %d %s: memory %d/%d bytes used (%d free), index %d/%d slots (load " +
-                        "%.4f), %d client session(s), %d grants%n", node.id(), node.address(), s.memoryUsed(),
-                    s.memoryTotal(), s.memoryFree(), s.indexSlotsUsed(), s.indexSlotsTotal(), load, s.clients(),
-                    s.grants()));
+                        "%.4f), %d client session(s), %d grants, memory windows %s%n", node.id(), node.address(),
+                    s.memoryUsed(), s.memoryTotal(), s.memoryFree(), s.indexSlotsUsed(), s.indexSlotsTotal(), load,
+                    s.clients(), s.grants(), s.memoryWindows() ? "on (" + s.writeWindows() + " bound)" : "off"));
                 nodes.addObject().put("node", node.id()).put("address", node.address())
                     .put("memoryTotal", s.memoryTotal()).put("memoryUsed", s.memoryUsed())
                     .put("memoryFree", s.memoryFree()).put("indexSlotsUsed", s.indexSlotsUsed())
                     .put("indexSlotsTotal", s.indexSlotsTotal()).put("load", load).put("clients", s.clients())
-                    .put("grants", s.grants());
+                    .put("grants", s.grants()).put("memoryWindows", s.memoryWindows())
+                    .put("memoryWindowsBound", Math.max(0, s.writeWindows()));
             }
             if (!unreachable.isEmpty())
             {

@@ -14,6 +14,7 @@ import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
+import io.rdmakv.server.control.GrantWindows;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.SlotRepair;
@@ -66,6 +67,7 @@ public final class KvServer implements AutoCloseable
     private final LockSweeper sweeper;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
+    private final boolean memoryWindows;
     private volatile boolean shuttingDown;
     private boolean closed;
 
@@ -90,7 +92,8 @@ public final class KvServer implements AutoCloseable
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
-            created = new Region(allocated, geometry, config.nodeId(), config.hugePages());
+            memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
+            created = new Region(allocated, geometry, config.nodeId(), config.hugePages(), memoryWindows);
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
             createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
                 new LoopbackIndexAtomics(allocated, created.segment(), created.indexRegion()) :
@@ -119,7 +122,8 @@ public final class KvServer implements AutoCloseable
             new SlotRepair(region.segment(), geometry, atomics, config.graceNanos(), counters,
                 SystemNanoClock.INSTANCE),
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
-            SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()));
+            SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
+            new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
         agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
@@ -182,6 +186,12 @@ public final class KvServer implements AutoCloseable
     public int port()
     {
         return listener.port();
+    }
+
+    /** Whether grants are written through memory windows ({@code --memory-windows} and the device). */
+    public boolean memoryWindows()
+    {
+        return memoryWindows;
     }
 
     public ServerConfig config()

@@ -2,6 +2,7 @@ package io.rdmakv.server;
 
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeader;
+import io.rdmakv.server.control.GrantWindows;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -12,7 +13,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * A node's region: one page-aligned off-heap allocation holding the header, the index and the data
  * area, registered as two memory regions with least privilege: header and index for remote READ and
- * atomics only, the data area for remote READ and WRITE only.
+ * atomics only; the data area for remote READ only, writable through the memory windows bound over each
+ * grant ({@link GrantWindows#DATA_AREA_ACCESS}), or, on a node without windows, for remote READ and WRITE.
  */
 final class Region implements AutoCloseable
 {
@@ -29,7 +31,8 @@ final class Region implements AutoCloseable
      * @param hugePages map the region 2 MiB aligned and advise transparent huge pages before any page is
      *                  touched (else a plain page-aligned allocation)
      */
-    Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId, final boolean hugePages)
+    Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId, final boolean hugePages,
+        final boolean memoryWindows)
     {
         this.geometry = geometry;
         try
@@ -59,7 +62,7 @@ final class Region implements AutoCloseable
             index = pd.registerMemory(segment.asSlice(0, geometry.dataOffset()),
                 AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC);
             dataRegion = pd.registerMemory(segment.asSlice(geometry.dataOffset(), geometry.dataLength()),
-                AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+                memoryWindows ? GrantWindows.DATA_AREA_ACCESS : GrantWindows.DATA_AREA_ACCESS_NO_WINDOWS);
             indexRegion = index;
         }
         catch (final RuntimeException e)

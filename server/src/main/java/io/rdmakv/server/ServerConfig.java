@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
  * @param advertiseHost the host clients are to use, as the cluster map lists this node (behind NAT or a
  *                      proxy); null: {@code listenHost}
  * @param advertisePort the port clients are to use; 0: the port the node listens on
+ * @param memoryWindows whether each grant is written through a memory window of its own session's
+ *                      ({@link MemoryWindowMode}; null: {@link MemoryWindowMode#AUTO})
  */
 public record ServerConfig(
     String listenHost,
@@ -51,7 +53,8 @@ public record ServerConfig(
     long heartbeatIntervalNanos,
     long sessionQuotaBytes,
     String advertiseHost,
-    int advertisePort)
+    int advertisePort,
+    MemoryWindowMode memoryWindows)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -70,6 +73,7 @@ public record ServerConfig(
     {
         authToken = authToken == null ? "" : authToken;
         metricsHost = metricsHost == null ? DEFAULT_METRICS_HOST : metricsHost;
+        memoryWindows = memoryWindows == null ? MemoryWindowMode.AUTO : memoryWindows;
     }
 
     /** The configuration as it was before device, huge pages and metrics existed (metrics off). */
@@ -78,7 +82,7 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
-            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0);
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO);
     }
 
     /** A local test node: 127.0.0.1, a free port, the tcp transport, node 0, no token, 100 ms grace, 1 MiB chunks. */
@@ -145,6 +149,11 @@ public record ServerConfig(
         return toBuilder().advertise(host, port).build();
     }
 
+    public ServerConfig withMemoryWindows(final MemoryWindowMode mode)
+    {
+        return toBuilder().memoryWindows(mode).build();
+    }
+
     public ServerConfig withMetrics(final String host, final int port)
     {
         return toBuilder().metrics(host, port).build();
@@ -172,6 +181,7 @@ public record ServerConfig(
         private long sessionQuotaBytes;
         private String advertiseHost;
         private int advertisePort;
+        private MemoryWindowMode memoryWindows = MemoryWindowMode.AUTO;
 
         private Builder()
         {
@@ -198,6 +208,13 @@ public record ServerConfig(
             sessionQuotaBytes = c.sessionQuotaBytes;
             advertiseHost = c.advertiseHost;
             advertisePort = c.advertisePort;
+            memoryWindows = c.memoryWindows;
+        }
+
+        public Builder memoryWindows(final MemoryWindowMode mode)
+        {
+            memoryWindows = mode;
+            return this;
         }
 
         public Builder listen(final String host, final int port)
@@ -301,7 +318,7 @@ public record ServerConfig(
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
-                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort);
+                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows);
         }
     }
 }

@@ -41,7 +41,7 @@ class HugePagesTest
     @Test
     void aHugePageRegionIsTwoMegabyteAlignedAndAdvisedWhereTheKernelHasThp()
     {
-        try (Region region = new Region(pd, GEOMETRY, 3, true))
+        try (Region region = new Region(pd, GEOMETRY, 3, true, false))
         {
             assertEquals(0, region.segment().address() % HugePages.HUGE_PAGE);
             assertEquals(Files.exists(SelfCheck.THP_ENABLED), region.hugePagesAdvised());
@@ -56,7 +56,7 @@ class HugePagesTest
     @Test
     void aPlainRegionIsPageAlignedAndNotAdvised()
     {
-        try (Region region = new Region(pd, GEOMETRY, 5, false))
+        try (Region region = new Region(pd, GEOMETRY, 5, false, false))
         {
             assertFalse(region.hugePagesAdvised());
             assertEquals(0, region.segment().address() % 4096);

@@ -98,12 +98,14 @@ class KvServerCommandTest
             metrics-host: 127.0.0.1
             lease-timeout-ms: 2000
             heartbeat-ms: 250
+            memory-windows: off
             """.formatted(cluster));
         final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
         assertEquals(0, run.code(), run.err());
         assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
             TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401,
-            TimeUnit.MILLISECONDS.toNanos(2000), TimeUnit.MILLISECONDS.toNanos(250), 256L << 20, null, 0),
+            TimeUnit.MILLISECONDS.toNanos(2000), TimeUnit.MILLISECONDS.toNanos(250), 256L << 20, null, 0,
+            MemoryWindowMode.OFF),
             run.config());
     }
 

@@ -94,9 +94,9 @@ final class LaneRequests implements AutoCloseable
         return ring(READ_GROUPS, 2);
     }
 
-    int writeAndReadGroups(final long blockWord, final KeyLocation key)
+    int writeAndReadGroups(final long blockWord, final int writeRkey, final KeyLocation key)
     {
-        patchBlock(WRITE_READ_GROUPS, blockWord);
+        patchBlockWrite(WRITE_READ_GROUPS, blockWord, writeRkey);
         patchGroups(WRITE_READ_GROUPS + 1, key);
         return ring(WRITE_READ_GROUPS, 3);
     }
@@ -107,9 +107,9 @@ final class LaneRequests implements AutoCloseable
         return ring(READ_SLOT_BLOCK, 2);
     }
 
-    int writeAndReadSlotAndBlock(final long blockWord, final long slotAddress, final long word)
+    int writeAndReadSlotAndBlock(final long blockWord, final int writeRkey, final long slotAddress, final long word)
     {
-        patchBlock(WRITE_READ_SLOT_BLOCK, blockWord);
+        patchBlockWrite(WRITE_READ_SLOT_BLOCK, blockWord, writeRkey);
         patchSlotAndBlock(WRITE_READ_SLOT_BLOCK + 1, slotAddress, word);
         return ring(WRITE_READ_SLOT_BLOCK, 3);
     }
@@ -126,9 +126,10 @@ final class LaneRequests implements AutoCloseable
         return ring(CAS_SLOT, 1);
     }
 
-    int writeAndCasSlot(final long blockWord, final long slotAddress, final long expected, final long swap)
+    int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
+        final long swap)
     {
-        patchBlock(WRITE_CAS_SLOT, blockWord);
+        patchBlockWrite(WRITE_CAS_SLOT, blockWord, writeRkey);
         wrs.at(WRITE_CAS_SLOT + 1).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(WRITE_CAS_SLOT, 2);
     }
@@ -250,12 +251,20 @@ final class LaneRequests implements AutoCloseable
         patchBlock(first + 1, word);
     }
 
-    /** Points a block READ or WRITE at the block a slot word names, with the block's length. */
+    /** Points a block READ at the block a slot word names, with the block's length. */
     private void patchBlock(final int index, final long word)
     {
+        patchBlockWrite(index, word, remote.dataRkey());
+    }
+
+    /**
+     * Points a block READ or WRITE at the block a slot word names, with the block's length and {@code rkey}
+     * (a WRITE's comes from the {@link SpaceLease}: the data area itself is not remotely writable).
+     */
+    private void patchBlockWrite(final int index, final long word, final int rkey)
+    {
         final SendWorkRequest wr = wrs.at(index);
-        wr.sge(0, wr.sgeAddr(0), SlotWord.blockLength(word), io.lkey()).rdma(remote.blockAddress(word),
-            remote.dataRkey());
+        wr.sge(0, wr.sgeAddr(0), SlotWord.blockLength(word), io.lkey()).rdma(remote.blockAddress(word), rkey);
     }
 
     @Override

@@ -69,7 +69,7 @@ final class NewBlock
     /** One doorbell: READ both groups, with the block's WRITE in front if it has not gone out yet. */
     int readGroups()
     {
-        final int rc = written ? requests.readGroups(key) : requests.writeAndReadGroups(word, key);
+        final int rc = written ? requests.readGroups(key) : requests.writeAndReadGroups(word, space.writeRkey(), key);
         written = true;
         return rc;
     }
@@ -78,7 +78,7 @@ final class NewBlock
     int casSlot(final long slotAddress, final long expected)
     {
         final int rc = written ? requests.casSlot(slotAddress, expected, word) :
-            requests.writeAndCasSlot(word, slotAddress, expected, word);
+            requests.writeAndCasSlot(word, space.writeRkey(), slotAddress, expected, word);
         written = true;
         return rc;
     }
@@ -87,7 +87,7 @@ final class NewBlock
     int readSlotAndBlock(final long slotAddress, final long cachedWord)
     {
         final int rc = written ? requests.readSlotAndBlock(slotAddress, cachedWord) :
-            requests.writeAndReadSlotAndBlock(word, slotAddress, cachedWord);
+            requests.writeAndReadSlotAndBlock(word, space.writeRkey(), slotAddress, cachedWord);
         written = true;
         return rc;
     }

@@ -34,6 +34,7 @@ final class SpaceLease
     private int freeHead;
     private long extentEnd;
     private long cursor;
+    private int writeRkey;
     private AllocFailedMessage refusal;
 
     SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
@@ -65,6 +66,7 @@ final class SpaceLease
             }
             extentEnd = ok.chunkOffset() + ok.chunkLength();
             cursor = ok.chunkOffset();
+            writeRkey = ok.writeRkey();
             return Status.OK;
         }
         return reply == null ? control.failure() : reply instanceof AllocFailedMessage ?
@@ -81,6 +83,16 @@ final class SpaceLease
     long offset()
     {
         return cursor;
+    }
+
+    /**
+     * The rkey the block at {@link #offset()} is written with: the one the node named in the ALLOC_OK of the
+     * extent (its memory window over exactly that extent, on this session's queue pair). The only place a
+     * block WRITE's rkey comes from; reads use the data area's rkey.
+     */
+    int writeRkey()
+    {
+        return writeRkey;
     }
 
     /** The block at {@link #offset()} is now referenced by a slot. */

@@ -50,7 +50,7 @@ final class Doorbells
             case Opcode.RDMA_READ -> wr.rdmaRkey() == NodeRegion.DATA_RKEY ? "READ block" :
                 wr.sgeLength(0) == BucketDescriptor.GROUP_LENGTH ? "READ group" :
                 wr.sgeLength(0) == BucketDescriptor.SLOT_LENGTH ? "READ slot" : "READ index";
-            case Opcode.RDMA_WRITE -> wr.rdmaRkey() == NodeRegion.DATA_RKEY ? "WRITE block" : "WRITE index";
+            case Opcode.RDMA_WRITE -> wr.rdmaRkey() != NodeRegion.INDEX_RKEY ? "WRITE block" : "WRITE index";
             case Opcode.ATOMIC_CMP_AND_SWP -> !node.isLockAddress(wr.atomicRemoteAddr()) ? "CAS slot" :
                 wr.atomicSwap() == 0 ? "UNLOCK" : "LOCK";
             case Opcode.SEND ->

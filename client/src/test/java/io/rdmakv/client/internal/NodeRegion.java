@@ -36,6 +36,8 @@ final class NodeRegion implements AutoCloseable
     static final long INDEX_ADDRESS = 1L << 40;
     static final int INDEX_RKEY = 0x1D;
     static final int DATA_RKEY = 0xDA;
+    /** The rkey of the first grant's window; each later grant's is one more (the node's windows, emulated). */
+    static final int FIRST_WINDOW_RKEY = 0x3000;
     static final int CHUNK_SIZE = 256 * 1024;
     /** What one ALLOC grants (at least what was asked for). */
     static final int GRANT = 64 * 1024;
@@ -55,6 +57,8 @@ final class NodeRegion implements AutoCloseable
     private RepairRefusal repairRefusal;
     private long allocCursor = SlotWord.UNIT;
     private long allocLimit = geometry.dataLength();
+    /** Each grant's window: its rkey, at FIRST_WINDOW_RKEY + index, and where it starts and ends. */
+    private final List<long[]> windows = new ArrayList<>();
     private boolean dataRegionRegistered = true;
 
     NodeRegion()
@@ -83,14 +87,25 @@ final class NodeRegion implements AutoCloseable
         return new RemoteIndex(INDEX_ADDRESS, INDEX_RKEY, dataAddress(), DATA_RKEY, geometry);
     }
 
-    /** The region offset of {@code length} bytes at {@code address}, or -1 when {@code rkey} does not cover them. */
-    long translate(final long address, final int length, final int rkey)
+    /**
+     * The region offset of {@code length} bytes at {@code address}, or -1 when {@code rkey} does not cover
+     * them. As on a node with memory windows: the data area's rkey grants READs only; a WRITE there needs
+     * the rkey of a grant's window (any session's: the fake does not tell queue pairs apart) and lies inside
+     * that grant.
+     */
+    long translate(final long address, final int length, final int rkey, final boolean write)
     {
         if (rkey == INDEX_RKEY && within(address, length, INDEX_ADDRESS, geometry.headerAndIndexLength()))
         {
             return address - INDEX_ADDRESS;
         }
-        if (rkey == DATA_RKEY && dataRegionRegistered && within(address, length, dataAddress(), geometry.dataLength()))
+        if (!dataRegionRegistered || !within(address, length, dataAddress(), geometry.dataLength()))
+        {
+            return -1;
+        }
+        final int window = rkey - FIRST_WINDOW_RKEY;
+        if (write ? window >= 0 && window < windows.size() && within(address, length,
+            dataAddress() + windows.get(window)[0], windows.get(window)[1]) : rkey == DATA_RKEY)
         {
             return address - INDEX_ADDRESS;
         }
@@ -131,7 +146,8 @@ final class NodeRegion implements AutoCloseable
             }
             final long offset = allocCursor;
             allocCursor += length;
-            return new AllocOkMessage(alloc.requestId(), offset, length);
+            windows.add(new long[] {offset, length});
+            return new AllocOkMessage(alloc.requestId(), offset, length, FIRST_WINDOW_RKEY + windows.size() - 1);
         }
         if (request instanceof RepairMessage repair)
         {

@@ -196,7 +196,8 @@ final class ScriptedNic implements QueuePair
         {
             case Opcode.RDMA_READ, Opcode.RDMA_WRITE ->
             {
-                final long remote = node.translate(wr.rdmaRemoteAddr(), length, wr.rdmaRkey());
+                final long remote = node.translate(wr.rdmaRemoteAddr(), length, wr.rdmaRkey(),
+                    wr.opcode() == Opcode.RDMA_WRITE);
                 if (remote < 0)
                 {
                     return WcStatus.REM_ACCESS_ERR;
@@ -212,7 +213,7 @@ final class ScriptedNic implements QueuePair
             }
             case Opcode.ATOMIC_CMP_AND_SWP ->
             {
-                final long remote = node.translate(wr.atomicRemoteAddr(), Long.BYTES, wr.atomicRkey());
+                final long remote = node.translate(wr.atomicRemoteAddr(), Long.BYTES, wr.atomicRkey(), true);
                 if (length != Long.BYTES || wr.atomicRemoteAddr() % Long.BYTES != 0)
                 {
                     return WcStatus.REM_INV_REQ_ERR;

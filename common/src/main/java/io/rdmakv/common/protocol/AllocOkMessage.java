@@ -1,18 +1,25 @@
 package io.rdmakv.common.protocol;
 
 /**
- * ALLOC_OK, server to client: a chunk of the data area is the client's until it says BYE or dies.
+ * ALLOC_OK, server to client: a chunk of the data area is the client's until it says BYE or dies, and the
+ * rkey its blocks there are written with.
  *
  * <pre>
  *  16 chunk_offset   u64   offset in the data area (a multiple of 64)
  *  24 chunk_length   u64
+ *  32 write_rkey     u32   the rkey of the memory window bound over exactly this chunk on the session's
+ *                          queue pair (or the data area's own rkey on a node without memory windows)
+ *  36 reserved       u32   zero
  * </pre>
  */
-public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength) implements ControlMessage
+public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength, int writeRkey)
+    implements ControlMessage
 {
     public static final int CHUNK_OFFSET_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
     public static final int CHUNK_LENGTH_OFFSET = CHUNK_OFFSET_OFFSET + Long.BYTES;
-    public static final int LENGTH = CHUNK_LENGTH_OFFSET + Long.BYTES;
+    public static final int WRITE_RKEY_OFFSET = CHUNK_LENGTH_OFFSET + Long.BYTES;
+    public static final int RESERVED_OFFSET = WRITE_RKEY_OFFSET + Integer.BYTES;
+    public static final int LENGTH = RESERVED_OFFSET + Integer.BYTES;
 
     public AllocOkMessage
     {
@@ -38,11 +45,20 @@ public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength)
 
     void encodeBody(final MessageWriter writer)
     {
-        writer.u64(chunkOffset).u64(chunkLength);
+        writer.u64(chunkOffset).u64(chunkLength).u32(writeRkey).u32(0);
     }
 
     static AllocOkMessage decode(final MessageReader reader, final long requestId)
     {
-        return new AllocOkMessage(requestId, reader.u64("chunk offset"), reader.u64("chunk length"));
+        final long offset = reader.u64("chunk offset");
+        final long length = reader.u64("chunk length");
+        final int rkey = reader.u32("write rkey");
+        final int reserved = reader.u32("reserved");
+        if (reserved != 0)
+        {
+            throw new IllegalArgumentException("reserved field is " + Integer.toUnsignedString(reserved) +
+                ", must be 0");
+        }
+        return new AllocOkMessage(requestId, offset, length, rkey);
     }
 }

@@ -30,8 +30,11 @@ import java.lang.foreign.MemorySegment;
  */
 public final class MessageHeaderDescriptor
 {
-    /** The version of the control protocol, carried in HELLO and HELLO_OK. */
-    public static final int PROTOCOL_VERSION = 2;
+    /**
+     * The version of the control protocol, carried in HELLO and HELLO_OK. 3: ALLOC_OK carries the rkey a
+     * chunk is written with (a memory window per grant).
+     */
+    public static final int PROTOCOL_VERSION = 3;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;

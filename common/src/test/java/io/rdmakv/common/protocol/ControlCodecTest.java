@@ -39,7 +39,7 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(2, MessageHeaderDescriptor.PROTOCOL_VERSION, "2: HELLO_OK carries the region header and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist");
+        assertEquals(3, MessageHeaderDescriptor.PROTOCOL_VERSION, "2: HELLO_OK carries the region header and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist; 3: ALLOC_OK carries the chunk's write rkey");
     }
 
     @Test
@@ -77,7 +77,9 @@ class ControlCodecTest
         assertEquals(20, CodedText.TEXT_LENGTH_OFFSET);
         assertEquals(24, CodedText.TEXT_OFFSET);
         assertEquals(24, AllocMessage.LENGTH);
-        assertEquals(32, AllocOkMessage.LENGTH);
+        assertEquals(32, AllocOkMessage.WRITE_RKEY_OFFSET);
+        assertEquals(36, AllocOkMessage.RESERVED_OFFSET);
+        assertEquals(40, AllocOkMessage.LENGTH);
         assertEquals(16, FreeMessage.COUNT_OFFSET);
         assertEquals(24, FreeMessage.ENTRIES_OFFSET);
         assertEquals(12, FreeMessage.ENTRY_LENGTH);
@@ -86,7 +88,8 @@ class ControlCodecTest
         assertTrue(FreeMessage.lengthFor(FreeMessage.MAX_ENTRIES) <= 4096);
         assertTrue(FreeMessage.lengthFor(FreeMessage.MAX_ENTRIES + 1) > 4096);
         assertEquals(64, StatsOkMessage.GRANTS_OFFSET);
-        assertEquals(72, StatsOkMessage.LENGTH);
+        assertEquals(72, StatsOkMessage.WRITE_WINDOWS_OFFSET);
+        assertEquals(80, StatsOkMessage.LENGTH);
 
         assertEquals(16, RepairMessage.GROUP_OFFSET);
         assertEquals(24, RepairMessage.SLOT_OFFSET);
@@ -114,6 +117,18 @@ class ControlCodecTest
         assertEquals(
             "0400" + "0000" + "18000000" + "0807060504030201" + "0000100000000000",
             HexFormat.of().formatHex(bytes));
+    }
+
+    @Test
+    void encodesAllocOkWithItsWriteRkeyByteForByte()
+    {
+        final byte[] bytes = ControlCodec.toBytes(new AllocOkMessage(9, 0x40, 0x1000, 0xA1B2C3D4));
+        assertEquals(
+            "0500" + "0000" + "28000000" + "0900000000000000" + "4000000000000000" + "0010000000000000" +
+            "d4c3b2a1" + "00000000",
+            HexFormat.of().formatHex(bytes));
+        assertEquals(0xA1B2C3D4, ((AllocOkMessage)ControlCodec.fromBytes(bytes)).writeRkey(),
+            "an rkey with its top bit set is an rkey, not a negative number to refuse");
     }
 
     @Test

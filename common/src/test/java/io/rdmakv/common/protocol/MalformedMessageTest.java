@@ -12,6 +12,7 @@ import java.util.Random;
 import static io.rdmakv.common.protocol.WireEdits.malformed;
 import static io.rdmakv.common.protocol.WireEdits.withU16;
 import static io.rdmakv.common.protocol.WireEdits.withU32;
+import static io.rdmakv.common.protocol.WireEdits.withU64;
 import static io.rdmakv.common.protocol.WireEdits.resized;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -58,9 +59,13 @@ class MalformedMessageTest
         final MalformedMessageException ex = malformed(resized(bytes(new AllocMessage(1, 64)), 32), Kind.BAD_LENGTH);
         assertEquals("ALLOC message length 32, must be 24", ex.getMessage());
         malformed(resized(bytes(new StatsMessage(1)), 20), Kind.BAD_LENGTH);
-        malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1)), 64), Kind.BAD_LENGTH);
+        malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1, 1)), 72), Kind.BAD_LENGTH);
         malformed(withU32(bytes(new ByeMessage(1)), MessageHeaderDescriptor.LENGTH_OFFSET, 8), Kind.BAD_LENGTH);
         malformed(resized(bytes(new HeartbeatMessage(1)), 24), Kind.BAD_LENGTH);
+        // a version 2 ALLOC_OK (no write rkey) is not read as one with a zero rkey
+        final MalformedMessageException oldAllocOk = malformed(
+            resized(bytes(new AllocOkMessage(1, 64, 64, 7)), 32), Kind.BAD_LENGTH);
+        assertEquals("ALLOC_OK message length 32, must be 40", oldAllocOk.getMessage());
     }
 
     @Test
@@ -128,7 +133,7 @@ class MalformedMessageTest
         final byte[] hello = bytes(new HelloMessage(1, new byte[4], Samples.CLIENT));
         final MalformedMessageException ex = malformed(
             withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 1), Kind.BAD_VERSION);
-        assertEquals("HELLO of protocol version 1: this build speaks version 2", ex.getMessage());
+        assertEquals("HELLO of protocol version 1: this build speaks version 3", ex.getMessage());
         // a HELLO of another version is refused on its version, whatever follows
         malformed(
             withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 7), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
@@ -164,6 +169,13 @@ class MalformedMessageTest
         final byte[] free = bytes(new FreeMessage(1, new long[] {64}, new int[] {64}));
         malformed(withU32(free, FreeMessage.ENTRIES_OFFSET + FreeMessage.ENTRY_LENGTH_OFFSET, -64), Kind.BAD_FIELD);
         malformed(resized(withU32(free, FreeMessage.COUNT_OFFSET, 0), FreeMessage.ENTRIES_OFFSET), Kind.BAD_FIELD);
+
+        final byte[] allocOk = bytes(new AllocOkMessage(1, 64, 64, 0x1234_5678));
+        final MalformedMessageException reserved = malformed(
+            withU32(allocOk, AllocOkMessage.RESERVED_OFFSET, 1), Kind.BAD_FIELD);
+        assertEquals("ALLOC_OK: reserved field is 1, must be 0", reserved.getMessage());
+        malformed(withU64(allocOk, AllocOkMessage.CHUNK_LENGTH_OFFSET, 0), Kind.BAD_FIELD);
+        malformed(withU64(allocOk, AllocOkMessage.CHUNK_OFFSET_OFFSET, -64), Kind.BAD_FIELD);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.server.MemoryWindowMode;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.server.SizeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Option;
 
 import java.util.concurrent.TimeUnit;
 
-/** The region and its space: size, chunk size, grace period, session quota, huge pages. */
+/** The region and its space: size, chunk size, grace period, session quota, huge pages, memory windows. */
 public final class SpaceOptions
 {
     @Option(names = "--memory", paramLabel = "SIZE", defaultValue = "1g", converter = SizeConverter.class,
@@ -34,6 +35,13 @@ public final class SpaceOptions
         description = "Map the region 2 MiB aligned and advise transparent huge pages (madvise) before it is " +
             "touched. Default: ${DEFAULT-VALUE}.")
     private boolean hugePages;
+
+    @Option(names = "--memory-windows", paramLabel = "auto|on|off", defaultValue = "auto",
+        description = "Scope remote writes per session with type-2 memory windows: the data area is readable by " +
+            "every session and writable only through a window over each grant, bound on its own session's queue " +
+            "pair. auto: where the device has windows (else off, with a warning); on: refuse to start without " +
+            "them; off: every session may write the whole data area. Default: ${DEFAULT-VALUE}.")
+    private String memoryWindows;
 
     /** Sets region size, chunk size, grace period, session quota and huge pages; refuses a region too small for one chunk. */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
@@ -65,7 +73,12 @@ public final class SpaceOptions
             throw Invalid.value(spec, "--session-quota", sessionQuota, "0 (a quarter of the data area) up to the " +
                 "region size, " + memory + " bytes");
         }
-        builder.memoryBytes(memory).chunkSize((int)chunkSize).graceMillis(graceMs).hugePages(hugePages)
+        final MemoryWindowMode windows = MemoryWindowMode.parse(memoryWindows);
+        if (windows == null)
+        {
+            throw Invalid.value(spec, "--memory-windows", memoryWindows, "auto, on or off");
+        }
+        builder.memoryWindows(windows).memoryBytes(memory).chunkSize((int)chunkSize).graceMillis(graceMs).hugePages(hugePages)
             .sessionQuotaBytes(sessionQuota);
     }
 }

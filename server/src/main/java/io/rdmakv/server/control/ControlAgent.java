@@ -1,6 +1,7 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
@@ -14,12 +15,16 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.FreeJob;
 import io.rdmakv.server.space.IndexCensus;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.MemoryWindow;
+import io.rdmakv.verbs.VerbsException;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WorkCompletion;
 import io.rdmakv.verbs.WorkCompletions;
@@ -83,6 +88,7 @@ public final class ControlAgent implements Agent
     private final DamageScan damageScan;
     private final SessionRegistry sessions = new SessionRegistry();
     private final Departures departures;
+    private final GrantWindows windows;
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
     private long lastExpiry;
@@ -100,6 +106,20 @@ public final class ControlAgent implements Agent
         final LiveBlockCheck liveBlocks, final SlotRepair repair, final DamageScan damageScan,
         final RegionGeometry geometry, final ServerCounters counters, final NanoClock clock, final long sessionQuota)
     {
+        this(cq, allocator, scanner, liveBlocks, repair, damageScan, geometry, counters, clock, sessionQuota,
+            new GrantWindows(0, counters));
+    }
+
+    /**
+     * @param windows how a grant is made writable to its session only ({@link GrantWindows}), or, without
+     *                windows, the rkey every session writes the data area with
+     */
+    public ControlAgent(final CompletionQueue cq, final DataAreaAllocator allocator, final IndexScanner scanner,
+        final LiveBlockCheck liveBlocks, final SlotRepair repair, final DamageScan damageScan,
+        final RegionGeometry geometry, final ServerCounters counters, final NanoClock clock, final long sessionQuota,
+        final GrantWindows windows)
+    {
+        this.windows = windows;
         this.repair = repair;
         this.damageScan = damageScan;
         this.space = new SpaceRequests(allocator, counters, geometry, sessionQuota,
@@ -111,7 +131,7 @@ public final class ControlAgent implements Agent
         this.counters = counters;
         this.clock = clock;
         this.lastExpiry = clock.nanoTime();
-        this.departures = new Departures(sessions, deferred, space, scanner, clock);
+        this.departures = new Departures(sessions, deferred, space, scanner, clock, windows);
         space.publish();
     }
 
@@ -138,6 +158,12 @@ public final class ControlAgent implements Agent
     public int sessionCount()
     {
         return sessions.count();
+    }
+
+    /** Whether grants are written through memory windows. */
+    public boolean memoryWindows()
+    {
+        return windows.enabled();
     }
 
     /** Makes a connected session known; its RECVs are already posted. Safe from any thread. */
@@ -256,7 +282,8 @@ public final class ControlAgent implements Agent
             return;
         }
         session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
-            new FreeJob(allocator, liveBlocks, session.id(), free, deferred) : null, space.censusPasses()));
+            new FreeJob(allocator, liveBlocks, session.id(), free, deferred, windows.enabled()) : null,
+            space.censusPasses()));
         if (session.inbox.size() == 1)
         {
             ready.add(session);
@@ -300,7 +327,8 @@ public final class ControlAgent implements Agent
                 }
                 else if (head.message() instanceof StatsMessage stats)
                 {
-                    final ControlMessage answer = space.stats(stats, head.census(), now, sessions.count());
+                    final ControlMessage answer = space.stats(stats, head.census(), now, sessions.count(),
+                        windows.enabled() ? windows.bound() : StatsOkMessage.NO_WINDOWS);
                     if (answer == null)
                     {
                         break;
@@ -348,14 +376,41 @@ public final class ControlAgent implements Agent
         }
     }
 
+    /**
+     * Grants an extent and makes it writable to {@code session} alone ({@link GrantWindows}: the window is
+     * reserved first, so a device out of windows refuses the ALLOC without granting; it is bound on the
+     * session's queue pair before the reply is posted there). Then the FREEs deferred until it moved on are
+     * checked as its own: its previous window is gone.
+     */
     private void allocate(final ServerSession session, final AllocMessage alloc)
     {
-        final ControlMessage answer = space.allocate(session.id(), alloc, clock.nanoTime());
-        if (answer instanceof AllocOkMessage)
+        final MemoryWindow window;
+        try
         {
-            space.publish();
-            deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
+            window = windows.reserve();
         }
+        catch (final VerbsException e)
+        {
+            counters.increment(ServerCounter.ALLOC_REQUESTS);
+            counters.increment(ServerCounter.ALLOC_FAILURES);
+            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
+                "no memory window for a new grant: " + e.getMessage() + "; the session keeps its current extent"));
+            return;
+        }
+        final ControlMessage answer = space.allocate(session.id(), alloc, clock.nanoTime(), windows.writeRkey(window));
+        if (!(answer instanceof AllocOkMessage ok))
+        {
+            windows.unused(window);
+            reply(session, answer);
+            return;
+        }
+        if (!windows.bind(session, window, new Extent(ok.chunkOffset(), ok.chunkLength())))
+        {
+            depart(session, "its queue pair refused a memory window bind");
+            return;
+        }
+        space.publish();
+        deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
         reply(session, answer);
     }
 

@@ -45,6 +45,16 @@ public enum ServerCounter
     LEASES_EXPIRED(ServerMetric.LEASES_EXPIRED),
     /** Insert locks holding a value that was no live session's, cleared by the sweep. */
     STALE_LOCKS_CLEARED(ServerMetric.STALE_INSERT_LOCKS_CLEARED),
+    /** A gauge: 1 when grants are written through memory windows, 0 when the data area's rkey writes. */
+    MEMORY_WINDOWS_ENABLED(ServerMetric.MEMORY_WINDOWS_ENABLED),
+    /** A gauge: memory windows bound now (one per session with a grant). */
+    MEMORY_WINDOWS_BOUND(ServerMetric.MEMORY_WINDOWS_BOUND),
+    /** Windows bound over a new grant. */
+    MEMORY_WINDOW_BINDS(ServerMetric.MEMORY_WINDOW_EVENTS, "bind"),
+    /** Windows deallocated because their session was fenced. */
+    MEMORY_WINDOW_REVOCATIONS(ServerMetric.MEMORY_WINDOW_EVENTS, "revoke"),
+    /** Windows the device would not allocate or a queue pair would not bind (the ALLOC was refused). */
+    MEMORY_WINDOW_FAILURES(ServerMetric.MEMORY_WINDOW_EVENTS, "failure"),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
     /** FREE entries of a block in another session's latest extent, held until it moves on. Not exported. */

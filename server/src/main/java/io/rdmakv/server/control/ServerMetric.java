@@ -21,6 +21,14 @@ public enum ServerMetric
         "Space requests refused, by reason: free_not_granted (inside no granted range: never granted or freed " +
         "twice), free_foreign (another session's space that is not one dead block of it), free_live (overlaps " +
         "a block a slot references), alloc_quota (the session's quota is used)", "reason"),
+    MEMORY_WINDOWS_ENABLED("rdmakv_memory_windows_enabled", Type.GAUGE,
+        "1 when each grant is writable only through a memory window on its own session's queue pair, 0 when " +
+        "every session writes the data area with its rkey (--memory-windows)"),
+    MEMORY_WINDOWS_BOUND("rdmakv_memory_windows_bound", Type.GAUGE,
+        "Memory windows bound now (one per session with a grant)"),
+    MEMORY_WINDOW_EVENTS("rdmakv_memory_window_events_total", Type.COUNTER,
+        "Memory window events: bind (a grant made writable), revoke (a fenced session's window deallocated), " +
+        "failure (the device allocated no window or a queue pair refused the bind: the ALLOC was refused)", "event"),
     GRANTED_CHUNKS("rdmakv_granted_chunks_total", Type.COUNTER,
         "Extents of the data area granted to clients (ALLOC) since start"),
     DATA_AREA_FREE_BYTES("rdmakv_data_area_free_bytes", Type.GAUGE,

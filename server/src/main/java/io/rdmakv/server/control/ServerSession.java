@@ -6,6 +6,7 @@ import io.rdmakv.common.protocol.ControlMessage;
 import org.agrona.CloseHelper;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.ReceiveWorkRequests;
@@ -37,7 +38,11 @@ public final class ServerSession implements AutoCloseable
     private final MemorySegment buffers;
     private final MemoryRegion mr;
     private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(RECV_BUFFERS, 1);
-    private final SendWorkRequests sends = SendWorkRequests.allocate(2, 1);
+    /** Reply, notice, and the BIND_MW of the session's write window (see {@link GrantWindows}). */
+    private final SendWorkRequests sends = SendWorkRequests.allocate(3, 1);
+    private static final int BIND_REQUEST = 2;
+    private static final long BIND_WR_ID = 2000;
+    private MemoryWindow window;
     private QueuePair qp;
     private Socket bootstrap;
     private volatile boolean departed;
@@ -101,6 +106,30 @@ public final class ServerSession implements AutoCloseable
         return qp.postSend(sends.at(buffer - REPLY_BUFFER)) == 0;
     }
 
+    /**
+     * Posts a bind of {@code mw} over {@code [addr, addr + length)} of {@code mr} with {@code access}, under
+     * {@code rkey}, on this session's queue pair (unsignaled: a failure still completes, with an error).
+     * False when the queue pair refuses it.
+     */
+    boolean postBind(final MemoryWindow mw, final int rkey, final MemoryRegion mr, final long addr, final long length,
+        final int access)
+    {
+        sends.at(BIND_REQUEST).wrId(BIND_WR_ID).sendFlags(0).bindMemoryWindow(mw, rkey, mr, addr, length, access)
+            .next(null);
+        return qp.postSend(sends.at(BIND_REQUEST)) == 0;
+    }
+
+    /** The window the session writes its latest grant through, or null (agent thread only). */
+    MemoryWindow window()
+    {
+        return window;
+    }
+
+    void window(final MemoryWindow window)
+    {
+        this.window = window;
+    }
+
     boolean departed()
     {
         return departed;
@@ -117,6 +146,8 @@ public final class ServerSession implements AutoCloseable
         departed = true;
         CloseHelper.quietClose(bootstrap);
         CloseHelper.quietClose(qp);
+        CloseHelper.quietClose(window);
+        window = null;
         CloseHelper.quietClose(mr);
         receives.close();
         sends.close();

@@ -75,10 +75,11 @@ final class SpaceRequests
     /**
      * The answer to a STATS that arrived when {@code passesAtArrival} census passes were complete: from a
      * count at most {@link ControlAgent#STATS_MAX_AGE_NANOS} old or from a pass completed since it arrived;
-     * null when it must wait for the pass under way (which then advances each cycle).
+     * null when it must wait for the pass under way (which then advances each cycle). {@code writeWindows}:
+     * see {@link StatsOkMessage#writeWindows}.
      */
     StatsOkMessage stats(final StatsMessage stats, final long passesAtArrival, final long nowNanos,
-        final int clients)
+        final int clients, final long writeWindows)
     {
         if (!census.isFresh(nowNanos) && census.passes() == passesAtArrival)
         {
@@ -89,11 +90,14 @@ final class SpaceRequests
         final long total = allocator.capacity();
         final long free = allocator.freeBytes();
         return new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
-            census.usedSlots(), geometry.slotCount(), clients, allocator.grantedExtents());
+            census.usedSlots(), geometry.slotCount(), clients, allocator.grantedExtents(), writeWindows);
     }
 
-    /** Grants {@code session} an extent, or says why not (ALLOC_OK or ALLOC_FAILED). */
-    ControlMessage allocate(final long session, final AllocMessage alloc, final long nowNanos)
+    /**
+     * Grants {@code session} an extent, or says why not (ALLOC_OK or ALLOC_FAILED); the ALLOC_OK tells the
+     * client to write the extent with {@code writeRkey} (see {@link GrantWindows}).
+     */
+    ControlMessage allocate(final long session, final AllocMessage alloc, final long nowNanos, final int writeRkey)
     {
         counters.increment(ServerCounter.ALLOC_REQUESTS);
         final long min = alloc.requestedBytes();
@@ -126,7 +130,7 @@ final class SpaceRequests
             counters.increment(ServerCounter.ALLOC_FAILURES);
             return full(alloc, min);
         }
-        return new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length());
+        return new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length(), writeRkey);
     }
 
     private AllocFailedMessage full(final AllocMessage alloc, final long min)

@@ -32,6 +32,11 @@ import io.rdmakv.common.protocol.FreeMessage;
  *
  * Then the range is released into the grace period, if it is still granted to the same owner (the
  * allocator may have changed between steps: a departure, another FREE).
+ *
+ * <p>With memory windows ({@code deferOwnLatest}), a range inside the sender's own latest extent is
+ * {@link Verdict#DEFERRED} too, whatever its shape: that extent is writable through the sender's window
+ * until it moves on, so none of it may become grantable to anyone before then. The deferred entry is
+ * judged by these rules once it has (as the owner's own, outside its latest extent).
  */
 public final class FreeJob
 {
@@ -59,6 +64,7 @@ public final class FreeJob
     private final long sender;
     private final FreeMessage message;
     private final Deferral deferral;
+    private final boolean deferOwnLatest;
     private final int[] verdicts = new int[Verdict.values().length];
     private int entry;
     private long owner = -1;
@@ -74,6 +80,21 @@ public final class FreeJob
     public FreeJob(final DataAreaAllocator allocator, final LiveBlockCheck liveBlocks, final long sender,
         final FreeMessage message, final Deferral deferral)
     {
+        this(allocator, liveBlocks, sender, message, deferral, false);
+    }
+
+    /**
+     * @param deferOwnLatest defer (to {@code deferral}, which must be given) ranges inside the sender's own
+     *                       latest extent: the node writes grants through memory windows
+     */
+    public FreeJob(final DataAreaAllocator allocator, final LiveBlockCheck liveBlocks, final long sender,
+        final FreeMessage message, final Deferral deferral, final boolean deferOwnLatest)
+    {
+        if (deferOwnLatest && deferral == null)
+        {
+            throw new IllegalArgumentException("deferring frees of the sender's latest extent needs a deferral");
+        }
+        this.deferOwnLatest = deferOwnLatest;
         this.deferral = deferral;
         this.allocator = allocator;
         this.liveBlocks = liveBlocks;
@@ -151,6 +172,11 @@ public final class FreeJob
         {
             return Verdict.NOT_GRANTED;
         }
+        if (holder == sender && deferOwnLatest && overlaps(allocator.latestGrant(sender), offset, length))
+        {
+            deferral.defer(sender, offset, (int)length);
+            return Verdict.DEFERRED;
+        }
         if (holder != sender)
         {
             final Extent latest = holder == DataAreaAllocator.NO_OWNER ? null : allocator.latestGrant(holder);
@@ -158,7 +184,7 @@ public final class FreeJob
             {
                 return Verdict.FOREIGN;
             }
-            if (latest != null && offset + length > latest.offset() && offset < latest.end())
+            if (overlaps(latest, offset, length))
             {
                 if (deferral == null)
                 {
@@ -171,6 +197,11 @@ public final class FreeJob
         owner = holder;
         cursor = LiveBlockCheck.lookbackStart(offset, allocator.grantedRangeStart(offset));
         return null;
+    }
+
+    private static boolean overlaps(final Extent extent, final long offset, final long length)
+    {
+        return extent != null && offset + length > extent.offset() && offset < extent.end();
     }
 
     private void decide(final Verdict verdict)

@@ -210,7 +210,7 @@ class ControlAgentTest
     @Test
     void aReplyTypeSentAsARequestIsUnexpected()
     {
-        final ErrorMessage error = assertInstanceOf(ErrorMessage.class, request(new AllocOkMessage(5, 64, 64)));
+        final ErrorMessage error = assertInstanceOf(ErrorMessage.class, request(new AllocOkMessage(5, 64, 64, 0)));
         assertEquals(ReasonCode.UNEXPECTED_MESSAGE, error.reason());
         assertEquals(5, error.requestId());
         assertEquals(1, counters.get(ServerCounter.MALFORMED_MESSAGES));

@@ -20,6 +20,7 @@ import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.space.TestRegion;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.VerbsConfig;
@@ -65,6 +66,7 @@ class SpaceRulesTest
     private final ProtectionDomain pd = context.allocateProtectionDomain();
     private final CompletionQueue cq = context.createCompletionQueue(256);
     private ControlAgent agent;
+    private MemoryRegion dataArea;
 
     @AfterEach
     void close()
@@ -74,7 +76,7 @@ class SpaceRulesTest
             agent.onClose();
         }
         peers.forEach(ControlPeer::close);
-        CloseHelper.closeAll(cq, pd, context, region);
+        CloseHelper.closeAll(dataArea, cq, pd, context, region);
     }
 
     private void start(final long quota)
@@ -84,6 +86,19 @@ class SpaceRulesTest
         agent = new ControlAgent(cq, allocator, new IndexScanner(atomics, GEOMETRY), liveBlocks,
             new SlotRepair(region.segment(), GEOMETRY, atomics, GRACE, counters, clock),
             new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock, quota);
+    }
+
+    /** As {@link #start}, with each grant written through a memory window ({@link GrantWindows}). */
+    private void startWithWindows(final long quota)
+    {
+        clock.update(TimeUnit.SECONDS.toNanos(1000));
+        final CpuIndexAtomics atomics = new CpuIndexAtomics(region.segment());
+        dataArea = pd.registerMemory(region.segment().asSlice(GEOMETRY.dataOffset(), GEOMETRY.dataLength()),
+            GrantWindows.DATA_AREA_ACCESS);
+        agent = new ControlAgent(cq, allocator, new IndexScanner(atomics, GEOMETRY), liveBlocks,
+            new SlotRepair(region.segment(), GEOMETRY, atomics, GRACE, counters, clock),
+            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock, quota,
+            new GrantWindows(pd, dataArea, true, counters));
     }
 
     /** Opens session {@code id}; its peer is {@code peers.get(n)} for the n-th session opened. */
@@ -144,6 +159,47 @@ class SpaceRulesTest
     }
 
     @Test
+    void withWindowsAnOwnersFreeInsideItsLatestExtentWaitsUntilItsWindowIsGone()
+    {
+        startWithWindows(allocator.capacity());
+        final ControlPeer owner = open(1);
+        final AllocOkMessage first = alloc(owner, 100);
+        assertTrue(first.writeRkey() != dataArea.rkey(), "the grant is written through a window");
+        assertEquals(1, counters.get(ServerCounter.MEMORY_WINDOWS_BOUND));
+        final int length = region.writeBlock(first.chunkOffset(), key("k"), 500);
+        free(owner, new long[] {first.chunkOffset()}, new int[] {length});
+        assertEquals(1, counters.get(ServerCounter.FREES_DEFERRED), "still writable through its window: held");
+        assertEquals(0, counters.get(ServerCounter.FREED_BLOCKS));
+        assertTrue(!allocator.overlapsFree(first.chunkOffset(), length), "not grantable to anyone");
+
+        final AllocOkMessage second = alloc(owner, 100);
+        assertTrue(second.writeRkey() != first.writeRkey());
+        assertEquals(1, counters.get(ServerCounter.MEMORY_WINDOWS_BOUND), "the first window was deallocated");
+        assertEquals(2, counters.get(ServerCounter.MEMORY_WINDOW_BINDS));
+        pumpUntil(() -> counters.get(ServerCounter.FREED_BLOCKS) == 1, "the held FREE is applied");
+        assertTrue(allocator.overlapsFree(first.chunkOffset(), length), "waiting out the grace period");
+
+        final StatsOkMessage stats = assertInstanceOf(StatsOkMessage.class, request(owner, new StatsMessage(9)));
+        assertEquals(1, stats.writeWindows());
+    }
+
+    @Test
+    void withWindowsADepartedSessionsWindowIsRevokedAndItsHeldFreesForgotten()
+    {
+        startWithWindows(allocator.capacity());
+        final ControlPeer owner = open(1);
+        final AllocOkMessage grant = alloc(owner, 100);
+        final int length = region.writeBlock(grant.chunkOffset(), key("k"), 500);
+        free(owner, new long[] {grant.chunkOffset()}, new int[] {length});
+        assertEquals(1, counters.get(ServerCounter.FREES_DEFERRED));
+        owner.send(new io.rdmakv.common.protocol.ByeMessage(5));
+        pumpUntil(() -> counters.get(ServerCounter.SESSIONS_CLOSED) == 1, "the session departs");
+        assertEquals(1, counters.get(ServerCounter.MEMORY_WINDOW_REVOCATIONS));
+        assertEquals(0, counters.get(ServerCounter.MEMORY_WINDOWS_BOUND));
+        assertEquals(0, allocator.heldBy(1), "the reclaim took the whole grant");
+    }
+
+    @Test
     void aFreeOfALiveBlocksTailIsRefusedEvenByItsOwner()
     {
         start(allocator.capacity());
@@ -185,10 +241,10 @@ class SpaceRulesTest
             (int)capacity);
         final SpaceRequests space = new SpaceRequests(small, counters, geometry, capacity,
             new IndexCensus(new IndexScanner(new CpuIndexAtomics(region.segment()), GEOMETRY), 0));
-        final AllocOkMessage ok = assertInstanceOf(AllocOkMessage.class, space.allocate(1, new AllocMessage(1, 32), 0));
+        final AllocOkMessage ok = assertInstanceOf(AllocOkMessage.class, space.allocate(1, new AllocMessage(1, 32), 0, 0));
         assertEquals(capacity / 2, ok.chunkLength(), "a chunk as large as the data area is cut to half of it");
         final AllocOkMessage big = assertInstanceOf(AllocOkMessage.class,
-            space.allocate(2, new AllocMessage(2, capacity / 2 - UNIT), 0));
+            space.allocate(2, new AllocMessage(2, capacity / 2 - UNIT), 0, 0));
         assertEquals(capacity / 2 - UNIT, big.chunkLength(), "what was asked for, when the quota allows it");
     }
 

@@ -54,6 +54,12 @@ class MetricCatalogueTest
             "timeout): fenced, then reclaimed",
         "# HELP rdmakv_stale_insert_locks_cleared_total Insert locks holding a value that was no live session's, " +
             "cleared by the node's periodic sweep",
+        "# HELP rdmakv_memory_window_events_total Memory window events: bind (a grant made writable), revoke (a " +
+            "fenced session's window deallocated), failure (the device allocated no window or a queue pair " +
+            "refused the bind: the ALLOC was refused)",
+        "# HELP rdmakv_memory_windows_bound Memory windows bound now (one per session with a grant)",
+        "# HELP rdmakv_memory_windows_enabled 1 when each grant is writable only through a memory window on its " +
+            "own session's queue pair, 0 when every session writes the data area with its rkey (--memory-windows)",
         "# HELP rdmakv_node_info This node's id in the cluster map and its bootstrap address",
         "# HELP rdmakv_ready 1 once the region is registered and clients are accepted, 0 while starting, while a " +
             "listener cannot accept, or shutting down",
@@ -92,6 +98,9 @@ class MetricCatalogueTest
         "# TYPE rdmakv_insert_locks_released_total counter",
         "# TYPE rdmakv_leases_expired_total counter",
         "# TYPE rdmakv_stale_insert_locks_cleared_total counter",
+        "# TYPE rdmakv_memory_window_events_total counter",
+        "# TYPE rdmakv_memory_windows_bound gauge",
+        "# TYPE rdmakv_memory_windows_enabled gauge",
         "# TYPE rdmakv_node_info gauge",
         "# TYPE rdmakv_ready gauge",
         "# TYPE rdmakv_reclaimed_bytes_total counter",

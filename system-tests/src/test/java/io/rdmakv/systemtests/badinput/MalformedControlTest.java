@@ -147,7 +147,7 @@ class MalformedControlTest
             ReasonCode.UNEXPECTED_MESSAGE, "SHUTDOWN is not a request a client may send");
         assertEquals(77, error.requestId(), "the ERROR names the request");
         malformedBefore++;
-        expectError(ControlCodec.toBytes(new AllocOkMessage(78, 64, 64)),
+        expectError(ControlCodec.toBytes(new AllocOkMessage(78, 64, 64, 0)),
             ReasonCode.UNEXPECTED_MESSAGE, "ALLOC_OK");
     }
 }

@@ -18,8 +18,9 @@ import java.util.List;
  * A node's region as a peer sees it: over RDMA, through a session of its own ({@link RawSession}), with the
  * rights the node grants every session. The header and index memory region allows RDMA READ and
  * compare-and-swap, so the view reads the whole index and can swing a slot to any word; the data area allows
- * READ and WRITE, so it reads the key-value blocks the slots point to and can overwrite their bytes, as a
- * flipped bit or a buggy client would. Every read goes to the node (nothing is cached), and the view's
+ * READ, so it reads the key-value blocks the slots point to, and, on a node without memory windows only
+ * ({@code --memory-windows=off}), WRITE, so that it can overwrite their bytes, as a flipped bit or a buggy
+ * client would. Every read goes to the node (nothing is cached), and the view's
  * session is one more session on the node while the view is open.
  *
  * <p>Offsets are from the start of the region, as in {@link RegionGeometry}: below

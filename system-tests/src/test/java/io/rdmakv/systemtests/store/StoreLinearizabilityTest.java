@@ -3,6 +3,8 @@ package io.rdmakv.systemtests.store;
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.Versioned;
+import io.rdmakv.server.MemoryWindowMode;
+import io.rdmakv.server.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
 import io.rdmakv.testsupport.linearizability.KeyedHistory;
@@ -34,7 +36,9 @@ class StoreLinearizabilityTest
     @Test
     void hotKeysStayLinearizable() throws Exception
     {
-        try (LocalCluster cluster = new LocalCluster(); KvClient client = cluster.client())
+        // each racing thread is a session of its own, writing its blocks through its own memory window
+        try (LocalCluster cluster = new LocalCluster(ServerConfig.local(LocalCluster.MEMORY)
+            .withMemoryWindows(MemoryWindowMode.ON)); KvClient client = cluster.client())
         {
             final KeyedHistory<Integer> history = new KeyedHistory<>();
             final List<Throwable> failures = new CopyOnWriteArrayList<>();

@@ -108,7 +108,7 @@ public final class HolderMain
         try
         {
             return String.valueOf(raw.write(raw.hello().dataRegion().address() + grant.chunkOffset(),
-                raw.hello().dataRegion().rkey(), PATTERN_LENGTH));
+                grant.writeRkey(), PATTERN_LENGTH));
         }
         catch (final AssertionError | RuntimeException e)
         {
