@@ -3,9 +3,12 @@ package io.rdmakv.server;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.InvalidClusterMapException;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.protocol.ClusterMapCodec;
 import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.AuthThrottle;
@@ -35,7 +38,6 @@ import org.agrona.concurrent.SystemNanoClock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -50,7 +52,6 @@ public final class KvServer implements AutoCloseable
 
     private final ServerConfig config;
     private final ClusterMap clusterMap;
-    private final byte[] clusterMapJson;
     private final BootstrapListener listener;
     private final Context context;
     private final ProtectionDomain pd;
@@ -86,7 +87,6 @@ public final class KvServer implements AutoCloseable
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()),
                 config.leaseTimeoutNanos(), this::openSession, health);
             this.clusterMap = loadClusterMap(config, bound.port());
-            this.clusterMapJson = clusterMap.toJson().getBytes(StandardCharsets.UTF_8);
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
@@ -126,7 +126,7 @@ public final class KvServer implements AutoCloseable
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
         admission = new Admission(config.authToken(), context.providerName());
-        opener = new SessionOpener(config, pd, cq, region, agent, clusterMapJson);
+        opener = new SessionOpener(config, pd, cq, region, agent, clusterMap);
         context.onFatal(health::fatal);
         listener.start();
     }
@@ -164,9 +164,20 @@ public final class KvServer implements AutoCloseable
         {
             return ClusterMap.of(0, List.of(new ClusterNode(config.nodeId(), config.listenHost(), port)));
         }
-        return ClusterMembership.load(config.clusterFile(), config.nodeId(),
+        return fitsHelloOk(ClusterMembership.load(config.clusterFile(), config.nodeId(),
             config.advertiseHost() == null ? config.listenHost() : config.advertiseHost(),
-            config.advertisePort() != 0 ? config.advertisePort() : config.listenPort() == 0 ? port : config.listenPort());
+            config.advertisePort() != 0 ? config.advertisePort() : config.listenPort() == 0 ? port : config.listenPort()));
+    }
+
+    private static ClusterMap fitsHelloOk(final ClusterMap map)
+    {
+        final int length = ClusterMapCodec.encodedLength(map);
+        if (length > HelloOkMessage.MAX_CLUSTER_MAP_LENGTH)
+        {
+            throw new InvalidClusterMapException("cluster map of " + length + " bytes (binary) is over the " +
+                HelloOkMessage.MAX_CLUSTER_MAP_LENGTH + " a HELLO_OK carries");
+        }
+        return map;
     }
 
     private BootstrapListener.Outcome openSession(final HelloMessage hello, final Socket socket)

@@ -31,7 +31,7 @@ import java.lang.foreign.MemorySegment;
 public final class MessageHeaderDescriptor
 {
     /** The version of the control protocol, carried in HELLO and HELLO_OK. */
-    public static final int PROTOCOL_VERSION = 2;
+    public static final int PROTOCOL_VERSION = 3;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;

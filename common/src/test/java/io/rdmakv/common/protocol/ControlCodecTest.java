@@ -39,7 +39,9 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(2, MessageHeaderDescriptor.PROTOCOL_VERSION, "2: HELLO_OK carries the region header and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist");
+        assertEquals(3, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "3: HELLO_OK carries the cluster map in binary (2: the region header and the heartbeat interval, tcp " +
+            "endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
     @Test
