@@ -120,7 +120,7 @@ public final class KvServer implements AutoCloseable
                 SystemNanoClock.INSTANCE),
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()));
-        agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
+        agentRunner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
