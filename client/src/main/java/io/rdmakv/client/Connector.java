@@ -3,7 +3,7 @@ package io.rdmakv.client;
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionRefusedException;
-import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
@@ -43,14 +43,10 @@ final class Connector
             final List<String> failures = new ArrayList<>();
             for (final InetSocketAddress seed : config.seeds())
             {
-                final ClusterMap map;
-                final int maxKey;
-                final int maxValue;
-                try (Session session = opener.open(resolve(seed)))
+                final Session session;
+                try
                 {
-                    map = ClusterMap.fromJson(session.hello().clusterMapJson());
-                    maxKey = session.hello().geometry().maxKeyLength();
-                    maxValue = session.hello().geometry().maxValueLength();
+                    session = opener.open(resolve(seed));
                 }
                 catch (final SessionRefusedException e)
                 {
@@ -61,7 +57,7 @@ final class Connector
                     failures.add(e.getMessage());
                     continue;
                 }
-                return new KvClient(config, context, pd, new Router(map, opener), maxKey, maxValue);
+                return withSeedSession(config, context, pd, opener, session);
             }
             throw new KvConnectionException("no node answered: " + String.join("; ", failures));
         }
@@ -69,6 +65,36 @@ final class Connector
         {
             CloseHelper.quietClose(pd);
             context.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The client, with the seed's session kept as the connecting thread's first lane to that node (its
+     * HELLO_OK carried the map, already decoded: no JSON parser on this path).
+     */
+    private static KvClient withSeedSession(final KvClientConfig config, final Context context,
+        final ProtectionDomain pd, final Router.SessionOpener opener, final Session seed)
+    {
+        Router router = null;
+        try
+        {
+            final HelloOkMessage hello = seed.hello();
+            router = new Router(hello.clusterMap(), opener);
+            if (!router.adopt(seed))
+            {
+                seed.close();
+            }
+            return new KvClient(config, context, pd, router, hello.geometry().maxKeyLength(),
+                hello.geometry().maxValueLength());
+        }
+        catch (final RuntimeException e)
+        {
+            if (router != null)
+            {
+                router.close();
+            }
+            seed.close();
             throw e;
         }
     }

@@ -153,6 +153,29 @@ public final class KvClient implements AutoCloseable
         return length;
     }
 
+    /**
+     * {@link #get(MemorySegment, MemorySegment)} that also stores the value's version (for {@link
+     * #putIfVersion(MemorySegment, MemorySegment, long)}) in {@code version[0]} when the key exists, even when
+     * the value does not fit {@code dst}. Allocates nothing.
+     */
+    public long getVersioned(final MemorySegment key, final MemorySegment dst, final long[] version)
+    {
+        final Session session = staged(key, key.byteSize());
+        if (run(session, Operations.GET, 0L) == Status.NOT_FOUND)
+        {
+            return -1;
+        }
+        final LaneResult result = session.lane().result();
+        version[0] = result.version();
+        final int length = result.valueLength();
+        if (length > dst.byteSize())
+        {
+            return -(length + 2L);
+        }
+        MemorySegment.copy(result.valueSegment(), result.valueOffset(), dst, 0, length);
+        return length;
+    }
+
     /** Inserts or replaces the value of {@code key}. Returns once the write is visible to every reader. */
     public void put(final byte[] key, final byte[] value)
     {
@@ -175,6 +198,12 @@ public final class KvClient implements AutoCloseable
     {
         final Session session = staged(MemorySegment.ofArray(key), key.length, MemorySegment.ofArray(value));
         return run(session, Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
+    }
+
+    /** {@link #putIfVersion(byte[], byte[], long)}, key and value in (native or heap) segments; allocates nothing. */
+    public boolean putIfVersion(final MemorySegment key, final MemorySegment value, final long expectedVersion)
+    {
+        return run(staged(key, key.byteSize(), value), Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
     }
 
     /** Removes {@code key}; returns false when it did not exist. */

@@ -3,9 +3,12 @@ package io.rdmakv.server;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.InvalidClusterMapException;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.protocol.ClusterMapCodec;
 import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.AuthThrottle;
@@ -36,7 +39,6 @@ import org.agrona.concurrent.SystemNanoClock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -51,7 +53,6 @@ public final class KvServer implements AutoCloseable
 
     private final ServerConfig config;
     private final ClusterMap clusterMap;
-    private final byte[] clusterMapJson;
     private final BootstrapListener listener;
     private final Context context;
     private final ProtectionDomain pd;
@@ -88,7 +89,6 @@ public final class KvServer implements AutoCloseable
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()),
                 config.leaseTimeoutNanos(), this::openSession, health);
             this.clusterMap = loadClusterMap(config, bound.port());
-            this.clusterMapJson = clusterMap.toJson().getBytes(StandardCharsets.UTF_8);
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
@@ -124,13 +124,13 @@ public final class KvServer implements AutoCloseable
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
-        agentRunner = new AgentRunner(ControlAgent.idleStrategy(),
+        agentRunner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
         admission = new Admission(config.authToken(), context.providerName());
-        opener = new SessionOpener(config, pd, cq, region, agent, clusterMapJson);
+        opener = new SessionOpener(config, pd, cq, region, agent, clusterMap);
         context.onFatal(health::fatal);
         listener.start();
     }
@@ -168,9 +168,20 @@ public final class KvServer implements AutoCloseable
         {
             return ClusterMap.of(0, List.of(new ClusterNode(config.nodeId(), config.listenHost(), port)));
         }
-        return ClusterMembership.load(config.clusterFile(), config.nodeId(),
+        return fitsHelloOk(ClusterMembership.load(config.clusterFile(), config.nodeId(),
             config.advertiseHost() == null ? config.listenHost() : config.advertiseHost(),
-            config.advertisePort() != 0 ? config.advertisePort() : config.listenPort() == 0 ? port : config.listenPort());
+            config.advertisePort() != 0 ? config.advertisePort() : config.listenPort() == 0 ? port : config.listenPort()));
+    }
+
+    private static ClusterMap fitsHelloOk(final ClusterMap map)
+    {
+        final int length = ClusterMapCodec.encodedLength(map);
+        if (length > HelloOkMessage.MAX_CLUSTER_MAP_LENGTH)
+        {
+            throw new InvalidClusterMapException("cluster map of " + length + " bytes (binary) is over the " +
+                HelloOkMessage.MAX_CLUSTER_MAP_LENGTH + " a HELLO_OK carries");
+        }
+        return map;
     }
 
     private BootstrapListener.Outcome openSession(final HelloMessage hello, final Socket socket)

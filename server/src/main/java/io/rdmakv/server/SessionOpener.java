@@ -1,5 +1,6 @@
 package io.rdmakv.server;
 
+import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
@@ -40,18 +41,18 @@ final class SessionOpener
     private final CompletionQueue cq;
     private final Region region;
     private final ControlAgent agent;
-    private final byte[] clusterMapJson;
+    private final ClusterMap clusterMap;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
 
     SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
-        final ControlAgent agent, final byte[] clusterMapJson)
+        final ControlAgent agent, final ClusterMap clusterMap)
     {
         this.config = config;
         this.pd = pd;
         this.cq = cq;
         this.region = region;
         this.agent = agent;
-        this.clusterMapJson = clusterMapJson;
+        this.clusterMap = clusterMap;
     }
 
     /** HELLO_OK and the session's end handler, or HELLO_REFUSED saying why (nothing is left behind). */
@@ -105,7 +106,7 @@ final class SessionOpener
                     region.indexRegion().rkey()),
                 new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
                     region.dataRegion().rkey()),
-                region.geometry(), clusterMapJson, session.id(), config.graceNanos(),
+                region.geometry(), clusterMap, session.id(), config.graceNanos(),
                 (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
             return new BootstrapListener.Outcome(ok, end ->
             {

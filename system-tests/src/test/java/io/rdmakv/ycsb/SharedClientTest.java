@@ -71,6 +71,42 @@ class SharedClientTest
     }
 
     @Test
+    void threadsInitialisingTogetherShareOneClientConnectedOnce() throws Exception
+    {
+        final int threads = 8;
+        final java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        final java.util.List<java.util.concurrent.Future<RdmaKvClient>> inits = new java.util.ArrayList<>();
+        try (java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads))
+        {
+            for (int t = 0; t < threads; t++)
+            {
+                inits.add(pool.submit(() ->
+                {
+                    start.await();
+                    return Bindings.db(cluster);
+                }));
+            }
+            final java.util.List<RdmaKvClient> dbs = new java.util.ArrayList<>();
+            for (final java.util.concurrent.Future<RdmaKvClient> init : inits)
+            {
+                dbs.add(init.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertEquals(threads, SharedClient.references());
+            for (final RdmaKvClient db : dbs)
+            {
+                assertSame(dbs.get(0).client(), db.client(), "one client for every instance");
+            }
+            final KvClient client = dbs.get(0).client();
+            for (final RdmaKvClient db : dbs)
+            {
+                pool.submit(db::cleanup).get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertEquals(0, SharedClient.references());
+            assertThrows(KvException.class, () -> client.get("x".getBytes()), "closed with the last instance");
+        }
+    }
+
+    @Test
     void seedsMayComeFromAClusterMapFile(@TempDir final Path dir) throws IOException, DBException
     {
         final Path map = dir.resolve("cluster.json");

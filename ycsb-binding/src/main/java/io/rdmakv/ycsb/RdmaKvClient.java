@@ -1,16 +1,14 @@
 package io.rdmakv.ycsb;
 
 import io.rdmakv.client.KvClient;
-import io.rdmakv.client.Versioned;
-import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.DBException;
 import site.ycsb.Status;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.Vector;
@@ -55,10 +53,20 @@ public final class RdmaKvClient extends DB
     /** Whether the last instance prints {@code [RDMAKV], Name, value} counter lines at cleanup. */
     public static final String PRINT_STATS_PROPERTY = "rdmakv.stats";
 
+    /** The first size of an instance's read buffer; it grows to the longest value read. */
+    static final int READ_BUFFER_LENGTH = 4096;
+
     private KvClient client;
     private BindingCounters counters;
     private int updateRetries;
     private boolean open;
+    // One YCSB client thread per instance: the buffers below are that thread's, reused by every operation.
+    private final KeyBuffer keys = new KeyBuffer();
+    private final RecordReader reader = new RecordReader(new FieldNames());
+    private final RecordUpdate writer = new RecordUpdate();
+    private final long[] version = new long[1];
+    private byte[] value = new byte[READ_BUFFER_LENGTH];
+    private MemorySegment valueSegment = MemorySegment.ofArray(value);
 
     @Override
     public void init() throws DBException
@@ -88,18 +96,13 @@ public final class RdmaKvClient extends DB
         counters.reads.increment();
         try
         {
-            final byte[] value = client.get(bytes(key));
-            if (value == null)
+            final int length = readRecord(keys.of(key));
+            if (length < 0)
             {
                 return Status.NOT_FOUND;
             }
-            for (final Map.Entry<String, byte[]> field : RecordCodec.decode(value).entrySet())
-            {
-                if (fields == null || fields.contains(field.getKey()))
-                {
-                    result.put(field.getKey(), new ByteArrayByteIterator(field.getValue()));
-                }
-            }
+            reader.parse(value, length);
+            reader.readInto(fields, result);
             return Status.OK;
         }
         catch (final RuntimeException e)
@@ -121,18 +124,17 @@ public final class RdmaKvClient extends DB
         counters.updates.increment();
         try
         {
-            final byte[] k = bytes(key);
-            final Map<String, byte[]> changes = bytes(values);
+            final MemorySegment k = keys.of(key);
+            writer.collect(values);
             for (int conflicts = 0; ; conflicts++)
             {
-                final Versioned current = client.getVersioned(k);
-                if (current == null)
+                final int length = readRecord(k);
+                if (length < 0)
                 {
                     return Status.NOT_FOUND;
                 }
-                final Map<String, byte[]> record = RecordCodec.decode(current.value());
-                record.putAll(changes);
-                if (client.putIfVersion(k, RecordCodec.encode(record), current.version()))
+                reader.parse(value, length);
+                if (client.putIfVersion(k, writer.merge(reader, value), version[0]))
                 {
                     return Status.OK;
                 }
@@ -155,7 +157,8 @@ public final class RdmaKvClient extends DB
         counters.inserts.increment();
         try
         {
-            client.put(bytes(key), RecordCodec.encode(bytes(values)));
+            writer.collect(values);
+            client.put(keys.of(key), writer.merge(null, null));
             return Status.OK;
         }
         catch (final RuntimeException e)
@@ -170,7 +173,7 @@ public final class RdmaKvClient extends DB
         counters.deletes.increment();
         try
         {
-            return client.delete(bytes(key)) ? Status.OK : Status.NOT_FOUND;
+            return client.delete(key.getBytes(StandardCharsets.UTF_8)) ? Status.OK : Status.NOT_FOUND;
         }
         catch (final RuntimeException e)
         {
@@ -196,18 +199,21 @@ public final class RdmaKvClient extends DB
         return Status.ERROR;
     }
 
-    private static byte[] bytes(final String key)
+    /**
+     * Reads {@code key}'s record into {@link #value} (grown when too short) and its version into {@link
+     * #version}; returns its length, or -1 when the key does not exist.
+     */
+    private int readRecord(final MemorySegment key)
     {
-        return key.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static Map<String, byte[]> bytes(final Map<String, ByteIterator> values)
-    {
-        final Map<String, byte[]> result = LinkedHashMap.newLinkedHashMap(values.size());
-        for (final Map.Entry<String, ByteIterator> value : values.entrySet())
+        while (true)
         {
-            result.put(value.getKey(), value.getValue().toArray());
+            final long length = client.getVersioned(key, valueSegment, version);
+            if (length >= -1)
+            {
+                return (int)length;
+            }
+            value = new byte[(int)(-length - 2)];
+            valueSegment = MemorySegment.ofArray(value);
         }
-        return result;
     }
 }

@@ -1,10 +1,7 @@
 package io.rdmakv.ycsb;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -56,34 +53,12 @@ public final class RecordCodec
         return out.array();
     }
 
-    /** Decodes a whole record, fields in stored order. */
+    /** Decodes a whole record, fields in stored order (allocates; the binding reads with {@link RecordReader}). */
     public static Map<String, byte[]> decode(final byte[] record)
     {
-        final ByteBuffer in = ByteBuffer.wrap(record);
-        if (!in.hasRemaining() || in.get() != FORMAT)
-        {
-            throw corrupt(record, 0, record.length == 0 ? "empty value" :
-                "format byte " + (record[0] & 0xFF) + " is not " + FORMAT);
-        }
-        final int count = varint(in, record, "field count");
-        final Map<String, byte[]> fields = LinkedHashMap.newLinkedHashMap(Math.min(count, record.length / 2));
-        for (int i = 0; i < count; i++)
-        {
-            final int nameAt = in.position();
-            final String name = utf8(bytes(in, record, varint(in, record, "field " + i + " name length"),
-                "field " + i + " name"), record, nameAt);
-            final byte[] value = bytes(in, record, varint(in, record, "field '" + name + "' value length"),
-                "field '" + name + "' value");
-            if (fields.put(name, value) != null)
-            {
-                throw corrupt(record, nameAt, "field '" + name + "' appears twice");
-            }
-        }
-        if (in.hasRemaining())
-        {
-            throw corrupt(record, in.position(), in.remaining() + " bytes after the last of " + count + " fields");
-        }
-        return fields;
+        final RecordReader reader = new RecordReader(new FieldNames());
+        reader.parse(record, record.length);
+        return reader.toMap();
     }
 
     static int varintLength(final int value)
@@ -91,7 +66,7 @@ public final class RecordCodec
         return value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5;
     }
 
-    private static void putVarint(final ByteBuffer out, final int value)
+    static void putVarint(final ByteBuffer out, final int value)
     {
         int v = value;
         while ((v & ~0x7F) != 0)
@@ -102,58 +77,9 @@ public final class RecordCodec
         out.put((byte)v);
     }
 
-    private static int varint(final ByteBuffer in, final byte[] record, final String what)
+    /** The exception for a corrupt record of {@code length} bytes (its message is built here, on the error path only). */
+    static CorruptRecordException corrupt(final int length, final int offset, final String problem)
     {
-        final int start = in.position();
-        long value = 0;
-        for (int shift = 0; shift < 35; shift += 7)
-        {
-            if (!in.hasRemaining())
-            {
-                throw corrupt(record, start, what + " runs past the end");
-            }
-            final byte b = in.get();
-            value |= (long)(b & 0x7F) << shift;
-            if (b >= 0)
-            {
-                if (value > Integer.MAX_VALUE)
-                {
-                    throw corrupt(record, start, what + " " + value + " is too large");
-                }
-                return (int)value;
-            }
-        }
-        throw corrupt(record, start, what + " is longer than 5 bytes");
-    }
-
-    private static byte[] bytes(final ByteBuffer in, final byte[] record, final int length, final String what)
-    {
-        if (length > in.remaining())
-        {
-            throw corrupt(record, in.position(), what + " of " + length + " bytes runs past the end (" +
-                in.remaining() + " left)");
-        }
-        final byte[] result = new byte[length];
-        in.get(result);
-        return result;
-    }
-
-    private static String utf8(final byte[] name, final byte[] record, final int at)
-    {
-        try
-        {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(name)).toString();
-        }
-        catch (final CharacterCodingException e)
-        {
-            throw corrupt(record, at, "field name is not UTF-8");
-        }
-    }
-
-    private static CorruptRecordException corrupt(final byte[] record, final int offset, final String problem)
-    {
-        return new CorruptRecordException("corrupt record (" + record.length + " bytes): " + problem + " at offset " +
-            offset);
+        return new CorruptRecordException("corrupt record (" + length + " bytes): " + problem + " at offset " + offset);
     }
 }

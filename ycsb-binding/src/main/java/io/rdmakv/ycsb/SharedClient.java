@@ -1,15 +1,17 @@
 package io.rdmakv.ycsb;
 
 import io.rdmakv.client.KvClient;
-import io.rdmakv.client.KvException;
 import site.ycsb.DBException;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.stream.Collectors;
 
 /**
  * The process's one {@link KvClient}, shared by YCSB's DB instances (one per client thread): the first
- * {@link #acquire} connects, the last {@link #release} prints the counters and closes it. All state is
- * guarded by the class lock.
+ * {@link #acquire} connects, the last {@link #release} prints the counters and closes it. The class lock
+ * guards the reference count and the handle only: connecting and closing run outside it, so that a thread
+ * connecting blocks nobody's release, and the others wait for the one connect in flight, not on a lock.
  */
 final class SharedClient
 {
@@ -19,7 +21,7 @@ final class SharedClient
     }
 
     // Guarded by SharedClient.class.
-    private static Handle shared;
+    private static CompletableFuture<Handle> shared;
     private static int references;
     private static boolean printStats;
 
@@ -27,46 +29,90 @@ final class SharedClient
     {
     }
 
-    static synchronized Handle acquire(final BindingConfig config) throws DBException
+    static Handle acquire(final BindingConfig config) throws DBException
     {
-        if (references == 0)
+        final CompletableFuture<Handle> handle;
+        final boolean connect;
+        synchronized (SharedClient.class)
         {
-            try
+            connect = shared == null;
+            if (connect)
             {
-                shared = new Handle(KvClient.connect(config.client()), new BindingCounters());
+                shared = new CompletableFuture<>();
+                printStats = config.printStats();
             }
-            catch (final KvException e)
-            {
-                final String seeds = config.client().seeds().stream().map(a -> a.getHostString() + ":" + a.getPort())
-                    .collect(Collectors.joining(","));
-                throw new DBException("rdmakv: cannot connect to " + seeds + ": " + e.getMessage(), e);
-            }
-            printStats = config.printStats();
+            handle = shared;
+            references++;
         }
-        references++;
-        return shared;
+        if (connect)
+        {
+            connect(config, handle);
+        }
+        try
+        {
+            return handle.join();
+        }
+        catch (final CompletionException e)
+        {
+            synchronized (SharedClient.class)
+            {
+                references--;
+            }
+            throw (DBException)e.getCause();
+        }
     }
 
-    static synchronized void release()
+    /** Connects outside the lock; a failure is every waiter's, and the next acquire tries again. */
+    private static void connect(final BindingConfig config, final CompletableFuture<Handle> handle)
     {
-        if (references == 0)
+        try
         {
-            throw new IllegalStateException("release without acquire");
+            handle.complete(new Handle(KvClient.connect(config.client()), new BindingCounters()));
         }
-        if (--references == 0)
+        catch (final RuntimeException e)
         {
-            try
+            final String seeds = config.client().seeds().stream().map(a -> a.getHostString() + ":" + a.getPort())
+                .collect(Collectors.joining(","));
+            synchronized (SharedClient.class)
             {
-                if (printStats)
+                if (shared == handle)
                 {
-                    shared.counters().report(shared.client().stats(), System.out);
+                    shared = null;
                 }
             }
-            finally
+            handle.completeExceptionally(
+                new DBException("rdmakv: cannot connect to " + seeds + ": " + e.getMessage(), e));
+        }
+    }
+
+    static void release()
+    {
+        final Handle last;
+        final boolean print;
+        synchronized (SharedClient.class)
+        {
+            if (references == 0)
             {
-                shared.client().close();
-                shared = null;
+                throw new IllegalStateException("release without acquire");
             }
+            if (--references > 0)
+            {
+                return;
+            }
+            last = shared.join();
+            shared = null;
+            print = printStats;
+        }
+        try
+        {
+            if (print)
+            {
+                last.counters().report(last.client().stats(), System.out);
+            }
+        }
+        finally
+        {
+            last.client().close();
         }
     }
 

@@ -110,6 +110,32 @@ public final class Router implements AutoCloseable
         return session;
     }
 
+    /**
+     * Takes {@code session} (opened by the caller, e.g. with the seed node while connecting) as this thread's
+     * session with its node, found by the node id its HELLO_OK names. Returns false, taking nothing, when
+     * the map lists no such node or this thread already has a session with it.
+     */
+    public boolean adopt(final Session session)
+    {
+        final int nodeId = session.hello().nodeId();
+        final List<ClusterNode> list = map.nodes();
+        for (int i = 0; i < list.size(); i++)
+        {
+            if (list.get(i).id() == nodeId)
+            {
+                final Session[] sessions = mine.get();
+                if (sessions[i] != null || closed)
+                {
+                    return false;
+                }
+                open.add(session);
+                sessions[i] = session;
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Drops {@code session} from this thread's table when it broke (the next call opens a new one). */
     public void dropIfBroken(final Session session)
     {

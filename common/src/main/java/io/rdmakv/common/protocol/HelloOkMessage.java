@@ -8,8 +8,6 @@ import io.rdmakv.common.layout.RegionLayoutException;
 import io.rdmakv.verbs.QueuePairEndpoint;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
 import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSION;
@@ -38,7 +36,8 @@ import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSI
  *                                it lies at the start of the region (magic, layout version, node id, geometry; see
  *                                {@link RegionHeaderDescriptor}): the one encoding of the geometry
  *  224 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
- *   .. cluster map          cluster_map_length bytes of UTF-8 JSON ({@link ClusterMap#toJson()})
+ *   .. cluster map          cluster_map_length bytes, the map in binary ({@link ClusterMapCodec}; no JSON parser
+ *                                on a client's connect path)
  * </pre>
  *
  * The index memory region starts at the region's first byte (so a slot's remote address is {@code
@@ -55,7 +54,7 @@ public record HelloOkMessage(
     RemoteRegion indexRegion,
     RemoteRegion dataRegion,
     RegionGeometry geometry,
-    byte[] clusterMapJson,
+    ClusterMap clusterMap,
     long sessionId,
     long graceNanos,
     int heartbeatIntervalMs) implements ControlMessage
@@ -82,11 +81,15 @@ public record HelloOkMessage(
             throw new IllegalArgumentException("heartbeat interval of " + Integer.toUnsignedString(heartbeatIntervalMs) +
                 " ms is over the limit of " + Integer.MAX_VALUE);
         }
-        clusterMapJson = clusterMapJson == null ? new byte[0] : clusterMapJson.clone();
-        if (clusterMapJson.length > MAX_CLUSTER_MAP_LENGTH)
+        if (clusterMap == null)
+        {
+            throw new IllegalArgumentException("HELLO_OK needs a cluster map");
+        }
+        final int mapLength = ClusterMapCodec.encodedLength(clusterMap);
+        if (mapLength > MAX_CLUSTER_MAP_LENGTH)
         {
             throw new IllegalArgumentException(
-                "cluster map of " + clusterMapJson.length + " bytes is over the limit of " + MAX_CLUSTER_MAP_LENGTH);
+                "cluster map of " + mapLength + " bytes is over the limit of " + MAX_CLUSTER_MAP_LENGTH);
         }
         if (indexRegion.length() < geometry.headerAndIndexLength())
         {
@@ -102,7 +105,7 @@ public record HelloOkMessage(
         }
     }
 
-    /** A HELLO_OK of this build's protocol version with the cluster map encoded. */
+    /** A HELLO_OK of this build's protocol version. */
     public HelloOkMessage(
         final long requestId,
         final int nodeId,
@@ -117,7 +120,7 @@ public record HelloOkMessage(
     {
         this(
             requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap.toJson().getBytes(StandardCharsets.UTF_8), sessionId, graceNanos, heartbeatIntervalMs);
+            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs);
     }
 
     @Override
@@ -127,33 +130,22 @@ public record HelloOkMessage(
     }
 
     @Override
-    public byte[] clusterMapJson()
-    {
-        return clusterMapJson.clone();
-    }
-
-    /** Parses the cluster map (allocates; session setup). */
-    public ClusterMap clusterMap()
-    {
-        return ClusterMap.fromJson(clusterMapJson);
-    }
-
-    @Override
     public int encodedLength()
     {
-        return ENDPOINT_OFFSET + serverEndpoint.encodedLength() + clusterMapJson.length;
+        return ENDPOINT_OFFSET + serverEndpoint.encodedLength() + ClusterMapCodec.encodedLength(clusterMap);
     }
 
     void encodeBody(final MessageWriter writer)
     {
         final byte[] endpointBytes = serverEndpoint.toBytes();
+        final byte[] map = ClusterMapCodec.encode(clusterMap);
         final byte[] header = new byte[RegionHeaderDescriptor.USED_LENGTH];
         new RegionHeader().wrap(MemorySegment.ofArray(header)).initialise(geometry, nodeId);
         writer.u32(protocolVersion).u16(endpointBytes.length).u16(0)
             .u64(indexRegion.address()).u64(indexRegion.length()).u32(indexRegion.rkey())
             .u32(dataRegion.rkey()).u64(dataRegion.address()).u64(dataRegion.length())
-            .u64(sessionId).u64(graceNanos).u32(clusterMapJson.length).u32(heartbeatIntervalMs)
-            .bytes(header).bytes(endpointBytes).bytes(clusterMapJson);
+            .u64(sessionId).u64(graceNanos).u32(map.length).u32(heartbeatIntervalMs)
+            .bytes(header).bytes(endpointBytes).bytes(map);
     }
 
     static HelloOkMessage decode(final MessageReader reader, final long requestId)
@@ -182,7 +174,7 @@ public record HelloOkMessage(
             reader.bytes(RegionHeaderDescriptor.USED_LENGTH, "region header")));
         final QueuePairEndpoint endpoint = HelloMessage.decodeEndpoint(
             reader.bytes(endpointLength, "endpoint"), reader.type());
-        final byte[] clusterMap = reader.bytes(mapLength, "cluster map");
+        final byte[] mapBytes = reader.bytes(mapLength, "cluster map");
         try
         {
             header.checkVersion();
@@ -191,6 +183,7 @@ public record HelloOkMessage(
         {
             throw new MalformedMessageException(BAD_VERSION, "HELLO_OK: " + ex.getMessage(), ex);
         }
+        final ClusterMap clusterMap = ClusterMapCodec.decode(mapBytes);
         try
         {
             return new HelloOkMessage(
@@ -210,14 +203,14 @@ public record HelloOkMessage(
         return o instanceof HelloOkMessage m && requestId == m.requestId && protocolVersion == m.protocolVersion &&
             nodeId == m.nodeId && serverEndpoint.equals(m.serverEndpoint) && indexRegion.equals(m.indexRegion) &&
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
-            Arrays.equals(clusterMapJson, m.clusterMapJson) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
+            clusterMap.equals(m.clusterMap) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
             heartbeatIntervalMs == m.heartbeatIntervalMs;
     }
 
     @Override
     public int hashCode()
     {
-        return (Long.hashCode(requestId) * 31 + nodeId) * 31 + geometry.hashCode() + Arrays.hashCode(clusterMapJson);
+        return (Long.hashCode(requestId) * 31 + nodeId) * 31 + geometry.hashCode() + clusterMap.hashCode();
     }
 
     @Override
@@ -225,7 +218,7 @@ public record HelloOkMessage(
     {
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
-            " geometry=" + geometry + " clusterMap=" + clusterMapJson.length + " bytes sessionId=" + sessionId + " graceNanos=" + graceNanos +
+            " geometry=" + geometry +  " clusterMap=" + clusterMap + " sessionId=" + sessionId + " graceNanos=" + graceNanos +
             " heartbeatIntervalMs=" + heartbeatIntervalMs + "}";
     }
 }

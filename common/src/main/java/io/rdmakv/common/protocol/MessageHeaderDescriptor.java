@@ -31,8 +31,8 @@ import java.lang.foreign.MemorySegment;
 public final class MessageHeaderDescriptor
 {
     /**
-     * The version of the control protocol, carried in HELLO and HELLO_OK. 3: ALLOC_OK carries the rkey a
-     * chunk is written with (a memory window per grant).
+     * The version of the control protocol, carried in HELLO and HELLO_OK. 3: HELLO_OK carries the cluster map
+     * in binary, and ALLOC_OK the rkey a chunk is written with (a memory window per grant).
      */
     public static final int PROTOCOL_VERSION = 3;
 

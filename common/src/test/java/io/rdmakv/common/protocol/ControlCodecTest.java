@@ -39,7 +39,9 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(3, MessageHeaderDescriptor.PROTOCOL_VERSION, "2: HELLO_OK carries the region header and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist; 3: ALLOC_OK carries the chunk's write rkey");
+        assertEquals(3, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+            "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
     @Test

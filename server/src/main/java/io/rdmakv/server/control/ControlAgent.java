@@ -29,7 +29,6 @@ import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WorkCompletion;
 import io.rdmakv.verbs.WorkCompletions;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
@@ -51,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  * {@link #FREE_UNITS_PER_CYCLE} units per cycle ({@link FreeJob}); STATS reads an index census taken
  * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle; quota and grant cap: {@link SpaceRequests}.
  *
- * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} and a
+ * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} (an idle node sleeps:
+ * see {@link ControlIdle}) and a
  * {@link CountingErrorHandler}: an unexpected exception in a duty cycle is counted, logged and survived.
  * {@link #onClose()} (on the agent's thread, once the loop stopped) departs every session still open.
  * Time comes from the {@link NanoClock} it is given, so tests drive {@link #doWork()} by hand.
@@ -73,6 +73,13 @@ public final class ControlAgent implements Agent
     /** How old the used-slot count in a STATS reply may be; a flood of STATS costs one census pass per period. */
     public static final long STATS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
+    /**
+     * The longest an idle agent sleeps: how late it may see a command from another thread (a session
+     * registered or gone, a task), which cannot wake it from its completion queue. 20 ms: 50 wake-ups a
+     * second at most; completions wake it at once, and it wakes for the next grace-period end.
+     */
+    public static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private static final System.Logger LOG = System.getLogger(ControlAgent.class.getName());
 
     private final CompletionQueue cq;
@@ -92,6 +99,8 @@ public final class ControlAgent implements Agent
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final WorkCompletions completions = WorkCompletions.allocate(64);
     private long lastExpiry;
+    /** Completions {@link #sleep} took from the queue for the next duty cycle; 0 when none. */
+    private int awaited;
     private volatile boolean closed;
 
     /**
@@ -135,13 +144,32 @@ public final class ControlAgent implements Agent
         space.publish();
     }
 
-    /**
-     * Today's idle behaviour: spin, yield, then park for at most 200 µs, so a request waits at most that
-     * long for an idle agent. (A later change makes the agent block on the completion channel.)
-     */
-    public static IdleStrategy idleStrategy()
+    /** Spins and yields briefly after work, then sleeps in {@link #sleep} until work arrives. */
+    public IdleStrategy idleStrategy()
     {
-        return new BackoffIdleStrategy(100, 10, 1_000, 200_000);
+        return new ControlIdle(this::sleep);
+    }
+
+    /**
+     * Blocks on the completion queue until a completion arrives, the next timer is due (the end of a grace
+     * period, the next expiry pass) or {@link #MAX_SLEEP_NANOS} passed, whichever comes first; returns at
+     * once when work is already waiting. The completions it takes are served by the next {@link #doWork}.
+     * Agent thread only.
+     */
+    void sleep()
+    {
+        if (awaited != 0 || !ready.isEmpty() || !commands.isEmpty() || closed)
+        {
+            return;
+        }
+        final long now = clock.nanoTime();
+        final long untilExpiry = allocator.nanosUntilNextExpiry(now);
+        final long timeout = untilExpiry == Long.MAX_VALUE ? MAX_SLEEP_NANOS : Math.min(MAX_SLEEP_NANOS,
+            Math.max(untilExpiry, lastExpiry + EXPIRY_INTERVAL_NANOS - now));
+        if (timeout > 0)
+        {
+            awaited = Math.max(0, cq.await(completions, timeout));
+        }
     }
 
     @Override
@@ -224,7 +252,8 @@ public final class ControlAgent implements Agent
     public int doWork()
     {
         int work = 0;
-        final int n = cq.poll(completions);
+        final int n = awaited != 0 ? awaited : cq.poll(completions);
+        awaited = 0;
         for (int i = 0; i < n; i++)
         {
             onCompletion(completions.at(i));

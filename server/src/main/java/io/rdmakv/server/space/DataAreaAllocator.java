@@ -233,6 +233,20 @@ public final class DataAreaAllocator
         expire(quarantine, nowNanos);
     }
 
+    /**
+     * How long until the first waiting range's grace period or quarantine ends (0: it has; {@link
+     * Long#MAX_VALUE}: nothing waits), so that an idle owner can sleep until then.
+     */
+    public long nanosUntilNextExpiry(final long nowNanos)
+    {
+        return Math.min(untilHead(grace, nowNanos), untilHead(quarantine, nowNanos));
+    }
+
+    private static long untilHead(final ArrayDeque<long[]> queue, final long nowNanos)
+    {
+        return queue.isEmpty() ? Long.MAX_VALUE : Math.max(0, queue.peekFirst()[2] - nowNanos);
+    }
+
     private void expire(final ArrayDeque<long[]> queue, final long nowNanos)
     {
         while (!queue.isEmpty() && queue.peekFirst()[2] - nowNanos <= 0)

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import static io.rdmakv.server.space.TestRegion.key;
@@ -281,7 +282,7 @@ class ControlAgentTest
     @Test
     void onItsRunnerTheAgentCountsAnExceptionAndKeepsServing()
     {
-        final AgentRunner runner = new AgentRunner(ControlAgent.idleStrategy(),
+        final AgentRunner runner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         final Thread thread = AgentRunner.startOnThread(runner);
         try
@@ -309,6 +310,37 @@ class ControlAgentTest
         assertTrue(agent.isClosed(), "the runner closed the agent on its thread");
         assertEquals(1, counters.get(ServerCounter.SESSIONS_CLOSED));
         assertEquals(1, counters.get(ServerCounter.AGENT_ERRORS), "nothing else went wrong");
+    }
+
+    @Test
+    void aSleepingAgentServesTheRequestThatWokeIt() throws InterruptedException
+    {
+        final Thread sender = Thread.ofPlatform().start(() ->
+        {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            peer.send(new StatsMessage(31));
+        });
+        // nothing waits: the agent blocks on its queue until the STATS arrives (or MAX_SLEEP_NANOS passed)
+        ControlMessage reply = null;
+        for (int sleeps = 0; reply == null && sleeps < 1000; sleeps++)
+        {
+            agent.sleep();
+            agent.doWork();
+            reply = peer.poll();
+        }
+        sender.join();
+        assertEquals(31, assertInstanceOf(StatsOkMessage.class, reply).requestId(),
+            "the completion the sleep took is served by the next duty cycle, not lost");
+    }
+
+    @Test
+    void sleepReturnsAtOnceWhileCommandsWait()
+    {
+        final int[] ran = new int[1];
+        agent.execute(() -> ran[0]++);
+        agent.sleep();
+        agent.doWork();
+        assertEquals(1, ran[0]);
     }
 
     private ControlMessage request(final ControlMessage message)

@@ -39,6 +39,27 @@ class DataAreaAllocatorTest
     }
 
     @Test
+    void saysHowLongUntilTheFirstWaitingRangeEndsItsWait()
+    {
+        final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE, 10 * GRACE);
+        assertEquals(Long.MAX_VALUE, a.nanosUntilNextExpiry(0), "nothing waits");
+        a.grant(64, 1024, 0, 1);
+        a.grant(64, 1024, 0, 2);
+        assertEquals(1024, a.reclaim(2, List.of(), 5));
+        assertEquals(10 * GRACE, a.nanosUntilNextExpiry(5), "the quarantine of a departed owner's space");
+        assertTrue(a.release(64, 64, 100));
+        assertTrue(a.release(128, 64, 300));
+        assertEquals(GRACE - 50, a.nanosUntilNextExpiry(150), "the first release's grace ends first");
+        assertEquals(0, a.nanosUntilNextExpiry(GRACE + 200), "overdue: expire now");
+        a.expireGrace(GRACE + 200);
+        assertEquals(100, a.nanosUntilNextExpiry(GRACE + 200));
+        a.expireGrace(GRACE + 300);
+        assertEquals(10 * GRACE + 5 - (GRACE + 300), a.nanosUntilNextExpiry(GRACE + 300));
+        a.expireGrace(10 * GRACE + 5);
+        assertEquals(Long.MAX_VALUE, a.nanosUntilNextExpiry(10 * GRACE + 5));
+    }
+
+    @Test
     void refusesReleasesOutsideGrantedSpaceOrMisaligned()
     {
         final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE);

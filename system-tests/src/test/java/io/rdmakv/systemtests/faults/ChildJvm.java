@@ -49,11 +49,19 @@ public final class ChildJvm implements AutoCloseable
 
     public static ChildJvm start(final Class<?> main, final Path dir, final String... args)
     {
+        return start(List.of(), main, dir, args);
+    }
+
+    /** {@link #start(Class, Path, String...)} with extra JVM options. */
+    public static ChildJvm start(final List<String> jvmOptions, final Class<?> main, final Path dir,
+        final String... args)
+    {
         final String java = ProcessHandle.current().info().command()
             .orElseThrow(() -> new AssertionError("cannot tell which java binary runs this test"));
         final List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-            "-cp", classPath(), main.getName()));
+            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath(), main.getName()));
         command.addAll(List.of(args));
         try
         {
