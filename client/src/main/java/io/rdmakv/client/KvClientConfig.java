@@ -3,6 +3,7 @@ package io.rdmakv.client;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.List;
  * @param asyncThreads   threads that run the asynchronous API's operations
  * @param metrics        where the client registers its metrics ({@code rdmakv_client_*}), or null for none;
  *                       one client per registry
+ * @param tls            TLS on the bootstrap connections ({@link #withTls}), or null for plaintext
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -28,7 +30,8 @@ public record KvClientConfig(
     Duration opTimeout,
     Duration connectTimeout,
     int asyncThreads,
-    PrometheusRegistry metrics)
+    PrometheusRegistry metrics,
+    ClientTls tls)
 {
     public static final int DEFAULT_PORT = 7400;
 
@@ -54,7 +57,15 @@ public record KvClientConfig(
     public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
         final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads)
     {
-        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null);
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null, null);
+    }
+
+    /** A configuration without TLS (the form before TLS existed). */
+    public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
+        final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
+        final PrometheusRegistry metrics)
+    {
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics, null);
     }
 
     /** Defaults for {@code hosts} ("host:port,host:port"): no token, transport auto, 5 s timeouts, 4 async threads. */
@@ -67,31 +78,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, tls);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, tls);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, tls);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics);
+            metrics, tls);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics);
+            metrics, tls);
     }
 
     /**
@@ -102,7 +113,33 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry);
+            registry, tls);
+    }
+
+    /**
+     * Bootstrap connections over TLS 1.3, trusting the CA certificates in {@code trustedCaPem} (PEM) to vouch
+     * for the nodes. Reads the file now: one that cannot be used fails with an
+     * {@link IllegalArgumentException} naming it.
+     */
+    public KvClientConfig withTls(final Path trustedCaPem)
+    {
+        return withTls(ClientTls.trusting(trustedCaPem));
+    }
+
+    /**
+     * As {@link #withTls(Path)}, presenting this client's certificate chain and PKCS#8 private key (PEM) to
+     * nodes that require client certificates; such a node may admit the client without a token.
+     */
+    public KvClientConfig withTls(final Path trustedCaPem, final Path certChainPem, final Path keyPem)
+    {
+        return withTls(ClientTls.withCertificate(trustedCaPem, certChainPem, keyPem));
+    }
+
+    /** TLS as {@code settings} say; null: plaintext. */
+    public KvClientConfig withTls(final ClientTls settings)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, settings);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

@@ -23,6 +23,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -62,7 +63,7 @@ public final class Session implements AutoCloseable
     private volatile boolean closed;
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
+        final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos)
     {
         this.address = address;
         mem = arena.allocate(LaneBuffers.LENGTH, 4096);
@@ -79,7 +80,7 @@ public final class Session implements AutoCloseable
             createdQp.modifyToInit(ConnectOptions.DEFAULT);
             io = new LaneIo(createdQp, createdCq, registered, counters, opTimeoutNanos);
             io.postAllReceives();
-            connection = BootstrapConnection.open(address, connectTimeoutNanos);
+            connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
             final ControlMessage reply = connection.call(new HelloMessage(1, authToken, createdQp.localEndpoint()));
             if (reply instanceof HelloRefusedMessage refused)
             {
@@ -104,6 +105,12 @@ public final class Session implements AutoCloseable
             {
                 throw refused;
             }
+            final String tlsReason = tls != null && e instanceof IOException io ?
+                TlsFailures.describe(io, connection != null) : null;
+            if (tlsReason != null)
+            {
+                throw SessionRefusedException.tls(address, tlsReason);
+            }
             if (e instanceof MalformedMessageException m && m.kind() == MalformedMessageException.Kind.BAD_VERSION)
             {
                 throw SessionRefusedException.incompatible(address, m.getMessage());
@@ -126,11 +133,14 @@ public final class Session implements AutoCloseable
         lastHeartbeatNanos = System.nanoTime();
     }
 
-    /** Opens a session, or throws {@link SessionRefusedException} / {@link SessionFailedException}. */
+    /**
+     * Opens a session (its bootstrap connection over TLS with {@code tls}, plaintext when null), or throws
+     * {@link SessionRefusedException} / {@link SessionFailedException}.
+     */
     public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
+        final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos)
     {
-        return new Session(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos);
+        return new Session(context, pd, address, authToken, tls, connectTimeoutNanos, opTimeoutNanos);
     }
 
     public Lane lane()
