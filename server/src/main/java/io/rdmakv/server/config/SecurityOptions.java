@@ -15,7 +15,8 @@ public final class SecurityOptions
     private Path tlsCert;
 
     @Option(names = "--tls-key", paramLabel = "FILE",
-        description = "PEM private key (unencrypted PKCS#8, '-----BEGIN PRIVATE KEY-----') of --tls-cert.")
+        description = "PEM private key (unencrypted PKCS#8, '-----BEGIN PRIVATE KEY-----') of --tls-cert. " +
+            "Default: none.")
     private Path tlsKey;
 
     @Option(names = "--tls-client-ca", paramLabel = "FILE",
