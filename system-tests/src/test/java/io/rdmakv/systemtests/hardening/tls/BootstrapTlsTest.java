@@ -7,6 +7,7 @@ import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RawSession;
 import io.rdmakv.testsupport.tls.TlsFixture;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BootstrapTlsTest
 {
     private static final String TOKEN = "tls-test-token-5f1c0a9e";
+    private static final Duration LEASE = Duration.ofMillis(2000);
 
     private static KvServer tlsNode;
     private static KvServer certNode;
@@ -45,7 +47,9 @@ class BootstrapTlsTest
     static void start()
     {
         certs = TlsFixture.get();
-        final ServerConfig base = ServerConfig.local(LocalCluster.NODE_MEMORY).withAuthToken(TOKEN);
+        // a short lease: heartbeats must keep flowing over TLS for a session to outlive it
+        final ServerConfig base = ServerConfig.local(LocalCluster.NODE_MEMORY).toBuilder().authToken(TOKEN)
+            .lease(LEASE.toNanos(), LEASE.toNanos() / 5).build();
         tlsNode = LocalCluster.startNode(base.withTls(new ServerConfig.ServerTls(certs.node().certChain(),
             certs.node().key(), null)));
         certNode = LocalCluster.startNode(ServerConfig.local(LocalCluster.NODE_MEMORY).withTls(
@@ -87,9 +91,17 @@ class BootstrapTlsTest
     }
 
     @Test
-    void aClientTrustingTheNodesCaIsServed()
+    void aClientTrustingTheNodesCaIsServedAndKeepsItsLeaseOverTls() throws InterruptedException
     {
-        servesAKey(config(tlsNode).withTls(certs.ca()));
+        final long expired = tlsNode.counters().get(ServerCounter.LEASES_EXPIRED);
+        try (KvClient client = KvClient.connect(config(tlsNode).withTls(certs.ca())))
+        {
+            client.put(LocalCluster.bytes("lease"), LocalCluster.bytes("kept"));
+            Thread.sleep(LEASE.toMillis() * 5 / 2);
+            assertArrayEquals(LocalCluster.bytes("kept"), client.get(LocalCluster.bytes("lease")),
+                "the session outlived two and a half lease timeouts on its heartbeats");
+        }
+        assertEquals(expired, tlsNode.counters().get(ServerCounter.LEASES_EXPIRED));
         servesAKey(LocalCluster.clientConfig("localhost:" + tlsNode.port()).withAuthToken(TOKEN).withTls(certs.ca()));
     }
 
