@@ -38,8 +38,8 @@ final class Connector
         {
             pd = context.allocateProtectionDomain();
             final Router.SessionOpener opener = Router.opener(context, pd,
-                config.authToken().getBytes(StandardCharsets.UTF_8), config.connectTimeout().toNanos(),
-                config.opTimeout().toNanos(), config.waitStrategy());
+                config.authToken().getBytes(StandardCharsets.UTF_8), config.tls() == null ? null : config.tls().context(),
+                config.connectTimeout().toNanos(), config.opTimeout().toNanos(), config.waitStrategy());
             final List<String> failures = new ArrayList<>();
             for (final InetSocketAddress seed : config.seeds())
             {

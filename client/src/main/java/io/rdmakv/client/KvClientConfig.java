@@ -1,8 +1,10 @@
 package io.rdmakv.client;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.client.internal.SlotCache;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +22,10 @@ import java.util.List;
  * @param metrics        where the client registers its metrics ({@code rdmakv_client_*}), or null for none;
  *                       one client per registry
  * @param waitStrategy   how a thread waits for its round trip's completion (default {@link WaitStrategy#ADAPTIVE})
+ * @param cacheEntries   how many keys' slot addresses the client remembers, shared by all its threads
+ *                       (rounded up to a power of two; 32 bytes each; 0 turns the cache off); see
+ *                       {@link #DEFAULT_CACHE_ENTRIES}
+ * @param tls            TLS on the bootstrap connections ({@link #withTls}), or null for plaintext
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -30,9 +36,13 @@ public record KvClientConfig(
     Duration connectTimeout,
     int asyncThreads,
     PrometheusRegistry metrics,
-    WaitStrategy waitStrategy)
+    WaitStrategy waitStrategy,
+    int cacheEntries,
+    ClientTls tls)
 {
     public static final int DEFAULT_PORT = 7400;
+    /** 2^20 entries (32 MiB): about a million keys, most of them cached (4-way sets). */
+    public static final int DEFAULT_CACHE_ENTRIES = 1 << 20;
 
     public KvClientConfig
     {
@@ -51,23 +61,27 @@ public record KvClientConfig(
             throw new IllegalArgumentException("asyncThreads must be at least 1");
         }
         waitStrategy = waitStrategy == null ? WaitStrategy.ADAPTIVE : waitStrategy;
+        if (cacheEntries < 0 || cacheEntries > SlotCache.MAX_ENTRIES)
+        {
+            throw new IllegalArgumentException("cacheEntries must be 0 (off) to " + SlotCache.MAX_ENTRIES + ", not " +
+                cacheEntries);
+        }
     }
 
-    /** A configuration with the default wait strategy (the form before wait strategies existed). */
+    /** A configuration with the default wait strategy and slot cache and no TLS (the form before those existed). */
     public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
         final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
         final PrometheusRegistry metrics)
     {
         this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics,
-            WaitStrategy.ADAPTIVE);
+            WaitStrategy.ADAPTIVE, DEFAULT_CACHE_ENTRIES, null);
     }
 
     /** A configuration without metrics (the form before metrics existed). */
     public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
         final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads)
     {
-        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null,
-            WaitStrategy.ADAPTIVE);
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, null);
     }
 
     /** Defaults for {@code hosts} ("host:port,host:port"): no token, transport auto, 5 s timeouts, 4 async threads. */
@@ -80,31 +94,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy);
+            metrics, waitStrategy, cacheEntries, tls);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy);
+            metrics, waitStrategy, cacheEntries, tls);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy);
+            metrics, waitStrategy, cacheEntries, tls);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics, waitStrategy);
+            metrics, waitStrategy, cacheEntries, tls);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics, waitStrategy);
+            metrics, waitStrategy, cacheEntries, tls);
     }
 
     /**
@@ -115,14 +129,47 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry, waitStrategy);
+            registry, waitStrategy, cacheEntries, tls);
     }
 
     /** How a thread waits for each round trip: {@code busy-spin}, {@code adaptive} (default) or {@code blocking}. */
     public KvClientConfig withWaitStrategy(final WaitStrategy strategy)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, strategy);
+            metrics, strategy, cacheEntries, tls);
+    }
+
+    /** How many keys' slots the client caches (0: none); see {@link #DEFAULT_CACHE_ENTRIES}. */
+    public KvClientConfig withCacheEntries(final int entries)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, waitStrategy, entries, tls);
+    }
+
+    /**
+     * Bootstrap connections over TLS 1.3, trusting the CA certificates in {@code trustedCaPem} (PEM) to vouch
+     * for the nodes. Reads the file now: one that cannot be used fails with an
+     * {@link IllegalArgumentException} naming it.
+     */
+    public KvClientConfig withTls(final Path trustedCaPem)
+    {
+        return withTls(ClientTls.trusting(trustedCaPem));
+    }
+
+    /**
+     * As {@link #withTls(Path)}, presenting this client's certificate chain and PKCS#8 private key (PEM) to
+     * nodes that require client certificates; such a node may admit the client without a token.
+     */
+    public KvClientConfig withTls(final Path trustedCaPem, final Path certChainPem, final Path keyPem)
+    {
+        return withTls(ClientTls.withCertificate(trustedCaPem, certChainPem, keyPem));
+    }
+
+    /** TLS as {@code settings} say; null: plaintext. */
+    public KvClientConfig withTls(final ClientTls settings)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, waitStrategy, cacheEntries, settings);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

@@ -1,6 +1,7 @@
 package io.rdmakv.kvctl;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.ClientTls;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.client.KvException;
@@ -10,6 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -53,6 +55,20 @@ public final class KvCtl implements Callable<Integer>
         description = "The cluster's token. Default: $" + TOKEN_ENV + ", else none.",
         scope = CommandLine.ScopeType.INHERIT)
     String authToken;
+
+    @Option(names = "--tls-ca", paramLabel = "FILE",
+        description = "PEM CA certificate(s) that vouch for the nodes: connect over TLS 1.3 (nodes started with " +
+            "--tls-cert). Default: none (plaintext).", scope = CommandLine.ScopeType.INHERIT)
+    Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+        description = "PEM certificate chain of this client, for nodes that require client certificates " +
+            "(--tls-client-ca); needs --tls-key and --tls-ca.", scope = CommandLine.ScopeType.INHERIT)
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+        description = "PEM private key (unencrypted PKCS#8) of --tls-cert.", scope = CommandLine.ScopeType.INHERIT)
+    Path tlsKey;
 
     @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "5000",
         description = "Per-operation and connect timeout. Default: ${DEFAULT-VALUE}.",
@@ -102,7 +118,7 @@ public final class KvCtl implements Callable<Integer>
             final String token = authToken != null ? authToken : environment.getOrDefault(TOKEN_ENV, "");
             config = KvClientConfig.of(hosts).withTransport(transport).withAuthToken(token)
                 .withOpTimeout(Duration.ofMillis(timeoutMs)).withConnectTimeout(Duration.ofMillis(timeoutMs))
-                .withAsyncThreads(1);
+                .withAsyncThreads(1).withTls(tls());
         }
         catch (final IllegalArgumentException e)
         {
@@ -120,6 +136,24 @@ public final class KvCtl implements Callable<Integer>
         {
             return out.failure(FAILED, e.getMessage());
         }
+    }
+
+    /** TLS as the --tls-* options say, or null; refuses a certificate without its key or without a CA. */
+    private ClientTls tls()
+    {
+        if ((tlsCert == null) != (tlsKey == null))
+        {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together (a certificate and its key)");
+        }
+        if (tlsCa == null)
+        {
+            if (tlsCert != null)
+            {
+                throw new IllegalArgumentException("--tls-cert needs --tls-ca, the CA that vouches for the nodes");
+            }
+            return null;
+        }
+        return tlsCert == null ? ClientTls.trusting(tlsCa) : ClientTls.withCertificate(tlsCa, tlsCert, tlsKey);
     }
 
     Output output()

@@ -13,6 +13,7 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
+import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
@@ -75,7 +76,9 @@ public final class KvServer implements AutoCloseable
     private KvServer(final ServerConfig config) throws IOException
     {
         checkLease(config);
+        ProtectedMode.check(config);
         this.config = config;
+        final BootstrapTls tls = config.tls() == null ? null : BootstrapTls.from(config.tls());
         final RegionGeometry geometry = RegionGeometry.forMemory(config.memoryBytes(), config.chunkSize());
         MemoryBudget.system().check(config.memoryBytes(), Runtime.getRuntime().maxMemory());
         BootstrapListener bound = null;
@@ -86,8 +89,8 @@ public final class KvServer implements AutoCloseable
         IndexAtomics createdAtomics = null;
         try
         {
-            bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()),
-                config.leaseTimeoutNanos(), this::openSession, health);
+            bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()), tls,
+                config.leaseTimeoutNanos(), BootstrapListener.DEFAULT_HELLO_TIMEOUT, this::openSession, health);
             this.clusterMap = loadClusterMap(config, bound.port());
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
@@ -137,7 +140,9 @@ public final class KvServer implements AutoCloseable
 
     /**
      * Starts a node. Fails with a one-line reason: memory too small or not allocatable, a busy port,
-     * a transport that cannot open, a cluster map that does not list this node.
+     * a transport that cannot open, a cluster map that does not list this node, a TLS file that cannot be
+     * used ({@link io.rdmakv.common.tls.TlsSetupException}), a non-loopback address with authentication off
+     * ({@link ProtectedMode.RefusedException}).
      */
     public static KvServer start(final ServerConfig config) throws IOException
     {

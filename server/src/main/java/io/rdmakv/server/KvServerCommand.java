@@ -6,6 +6,7 @@ import io.rdmakv.server.config.LayeredDefaults;
 import io.rdmakv.server.config.LeaseOptions;
 import io.rdmakv.server.config.MetricsOptions;
 import io.rdmakv.server.config.NodeOptions;
+import io.rdmakv.server.config.SecurityOptions;
 import io.rdmakv.server.config.SpaceOptions;
 import io.rdmakv.server.config.TransportOptions;
 import picocli.CommandLine;
@@ -81,6 +82,9 @@ public final class KvServerCommand implements Callable<Integer>
     @Mixin
     private MetricsOptions metrics;
 
+    @Mixin
+    private SecurityOptions security;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -100,6 +104,7 @@ public final class KvServerCommand implements Callable<Integer>
         lease.configure(builder, spec);
         transport.configure(builder, spec);
         metrics.configure(builder, spec);
+        security.configure(builder, spec);
         return builder.build();
     }
 

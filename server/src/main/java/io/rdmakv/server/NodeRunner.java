@@ -1,6 +1,7 @@
 package io.rdmakv.server;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.common.tls.TlsSetupException;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;
 import io.rdmakv.server.metrics.ServerMetrics;
@@ -39,8 +40,9 @@ final class NodeRunner
         {
             err.println("kvserver: " + e.getMessage());
             err.flush();
-            return e instanceof ClusterMembership.InvalidMembershipException ? KvServerCommand.EXIT_USAGE :
-                KvServerCommand.EXIT_START_FAILED;
+            return e instanceof ClusterMembership.InvalidMembershipException ||
+                e instanceof ProtectedMode.RefusedException || e instanceof TlsSetupException ?
+                KvServerCommand.EXIT_USAGE : KvServerCommand.EXIT_START_FAILED;
         }
         final Readiness readiness = new Readiness();
         readiness.requires(server.health()::isHealthy);
@@ -69,6 +71,11 @@ final class NodeRunner
             TimeUnit.NANOSECONDS.toMillis(config.leaseTimeoutNanos()),
             TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
         SelfCheck.report(config, server).forEach(out::println);
+        out.println("kvserver: bootstrap " + (config.tls() == null ? "without TLS" : "TLS 1.3" +
+            (config.tls().requiresClientCertificates() ? ", client certificates required" : "")) + ", auth " +
+            (config.authToken().isEmpty() ? "token off" : "token on"));
+        ProtectedMode.warnings(config, server.port()).forEach(line -> err.println("kvserver: " + line));
+        err.flush();
         if (endpoint != null)
         {
             out.printf("kvserver: metrics on http://%s:%d/metrics (readiness /ready, liveness /live)%n",

@@ -33,6 +33,9 @@ import java.util.concurrent.TimeUnit;
  * @param advertisePort the port clients are to use; 0: the port the node listens on
  * @param memoryWindows whether each grant is written through a memory window of its own session's
  *                      ({@link MemoryWindowMode}; null: {@link MemoryWindowMode#AUTO})
+ * @param tls           TLS on the bootstrap port (certificate, key, optional client CA), or null for none
+ * @param insecure      whether to listen on a non-loopback address with authentication off (protected mode
+ *                      refuses that otherwise, see {@link ProtectedMode})
  */
 public record ServerConfig(
     String listenHost,
@@ -54,14 +57,17 @@ public record ServerConfig(
     long sessionQuotaBytes,
     String advertiseHost,
     int advertisePort,
-    MemoryWindowMode memoryWindows)
+    MemoryWindowMode memoryWindows,
+    ServerTls tls,
+    boolean insecure)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
     public static final long DEFAULT_MEMORY_BYTES = 1L << 30;
     public static final String DEFAULT_TRANSPORT = "auto";
     public static final int DEFAULT_DEVICE_PORT = 1;
-    public static final String DEFAULT_METRICS_HOST = "0.0.0.0";
+    /** Loopback: the endpoint has no authentication, and tells the region's size and the session count. */
+    public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
     /** The port the sample configurations, the container and the Kubernetes manifests use for metrics. */
     public static final int RECOMMENDED_METRICS_PORT = 9400;
     public static final long DEFAULT_LEASE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(3);
@@ -82,7 +88,31 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
-            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO);
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false);
+    }
+
+    /** The certificate, key and (optional) client CA of the bootstrap port's TLS, all PEM files. */
+    public record ServerTls(Path certChain, Path key, Path clientCa)
+    {
+        public ServerTls
+        {
+            if (certChain == null || key == null)
+            {
+                throw new IllegalArgumentException("TLS needs both a certificate chain and its private key");
+            }
+        }
+
+        /** Whether clients must present a certificate signed by {@link #clientCa}: then it may replace the token. */
+        public boolean requiresClientCertificates()
+        {
+            return clientCa != null;
+        }
+    }
+
+    /** Whether a client must prove who it is: a token, or a client certificate (TLS with a client CA). */
+    public boolean authenticates()
+    {
+        return !authToken.isEmpty() || tls != null && tls.requiresClientCertificates();
     }
 
     /** A local test node: 127.0.0.1, a free port, the tcp transport, node 0, no token, 100 ms grace, 1 MiB chunks. */
@@ -159,6 +189,11 @@ public record ServerConfig(
         return toBuilder().metrics(host, port).build();
     }
 
+    public ServerConfig withTls(final ServerTls settings)
+    {
+        return toBuilder().tls(settings).build();
+    }
+
     /** Collects a configuration one concern at a time (the command line's option groups each set theirs). */
     public static final class Builder
     {
@@ -182,6 +217,8 @@ public record ServerConfig(
         private String advertiseHost;
         private int advertisePort;
         private MemoryWindowMode memoryWindows = MemoryWindowMode.AUTO;
+        private ServerTls tls;
+        private boolean insecure;
 
         private Builder()
         {
@@ -208,6 +245,8 @@ public record ServerConfig(
             sessionQuotaBytes = c.sessionQuotaBytes;
             advertiseHost = c.advertiseHost;
             advertisePort = c.advertisePort;
+            tls = c.tls;
+            insecure = c.insecure;
             memoryWindows = c.memoryWindows;
         }
 
@@ -314,11 +353,25 @@ public record ServerConfig(
             return this;
         }
 
+        /** TLS on the bootstrap port; null: plaintext. */
+        public Builder tls(final ServerTls settings)
+        {
+            tls = settings;
+            return this;
+        }
+
+        /** Listen on a non-loopback address even with authentication off ({@code --insecure}). */
+        public Builder insecure(final boolean on)
+        {
+            insecure = on;
+            return this;
+        }
+
         public ServerConfig build()
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
-                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows);
+                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure);
         }
     }
 }

@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -124,6 +125,16 @@ class DeployFilesTest
         assertEquals(statefulSet.at("/spec/selector/matchLabels"), template.at("/metadata/labels"));
 
         final JsonNode container = template.at("/spec/containers/0");
+        JsonNode token = null;
+        for (final JsonNode env : container.path("env"))
+        {
+            token = "RDMAKV_AUTH_TOKEN".equals(env.path("name").asText()) ? env : token;
+        }
+        assertTrue(token != null && !token.at("/valueFrom/secretKeyRef/optional").asBoolean(false),
+            "the token comes from a required secret: " + token);
+        assertThrows(ProtectedMode.RefusedException.class, () -> ProtectedMode.check(c),
+            "without it the pods, listening on " + c.listenHost() + ", would not start");
+        ProtectedMode.check(c.withAuthToken("from-the-secret"));
         assertEquals("/ready", container.at("/readinessProbe/httpGet/path").asText());
         assertEquals(metricsPort, container.at("/readinessProbe/httpGet/port").asInt(), "readiness on metrics-port");
         assertEquals("/live", container.at("/livenessProbe/httpGet/path").asText());

@@ -99,13 +99,20 @@ class KvServerCommandTest
             lease-timeout-ms: 2000
             heartbeat-ms: 250
             memory-windows: off
+            tls-cert: /etc/rdmakv/node.pem
+            tls-key: /etc/rdmakv/node.key
+            tls-client-ca: /etc/rdmakv/clients-ca.pem
+            insecure: true
             """.formatted(cluster));
         final CommandRun run = CommandRun.of(Map.of(), "--config", config.toString());
         assertEquals(0, run.code(), run.err());
         assertEquals(new ServerConfig("10.1.2.3", 7401, 2L << 30, "tcp", 2, cluster, "s3cret",
             TimeUnit.MILLISECONDS.toNanos(50), 512 << 10, "mlx5_1", 2, true, "127.0.0.1", 9401,
             TimeUnit.MILLISECONDS.toNanos(2000), TimeUnit.MILLISECONDS.toNanos(250), 256L << 20, null, 0,
-            MemoryWindowMode.OFF),
+            MemoryWindowMode.OFF,
+
+            new ServerConfig.ServerTls(Path.of("/etc/rdmakv/node.pem"), Path.of("/etc/rdmakv/node.key"),
+                Path.of("/etc/rdmakv/clients-ca.pem")), true),
             run.config());
     }
 

@@ -1,5 +1,6 @@
 package io.rdmakv.ycsb;
 
+import io.rdmakv.client.ClientTls;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
@@ -25,6 +26,9 @@ import static io.rdmakv.ycsb.RdmaKvClient.TCP_BIND_HOST_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.TCP_BIND_HOST_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.TIMEOUT_DEFAULT_MS;
 import static io.rdmakv.ycsb.RdmaKvClient.TIMEOUT_PROPERTY;
+import static io.rdmakv.ycsb.RdmaKvClient.TLS_CA_PROPERTY;
+import static io.rdmakv.ycsb.RdmaKvClient.TLS_CERT_PROPERTY;
+import static io.rdmakv.ycsb.RdmaKvClient.TLS_KEY_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.TOKEN_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.TRANSPORT_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.TRANSPORT_PROPERTY;
@@ -62,7 +66,7 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
                 p.getProperty(TCP_BIND_HOST_PROPERTY, TCP_BIND_HOST_DEFAULT),
                 Duration.ofMillis(positive(p, TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS)),
                 Duration.ofMillis(positive(p, CONNECT_TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS)),
-                1);
+                1).withTls(tls(p));
         }
         catch (final IllegalArgumentException e)
         {
@@ -84,6 +88,28 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
             throw new DBException(PRINT_STATS_PROPERTY + " must be true or false, not '" + print + "'");
         }
         return new BindingConfig(client, retries, Boolean.parseBoolean(print));
+    }
+
+    /** TLS from rdmakv.tls.ca, rdmakv.tls.cert and rdmakv.tls.key, or null when no CA is set. */
+    private static ClientTls tls(final Properties p)
+    {
+        final String ca = p.getProperty(TLS_CA_PROPERTY);
+        final String cert = p.getProperty(TLS_CERT_PROPERTY);
+        final String key = p.getProperty(TLS_KEY_PROPERTY);
+        if ((cert == null) != (key == null))
+        {
+            throw new IllegalArgumentException(TLS_CERT_PROPERTY + " and " + TLS_KEY_PROPERTY + " go together");
+        }
+        if (ca == null)
+        {
+            if (cert != null)
+            {
+                throw new IllegalArgumentException(TLS_CERT_PROPERTY + " needs " + TLS_CA_PROPERTY);
+            }
+            return null;
+        }
+        return cert == null ? ClientTls.trusting(Path.of(ca)) :
+            ClientTls.withCertificate(Path.of(ca), Path.of(cert), Path.of(key));
     }
 
     private static List<InetSocketAddress> seedsOf(final Path file) throws DBException

@@ -52,6 +52,12 @@ public final class RdmaKvClient extends DB
     public static final String WAIT_DEFAULT = "adaptive";
     /** Whether the last instance prints {@code [RDMAKV], Name, value} counter lines at cleanup. */
     public static final String PRINT_STATS_PROPERTY = "rdmakv.stats";
+    /** PEM CA certificate(s) that vouch for the nodes: set, the bootstrap connections run TLS 1.3. */
+    public static final String TLS_CA_PROPERTY = "rdmakv.tls.ca";
+    /** PEM certificate chain of this client, for nodes that require client certificates (with the key). */
+    public static final String TLS_CERT_PROPERTY = "rdmakv.tls.cert";
+    /** PEM (PKCS#8) private key of {@link #TLS_CERT_PROPERTY}. */
+    public static final String TLS_KEY_PROPERTY = "rdmakv.tls.key";
 
     /** The first size of an instance's read buffer; it grows to the longest value read. */
     static final int READ_BUFFER_LENGTH = 4096;

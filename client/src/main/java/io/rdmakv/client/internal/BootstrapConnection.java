@@ -4,6 +4,11 @@ import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 
+import io.rdmakv.common.tls.TlsContexts;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -13,7 +18,7 @@ import java.net.Socket;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The TCP connection a session starts with: one HELLO and its reply, framed by the control-message
+ * The TCP connection a session starts with (TLS 1.3 when the client is configured for it): one HELLO and its reply, framed by the control-message
  * header's length. It then stays open for the session's lifetime and carries the session's lease: the
  * client's janitor sends a HEARTBEAT on it every interval the node asked for ({@link #send}); the node
  * takes its closing as the client's departure and a silence as long as its lease timeout as a client
@@ -28,22 +33,46 @@ final class BootstrapConnection implements AutoCloseable
         this.socket = socket;
     }
 
-    static BootstrapConnection open(final InetSocketAddress address, final long timeoutNanos) throws IOException
+    /**
+     * Connects to {@code address}; with {@code tls} (null: plaintext) runs the TLS 1.3 handshake on it,
+     * checking that the node's certificate chains to the trusted CAs and names the host dialled. Each read
+     * waits at most {@code timeoutNanos}.
+     */
+    static BootstrapConnection open(final InetSocketAddress address, final long timeoutNanos, final SSLContext tls)
+        throws IOException
     {
-        final Socket socket = new Socket();
+        final Socket plain = new Socket();
+        Socket socket = plain;
         try
         {
             final int timeoutMs = (int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
-            socket.connect(address, timeoutMs);
-            socket.setSoTimeout(timeoutMs);
-            socket.setTcpNoDelay(true);
+            plain.connect(address, timeoutMs);
+            plain.setSoTimeout(timeoutMs);
+            plain.setTcpNoDelay(true);
+            if (tls != null)
+            {
+                final SSLSocket secured = (SSLSocket)tls.getSocketFactory().createSocket(plain,
+                    address.getHostString(), address.getPort(), true);
+                socket = secured;
+                final SSLParameters parameters = TlsContexts.parameters(tls, false);
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                secured.setSSLParameters(parameters);
+                secured.startHandshake();
+            }
             return new BootstrapConnection(socket);
         }
         catch (final IOException e)
         {
             socket.close();
+            plain.close();
             throw e;
         }
+    }
+
+    /** Whether this connection runs TLS. */
+    boolean secured()
+    {
+        return socket instanceof SSLSocket;
     }
 
     /** Sends {@code request} and reads one reply. */

@@ -6,6 +6,7 @@ import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 
+import javax.net.ssl.SSLContext;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
@@ -58,16 +59,10 @@ public final class Router implements AutoCloseable
 
     /** Opens a session with one node through the given transport objects (the usual {@link SessionOpener}). */
     public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
-        final long connectTimeoutNanos, final long opTimeoutNanos)
+        final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy)
     {
-        return opener(context, pd, authToken, connectTimeoutNanos, opTimeoutNanos, WaitStrategy.ADAPTIVE);
-    }
-
-    /** {@link #opener(Context, ProtectionDomain, byte[], long, long)} whose lanes wait as {@code waitStrategy} says. */
-    public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
-        final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy)
-    {
-        return node -> Session.open(context, pd, node, authToken, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
+        return node -> Session.open(context, pd, node, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
+            waitStrategy);
     }
 
     public ClusterMap map()

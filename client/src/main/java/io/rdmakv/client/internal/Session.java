@@ -24,6 +24,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -63,7 +64,7 @@ public final class Session implements AutoCloseable
     private volatile boolean closed;
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos,
+        final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos,
         final WaitStrategy waitStrategy)
     {
         this.address = address;
@@ -81,7 +82,7 @@ public final class Session implements AutoCloseable
             createdQp.modifyToInit(ConnectOptions.DEFAULT);
             io = new LaneIo(createdQp, createdCq, registered, counters, opTimeoutNanos, waitStrategy);
             io.postAllReceives();
-            connection = BootstrapConnection.open(address, connectTimeoutNanos);
+            connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
             final ControlMessage reply = connection.call(new HelloMessage(1, authToken, createdQp.localEndpoint()));
             if (reply instanceof HelloRefusedMessage refused)
             {
@@ -106,6 +107,12 @@ public final class Session implements AutoCloseable
             {
                 throw refused;
             }
+            final String tlsReason = tls != null && e instanceof IOException io ?
+                TlsFailures.describe(io, connection != null) : null;
+            if (tlsReason != null)
+            {
+                throw SessionRefusedException.tls(address, tlsReason);
+            }
             if (e instanceof MalformedMessageException m && m.kind() == MalformedMessageException.Kind.BAD_VERSION)
             {
                 throw SessionRefusedException.incompatible(address, m.getMessage());
@@ -128,19 +135,15 @@ public final class Session implements AutoCloseable
         lastHeartbeatNanos = System.nanoTime();
     }
 
-    /** Opens a session, or throws {@link SessionRefusedException} / {@link SessionFailedException}. */
+    /**
+     * Opens a session (its bootstrap connection over TLS with {@code tls}, plaintext when null), or throws
+     * {@link SessionRefusedException} / {@link SessionFailedException}.
+     */
     public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
-    {
-        return open(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos, WaitStrategy.ADAPTIVE);
-    }
-
-    /** {@link #open(Context, ProtectionDomain, InetSocketAddress, byte[], long, long)} with a wait strategy. */
-    public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos,
+        final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos,
         final WaitStrategy waitStrategy)
     {
-        return new Session(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
+        return new Session(context, pd, address, authToken, tls, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
     }
 
     public Lane lane()

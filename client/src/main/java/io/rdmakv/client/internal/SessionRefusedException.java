@@ -4,13 +4,16 @@ import java.net.InetSocketAddress;
 
 /**
  * No session can be had with the node, and trying again will not help: it refused (HELLO_REFUSED: wrong
- * token, unsupported protocol version, shutting down), or this client refuses it (its region layout
- * version is not the one this build reads).
+ * token, unsupported protocol version, shutting down, TLS required), or this client refuses it (its region
+ * layout version is not the one this build reads), or TLS with it cannot work (its certificate not
+ * trusted, TLS on one side only).
  */
 public final class SessionRefusedException extends RuntimeException
 {
     /** {@link #code()} of a node this client refuses. */
     public static final int INCOMPATIBLE = -1;
+    /** {@link #code()} of a TLS connection that cannot work: untrusted certificate, no TLS on one side. */
+    public static final int TLS = -2;
 
     private final int code;
 
@@ -30,6 +33,13 @@ public final class SessionRefusedException extends RuntimeException
     {
         return new SessionRefusedException("node " + address.getHostString() + ":" + address.getPort() +
             " is incompatible with this client: " + reason, INCOMPATIBLE);
+    }
+
+    /** TLS with the node cannot work as configured: {@code reason} says why and where to look. */
+    public static SessionRefusedException tls(final InetSocketAddress address, final String reason)
+    {
+        return new SessionRefusedException("TLS with node " + address.getHostString() + ":" + address.getPort() +
+            " failed: " + reason, TLS);
     }
 
     /** The {@link io.rdmakv.common.protocol.ReasonCode} number. */

@@ -27,7 +27,9 @@ public enum ReasonCode
     /** FREE of space that the client was not granted. */
     BAD_FREE(10),
     /** The server failed for a reason of its own. */
-    INTERNAL(11);
+    INTERNAL(11),
+    /** HELLO in plaintext to a node that speaks only TLS on its bootstrap port. */
+    TLS_REQUIRED(12);
 
     private final int code;
 

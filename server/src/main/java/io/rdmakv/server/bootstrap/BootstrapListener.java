@@ -7,10 +7,13 @@ import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.health.RateLimitedLog;
 import io.rdmakv.verbs.util.AcceptFailures;
 
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,12 +25,16 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
- * Accepts clients on the node's TCP port. Each connection gets a virtual thread that reads one HELLO,
+ * Accepts clients on the node's TCP port. Each connection gets a virtual thread that (with TLS: runs the
+ * handshake, see {@link BootstrapTls}, then) reads one HELLO,
  * asks the {@link SessionFactory} to open a session (or refuses with a reason), answers, and then
  * holds the session's lease on the socket ({@link LeaseReader}): HEARTBEATs renew it; the connection's
  * end, a lease timeout without a whole HEARTBEAT, or any other frame end the session, and the factory's
@@ -43,6 +50,13 @@ public final class BootstrapListener implements AutoCloseable
     /** The whole HELLO of a connection must arrive within this, however it is cut up. */
     public static final Duration DEFAULT_HELLO_TIMEOUT = Duration.ofSeconds(10);
     private static final String COMPONENT = "bootstrap listener";
+    /** The reason a plaintext HELLO to a TLS node gets. */
+    public static final String TLS_REQUIRED = "this node requires TLS on its bootstrap port: connect with TLS " +
+        "(KvClientConfig.withTls, kvctl --tls-ca, YCSB rdmakv.tls.ca) and its CA certificate";
+    /** The reason a TLS ClientHello to a plaintext node gets (in plaintext: the client reports no TLS). */
+    public static final String NO_TLS = "this node runs without TLS: connect without TLS";
+    /** Closes connections whose TLS handshake and HELLO are not done by their deadline (shared, one thread). */
+    private static final ScheduledExecutorService DEADLINES = deadlineTimer();
 
     /** Opens sessions for accepted HELLOs. */
     public interface SessionFactory
@@ -63,6 +77,7 @@ public final class BootstrapListener implements AutoCloseable
     }
 
     private final ServerSocket server;
+    private final BootstrapTls tls;
     private final SessionFactory factory;
     private final long leaseTimeoutNanos;
     private final long helloTimeoutNanos;
@@ -83,17 +98,28 @@ public final class BootstrapListener implements AutoCloseable
     public BootstrapListener(final InetSocketAddress address, final long leaseTimeoutNanos,
         final SessionFactory factory, final NodeHealth health) throws IOException
     {
-        this(address, leaseTimeoutNanos, DEFAULT_HELLO_TIMEOUT, factory, health);
+        this(address, null, leaseTimeoutNanos, DEFAULT_HELLO_TIMEOUT, factory, health);
     }
 
     /** As above, with {@code helloTimeout} for the whole HELLO of each connection (a trickle gains nothing). */
     public BootstrapListener(final InetSocketAddress address, final long leaseTimeoutNanos,
         final Duration helloTimeout, final SessionFactory factory, final NodeHealth health) throws IOException
     {
+        this(address, null, leaseTimeoutNanos, helloTimeout, factory, health);
+    }
+
+    /**
+     * As above, with {@code tls} (null: plaintext) and {@code helloTimeout} for the TLS handshake and the
+     * whole HELLO of each connection together (a trickle gains nothing).
+     */
+    public BootstrapListener(final InetSocketAddress address, final BootstrapTls tls, final long leaseTimeoutNanos,
+        final Duration helloTimeout, final SessionFactory factory, final NodeHealth health) throws IOException
+    {
         if (leaseTimeoutNanos <= 0)
         {
             throw new IllegalArgumentException("lease timeout of " + leaseTimeoutNanos + " ns");
         }
+        this.tls = tls;
         this.factory = factory;
         this.health = health;
         this.leaseTimeoutNanos = leaseTimeoutNanos;
@@ -121,6 +147,14 @@ public final class BootstrapListener implements AutoCloseable
     public int port()
     {
         return server.getLocalPort();
+    }
+
+    private static ScheduledExecutorService deadlineTimer()
+    {
+        final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+            Thread.ofPlatform().daemon().name("rdmakv-handshake-deadlines").factory());
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
     }
 
     private void acceptLoop()
@@ -170,17 +204,32 @@ public final class BootstrapListener implements AutoCloseable
         }
     }
 
-    private void serve(final Socket socket)
+    private void serve(final Socket accepted)
     {
+        Socket socket = accepted;
         Consumer<SessionEnd> onEnd = null;
         SessionEnd end = null;
+        final long deadline = System.nanoTime() + helloTimeoutNanos;
         try
         {
-            socket.setTcpNoDelay(true);
+            accepted.setTcpNoDelay(true);
             final ControlMessage request;
             try
             {
-                request = readHello(socket, System.nanoTime() + helloTimeoutNanos);
+                final int first = readFirstByte(accepted, deadline);
+                if (refusedForTls(accepted, first, deadline))
+                {
+                    return;
+                }
+                if (tls != null)
+                {
+                    socket = handshake(accepted, first, deadline);
+                    request = readHello(socket, deadline, -1);
+                }
+                else
+                {
+                    request = readHello(socket, deadline, first);
+                }
             }
             catch (final MalformedMessageException e)
             {
@@ -205,11 +254,17 @@ public final class BootstrapListener implements AutoCloseable
         }
         catch (final SocketTimeoutException e)
         {
-            LOG.log(System.Logger.Level.DEBUG, "no HELLO from " + socket.getRemoteSocketAddress() + " in time");
+            LOG.log(System.Logger.Level.DEBUG, "no HELLO from " + accepted.getRemoteSocketAddress() + " in time");
+        }
+        catch (final SSLException e)
+        {
+            log.log(System.Logger.Level.WARNING, "tls", "TLS handshake with " + accepted.getRemoteSocketAddress() +
+                " failed: " + e.getMessage());
         }
         catch (final IOException e)
         {
-            LOG.log(System.Logger.Level.DEBUG, "bootstrap connection ended: " + e.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, "bootstrap connection ended" + (System.nanoTime() - deadline >= 0 &&
+                onEnd == null ? " (no TLS handshake and HELLO in time)" : "") + ": " + e.getMessage());
         }
         catch (final Error e)
         {
@@ -219,7 +274,7 @@ public final class BootstrapListener implements AutoCloseable
         }
         finally
         {
-            connections.remove(socket);
+            connections.remove(accepted);
             if (onEnd == null || end == null || end.kind() == SessionEnd.Kind.CLOSED)
             {
                 try
@@ -239,11 +294,99 @@ public final class BootstrapListener implements AutoCloseable
         }
     }
 
-    /** Reads one control message, all of it by {@code deadline} ({@link System#nanoTime()}). */
-    private static ControlMessage readHello(final Socket socket, final long deadline) throws IOException
+    /**
+     * A plaintext HELLO on a TLS port, or a ClientHello on a plaintext one: answers HELLO_REFUSED in plaintext
+     * (a plain client reads the reason; a TLS client sees a peer that does not speak TLS) and returns true.
+     */
+    private boolean refusedForTls(final Socket socket, final int first, final long deadline) throws IOException
+    {
+        final boolean clientTls = first == TlsContexts.HANDSHAKE_RECORD;
+        if ((tls != null) == clientTls)
+        {
+            return false;
+        }
+        log.log(System.Logger.Level.WARNING, "tls-mismatch", "refused " + socket.getRemoteSocketAddress() +
+            (clientTls ? ": it opened TLS, but this node runs without TLS (no --tls-cert)" :
+            ": a plaintext HELLO, but this node requires TLS"));
+        refuse(socket, clientTls ? ReasonCode.UNEXPECTED_MESSAGE : ReasonCode.TLS_REQUIRED, clientTls ? NO_TLS :
+            TLS_REQUIRED);
+        drain(socket, deadline);
+        return true;
+    }
+
+    /** The handshake, bounded by {@code deadline} as a whole: past it the connection is closed under it. */
+    private Socket handshake(final Socket accepted, final int first, final long deadline) throws IOException
+    {
+        final ScheduledFuture<?> watchdog = DEADLINES.schedule(() -> closeQuietly(accepted),
+            Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        try
+        {
+            accepted.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            final SSLSocket socket = tls.handshake(accepted, first);
+            if (tls.requiresClientCertificates())
+            {
+                LOG.log(System.Logger.Level.DEBUG, accepted.getRemoteSocketAddress() + " presented " +
+                    BootstrapTls.clientSubject(socket));
+            }
+            return socket;
+        }
+        finally
+        {
+            watchdog.cancel(false);
+        }
+    }
+
+    private static int readFirstByte(final Socket socket, final long deadline) throws IOException
+    {
+        final byte[] first = new byte[1];
+        readFully(socket, first, 0, 1, deadline);
+        return first[0] & 0xFF;
+    }
+
+    /**
+     * After a refusal: says it is done sending and reads what the peer still sends until it closes (or the
+     * deadline, or 64 KiB), so that closing does not reset the connection before the peer has read the reason.
+     */
+    private static void drain(final Socket socket, final long deadline)
+    {
+        try
+        {
+            socket.shutdownOutput();
+            final byte[] sink = new byte[4096];
+            int left = 64 << 10;
+            while (left > 0)
+            {
+                final long wait = deadline - System.nanoTime();
+                if (wait <= 0)
+                {
+                    return;
+                }
+                socket.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
+                final int n = socket.getInputStream().read(sink);
+                if (n < 0)
+                {
+                    return;
+                }
+                left -= n;
+            }
+        }
+        catch (final IOException e)
+        {
+            // the peer is gone: nothing more to wait for
+        }
+    }
+
+    /**
+     * Reads one control message, all of it by {@code deadline} ({@link System#nanoTime()}); {@code firstByte}
+     * is its first byte when already read, else -1.
+     */
+    private static ControlMessage readHello(final Socket socket, final long deadline, final int firstByte)
+        throws IOException
     {
         final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        readFully(socket, header, 0, header.length, deadline);
+        final int have = firstByte < 0 ? 0 : 1;
+        header[0] = (byte)firstByte;
+        readFully(socket, header, have, header.length - have, deadline);
         final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
         if (length > MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH)
         {
@@ -283,6 +426,18 @@ public final class BootstrapListener implements AutoCloseable
     {
         socket.getOutputStream().write(ControlCodec.toBytes(new HelloRefusedMessage(0, code.code(), text)));
         socket.getOutputStream().flush();
+    }
+
+    private static void closeQuietly(final Socket socket)
+    {
+        try
+        {
+            socket.close();
+        }
+        catch (final IOException ignore)
+        {
+            // already gone
+        }
     }
 
     /** Stops accepting; open sessions keep their connections until they are closed. */

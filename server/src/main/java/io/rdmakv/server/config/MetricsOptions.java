@@ -13,7 +13,9 @@ public final class MetricsOptions
     private int metricsPort;
 
     @Option(names = "--metrics-host", paramLabel = "HOST", defaultValue = ServerConfig.DEFAULT_METRICS_HOST,
-        description = "Address the metrics endpoint listens on. Default: ${DEFAULT-VALUE}.")
+        description = "Address the metrics endpoint listens on. It has no authentication and tells the region's " +
+            "size and the session count: keep it on loopback, or on an address only Prometheus reaches " +
+            "(0.0.0.0 in a pod with a network policy). Default: ${DEFAULT-VALUE}.")
     private String metricsHost;
 
     /** Sets the endpoint; refuses a port outside 0..65535. */

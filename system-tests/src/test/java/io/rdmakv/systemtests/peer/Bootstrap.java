@@ -5,6 +5,11 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.systemtests.LocalCluster;
 
+import io.rdmakv.common.tls.TlsContexts;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -26,16 +31,33 @@ public final class Bootstrap implements AutoCloseable
 
     public Bootstrap(final int port)
     {
-        socket = new Socket();
+        this(port, null);
+    }
+
+    /** As above, over TLS 1.3 with {@code tls} (null: plaintext), the node's name checked as clients do. */
+    public Bootstrap(final int port, final SSLContext tls)
+    {
+        final Socket plain = new Socket();
         try
         {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), TIMEOUT_MS);
-            socket.setSoTimeout(TIMEOUT_MS);
-            socket.setTcpNoDelay(true);
+            plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), TIMEOUT_MS);
+            plain.setSoTimeout(TIMEOUT_MS);
+            plain.setTcpNoDelay(true);
+            if (tls == null)
+            {
+                socket = plain;
+                return;
+            }
+            final SSLSocket secured = (SSLSocket)tls.getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+            final SSLParameters parameters = TlsContexts.parameters(tls, false);
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            secured.setSSLParameters(parameters);
+            secured.startHandshake();
+            socket = secured;
         }
         catch (final IOException e)
         {
-            LocalCluster.closeAll(socket);
+            LocalCluster.closeAll(plain);
             throw new UncheckedIOException(e);
         }
     }

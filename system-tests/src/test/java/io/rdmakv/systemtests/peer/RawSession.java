@@ -26,6 +26,7 @@ import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.WorkCompletion;
 import io.rdmakv.verbs.WorkCompletions;
 
+import javax.net.ssl.SSLContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,6 +80,12 @@ public final class RawSession implements AutoCloseable
     /** A session with {@code scratchLength} bytes of scratch memory (a multiple of 4096). */
     public RawSession(final int port, final String token, final int scratchLength)
     {
+        this(port, token, scratchLength, null);
+    }
+
+    /** As above, its bootstrap connection over TLS with {@code tls} (null: plaintext). */
+    public RawSession(final int port, final String token, final int scratchLength, final SSLContext tls)
+    {
         if (scratchLength < BUFFER || scratchLength % BUFFER != 0)
         {
             throw new IllegalArgumentException("scratch of " + scratchLength + " bytes: a multiple of " + BUFFER);
@@ -96,7 +103,7 @@ public final class RawSession implements AutoCloseable
         {
             repost(i);
         }
-        bootstrap = new Bootstrap(port);
+        bootstrap = new Bootstrap(port, tls);
         final ControlMessage reply = bootstrap.write(ControlCodec.toBytes(new HelloMessage(1,
             token.getBytes(StandardCharsets.UTF_8), qp.localEndpoint()))).read();
         if (!(reply instanceof HelloOkMessage ok))
