@@ -9,6 +9,9 @@ package io.rdmakv.client;
  * @param lockRetries       inserts that found their group's insert lock taken
  * @param controlMessages   control messages sent (ALLOC, FREE, STATS, BYE)
  * @param cacheHits         operations served through a cached slot address
+ * @param droppedFrees      always 0 (FREEs are never dropped); kept for readers of older statistics
+ * @param cacheMisses       operations that found no cached slot address, or a wrong one, and searched the
+ *                          key's bucket groups
  */
 public record ClientStats(
     long gets,
@@ -24,8 +27,16 @@ public record ClientStats(
     long lockRetries,
     long controlMessages,
     long cacheHits,
-    long droppedFrees)
+    long droppedFrees,
+    long cacheMisses)
 {
+    /** Cache hits over cache lookups (hits and misses), or 0 before any. */
+    public double cacheHitRatio()
+    {
+        final long lookups = cacheHits + cacheMisses;
+        return lookups == 0 ? 0.0 : cacheHits / (double)lookups;
+    }
+
     public long operations()
     {
         return gets + puts + deletes + compareAndSets;

@@ -10,6 +10,7 @@ import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.client.internal.Status;
 import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
@@ -65,6 +66,7 @@ public final class KvClient implements AutoCloseable
         this.context = context;
         this.pd = pd;
         this.router = router;
+        router.useCache(new SlotCache(config.cacheEntries()));
         this.failures = new Failures(config.opTimeout(), Lane.maxAttempts());
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;
@@ -220,7 +222,8 @@ public final class KvClient implements AutoCloseable
             t.get(ClientCounter.COMPARE_AND_SETS), t.get(ClientCounter.NOT_FOUND), t.get(ClientCounter.CONFLICTS),
             t.get(ClientCounter.ERRORS), t.get(ClientCounter.ROUND_TRIPS), t.get(ClientCounter.CAS_RETRIES),
             t.get(ClientCounter.VALIDATION_RETRIES), t.get(ClientCounter.LOCK_RETRIES),
-            t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES));
+            t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES),
+            t.get(ClientCounter.CACHE_MISSES));
     }
 
     /** Asks every node for its statistics (STATS over the control plane), keyed by node id. */

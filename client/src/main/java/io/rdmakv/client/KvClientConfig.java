@@ -1,6 +1,7 @@
 package io.rdmakv.client;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.client.internal.SlotCache;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -19,6 +20,9 @@ import java.util.List;
  * @param asyncThreads   threads that run the asynchronous API's operations
  * @param metrics        where the client registers its metrics ({@code rdmakv_client_*}), or null for none;
  *                       one client per registry
+ * @param cacheEntries   how many keys' slot addresses the client remembers, shared by all its threads
+ *                       (rounded up to a power of two; 32 bytes each; 0 turns the cache off); see
+ *                       {@link #DEFAULT_CACHE_ENTRIES}
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -28,9 +32,12 @@ public record KvClientConfig(
     Duration opTimeout,
     Duration connectTimeout,
     int asyncThreads,
-    PrometheusRegistry metrics)
+    PrometheusRegistry metrics,
+    int cacheEntries)
 {
     public static final int DEFAULT_PORT = 7400;
+    /** 2^20 entries (32 MiB): about a million keys, most of them cached (4-way sets). */
+    public static final int DEFAULT_CACHE_ENTRIES = 1 << 20;
 
     public KvClientConfig
     {
@@ -48,6 +55,20 @@ public record KvClientConfig(
         {
             throw new IllegalArgumentException("asyncThreads must be at least 1");
         }
+        if (cacheEntries < 0 || cacheEntries > SlotCache.MAX_ENTRIES)
+        {
+            throw new IllegalArgumentException("cacheEntries must be 0 (off) to " + SlotCache.MAX_ENTRIES + ", not " +
+                cacheEntries);
+        }
+    }
+
+    /** A configuration with the default slot cache (the form before the cache was configurable). */
+    public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
+        final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
+        final PrometheusRegistry metrics)
+    {
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics,
+            DEFAULT_CACHE_ENTRIES);
     }
 
     /** A configuration without metrics (the form before metrics existed). */
@@ -67,31 +88,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, cacheEntries);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, cacheEntries);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics);
+            metrics, cacheEntries);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics);
+            metrics, cacheEntries);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics);
+            metrics, cacheEntries);
     }
 
     /**
@@ -102,7 +123,14 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry);
+            registry, cacheEntries);
+    }
+
+    /** How many keys' slots the client caches (0: none); see {@link #cacheEntries}. */
+    public KvClientConfig withCacheEntries(final int entries)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, entries);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

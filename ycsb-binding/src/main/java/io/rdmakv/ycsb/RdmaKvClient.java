@@ -49,6 +49,8 @@ public final class RdmaKvClient extends DB
     /** How many version conflicts one update may meet before it fails with ERROR. */
     public static final String UPDATE_RETRIES_PROPERTY = "rdmakv.update.retries";
     public static final int UPDATE_RETRIES_DEFAULT = 1000;
+    /** How many keys' slot addresses the client caches, shared by all threads (0: off). */
+    public static final String CACHE_ENTRIES_PROPERTY = "rdmakv.cache.entries";
     /** Whether the last instance prints {@code [RDMAKV], Name, value} counter lines at cleanup. */
     public static final String PRINT_STATS_PROPERTY = "rdmakv.stats";
 

@@ -21,6 +21,8 @@ public enum ClientCounter
     LOCK_RETRIES("rdmakv_client_lock_retries_total", "Inserts that found their group's insert lock taken"),
     CONTROL_MESSAGES("rdmakv_client_control_messages_total", "Control messages sent (ALLOC, FREE, STATS, BYE)"),
     CACHE_HITS("rdmakv_client_cache_hits_total", "Operations served through a cached slot address"),
+    CACHE_MISSES("rdmakv_client_cache_misses_total", "Operations that found no cached slot address, or a wrong " +
+        "one, and searched the key's bucket groups"),
     /** Always 0 since FREEs are never dropped (issue 10); kept because the YCSB binding and dashboards read it. */
     DROPPED_FREES("rdmakv_client_dropped_frees_total", "Superseded blocks not returned to a node because their " +
         "FREE would have come too late"),

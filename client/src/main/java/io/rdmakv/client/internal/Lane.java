@@ -20,6 +20,7 @@ public final class Lane
     private final MemorySegment mem;
     private final KeyLocation key;
     private final NewBlock block;
+    private final CachedSlot cached;
     private final LaneResult result;
     private final LaneCounters counters;
     private final SpaceLease space;
@@ -44,9 +45,8 @@ public final class Lane
         key = new KeyLocation(remote, mem);
         final BlockSearch search = new BlockSearch(requests, remote, key, mem);
         result = new LaneResult(search.block());
-        final CachedSlot cached = new CachedSlot(new SlotCache(1 << 14, trustNanos), key, requests, search, clock,
-            trustNanos);
-        block = new NewBlock(mem, key, requests, space, cached.cache(), result, clock);
+        cached = new CachedSlot(key, requests, search, counters, clock, trustNanos);
+        block = new NewBlock(mem, key, requests, space, cached, result, clock);
         final InsertProtocol insert = new InsertProtocol(key, requests, search, block, counters, lockWord);
         get = new GetProtocol(key, requests, search, cached, counters, result, clock);
         repair = new DamageRepair(control, key, search, mem, counters, clock);
@@ -55,6 +55,12 @@ public final class Lane
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
         maxKeyLength = remote.geometry().maxKeyLength();
         maxValueLength = remote.geometry().maxValueLength();
+    }
+
+    /** Shares the client's slot cache (before the lane's first operation; a lane starts with none). */
+    public void useCache(final SlotCache cache)
+    {
+        cached.use(cache);
     }
 
     /** How many times an operation retries after lost races before it gives up. */

@@ -42,14 +42,12 @@ final class PutProtocol
         {
             return rc;
         }
-        final int entry = cached.lookup();
-        if (entry >= 0)
+        if (cached.lookup())
         {
             final long now = block.now();
-            final SlotCache cache = cached.cache();
-            final long word = cache.word(entry);
-            final long slotAddress = cache.slotAddress(entry);
-            switch (cached.check(entry, now, block))
+            final long word = cached.word();
+            final long slotAddress = cached.slotAddress();
+            switch (cached.check(now, block))
             {
                 case TRUSTED ->
                 {
@@ -59,19 +57,18 @@ final class PutProtocol
                     }
                     if (requests.casResult() == word)
                     {
-                        counters.increment(ClientCounter.CACHE_HITS);
+                        cached.hit();
                         return block.committed(slotAddress, word, now);
                     }
                     counters.increment(ClientCounter.CAS_RETRIES);
+                    cached.missed();
                     cached.invalidate();
                 }
                 case FAILED ->
                 {
                     return requests.failure();
                 }
-                case CHANGED ->
-                {
-                }
+                case CHANGED -> cached.missed();
             }
         }
         for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)

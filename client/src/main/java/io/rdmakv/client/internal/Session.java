@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -131,6 +132,22 @@ public final class Session implements AutoCloseable
         final byte[] authToken, final long connectTimeoutNanos, final long opTimeoutNanos)
     {
         return new Session(context, pd, address, authToken, connectTimeoutNanos, opTimeoutNanos);
+    }
+
+    /** Shares the client's slot cache with this session's lane (before its first operation). */
+    public void useCache(final SlotCache cache)
+    {
+        lane.useCache(cache);
+    }
+
+    /**
+     * What the cached slot addresses of this node depend on: where its index is (address, length, rkey)
+     * and where its data area is. A node that restarted with a new region has another one.
+     */
+    public List<Object> regionIdentity()
+    {
+        return List.of(hello.indexRegion(), hello.dataRegion().address(), hello.dataRegion().length(),
+            hello.geometry());
     }
 
     public Lane lane()
