@@ -23,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Many client threads on a few hot keys with random GET / PUT / DELETE / compare-and-set: every key's
- * history, as the clients saw it, must be linearizable as a register.
+ * history, as the clients saw it, must be linearizable as a register. The threads of a client share its
+ * slot cache, so one thread's cached slot serves another's operation (and a blind CAS of a fresh entry one
+ * thread wrote another's).
  */
 class StoreLinearizabilityTest
 {
@@ -36,48 +38,78 @@ class StoreLinearizabilityTest
     {
         try (LocalCluster cluster = new LocalCluster(); KvClient client = cluster.client())
         {
-            final KeyedHistory<Integer> history = new KeyedHistory<>();
-            final List<Throwable> failures = new CopyOnWriteArrayList<>();
-            final CountDownLatch start = new CountDownLatch(1);
-            final Thread[] threads = new Thread[THREADS];
-            for (int t = 0; t < THREADS; t++)
-            {
-                final int process = t;
-                threads[t] = Thread.ofPlatform().name("lin-" + t).start(() ->
-                {
-                    try
-                    {
-                        start.await();
-                        run(client, history, process);
-                    }
-                    catch (final Throwable e)
-                    {
-                        failures.add(e);
-                    }
-                });
-            }
-            start.countDown();
-            for (final Thread t : threads)
-            {
-                t.join(TimeUnit.SECONDS.toMillis(120));
-            }
-            assertEquals(List.of(), failures);
-            assertEquals(THREADS * OPS_PER_THREAD, history.ops().size());
-            final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
-            assertTrue(result.isLinearizable(), result.summary());
+            checkLinearizable(client, client, KEYS);
             final ClientStats stats = client.stats();
             assertTrue(stats.casRetries() + stats.lockRetries() + stats.conflicts() > 0,
                 "the threads must actually have raced: " + stats);
+            assertTrue(stats.cacheHits() > 0, "the threads went through their shared cache: " + stats);
         }
     }
 
-    private static void run(final KvClient client, final KeyedHistory<Integer> history, final int process)
+    /**
+     * Two clients on the same 6 keys, one with a cache of 4 entries (one set: the keys evict each other
+     * all the time) and one with none: entries come and go under racing threads and stay only hints.
+     */
+    @Test
+    void hotKeysStayLinearizableWithATinyCacheAndWithNone() throws Exception
+    {
+        try (LocalCluster cluster = new LocalCluster();
+            KvClient tiny = KvClient.connect(cluster.clientConfig().withCacheEntries(4));
+            KvClient none = KvClient.connect(cluster.clientConfig().withCacheEntries(0)))
+        {
+            checkLinearizable(tiny, none, 2 * KEYS);
+            assertTrue(tiny.stats().cacheHits() > 0, "the tiny cache served some: " + tiny.stats());
+            assertEquals(0, none.stats().cacheHits(), "no cache, no hits: " + none.stats());
+            assertTrue(none.stats().cacheMisses() > 0, "lookups missed: " + none.stats());
+        }
+    }
+
+    /**
+     * Runs {@link #THREADS} threads on {@code keys} keys, even ones on {@code even} and odd ones on {@code odd},
+     * and checks every key's history.
+     */
+    private static void checkLinearizable(final KvClient even, final KvClient odd, final int keys) throws Exception
+    {
+        final KvClient[] clients = {even, odd};
+        final KeyedHistory<Integer> history = new KeyedHistory<>();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        final CountDownLatch start = new CountDownLatch(1);
+        final Thread[] threads = new Thread[THREADS];
+        for (int t = 0; t < THREADS; t++)
+        {
+            final int process = t;
+            threads[t] = Thread.ofPlatform().name("lin-" + t).start(() ->
+            {
+                try
+                {
+                    start.await();
+                    run(clients[process % 2], history, process, keys);
+                }
+                catch (final Throwable e)
+                {
+                    failures.add(e);
+                }
+            });
+        }
+        start.countDown();
+        for (final Thread t : threads)
+        {
+            t.join(TimeUnit.SECONDS.toMillis(120));
+        }
+        assertEquals(List.of(), failures);
+        assertEquals(THREADS * OPS_PER_THREAD, history.ops().size());
+        final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
+        assertTrue(result.isLinearizable(), result.summary());
+    }
+
+    private static void run(final KvClient client, final KeyedHistory<Integer> history, final int process,
+        final int keys)
     {
         final SplittableRandom random = new SplittableRandom(1000 + process);
-        final Versioned[] lastRead = new Versioned[KEYS];
+        final Versioned[] lastRead = new Versioned[keys];
         for (int i = 0; i < OPS_PER_THREAD; i++)
         {
-            final int key = random.nextInt(KEYS);
+            final int key = random.nextInt(keys);
             final byte[] keyBytes = ("lin-" + key).getBytes();
             final long value = ((long)(process + 1) << 32) | i;
             final int dice = random.nextInt(100);
