@@ -12,6 +12,11 @@ package io.rdmakv.client;
  * @param droppedFrees      always 0 (FREEs are never dropped); kept for readers of older statistics
  * @param cacheMisses       operations that found no cached slot address, or a wrong one, and searched the
  *                          key's bucket groups
+ * @param getRoundTrips     round trips of GETs ({@code roundTrips} split by operation; control messages an
+ *                          operation sent, ALLOC and FREE, count as its own)
+ * @param putRoundTrips     round trips of PUTs
+ * @param deleteRoundTrips  round trips of DELETEs
+ * @param compareAndSetRoundTrips round trips of compare-and-sets ({@code putIfVersion})
  */
 public record ClientStats(
     long gets,
@@ -28,7 +33,11 @@ public record ClientStats(
     long controlMessages,
     long cacheHits,
     long droppedFrees,
-    long cacheMisses)
+    long cacheMisses,
+    long getRoundTrips,
+    long putRoundTrips,
+    long deleteRoundTrips,
+    long compareAndSetRoundTrips)
 {
     /** Cache hits over cache lookups (hits and misses), or 0 before any. */
     public double cacheHitRatio()

@@ -223,7 +223,9 @@ public final class KvClient implements AutoCloseable
             t.get(ClientCounter.ERRORS), t.get(ClientCounter.ROUND_TRIPS), t.get(ClientCounter.CAS_RETRIES),
             t.get(ClientCounter.VALIDATION_RETRIES), t.get(ClientCounter.LOCK_RETRIES),
             t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES),
-            t.get(ClientCounter.CACHE_MISSES));
+            t.get(ClientCounter.CACHE_MISSES), t.get(ClientCounter.GET_ROUND_TRIPS),
+            t.get(ClientCounter.PUT_ROUND_TRIPS), t.get(ClientCounter.DELETE_ROUND_TRIPS),
+            t.get(ClientCounter.COMPARE_AND_SET_ROUND_TRIPS));
     }
 
     /** Asks every node for its statistics (STATS over the control plane), keyed by node id. */

@@ -113,31 +113,40 @@ public final class Lane
     public int get()
     {
         counters.increment(ClientCounter.GETS);
-        return counted(get.get());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(get.get(), ClientCounter.GET_ROUND_TRIPS, trips);
     }
 
     /** Inserts or replaces the staged key with the assembled block. */
     public int put()
     {
         counters.increment(ClientCounter.PUTS);
-        return counted(space.maintain() == Status.OK ? put.put() : requests.failure());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(space.maintain() == Status.OK ? put.put() : requests.failure(), ClientCounter.PUT_ROUND_TRIPS,
+            trips);
     }
 
     /** Writes the assembled block only if the key's version is {@code expected} (0: only if absent). */
     public int compareAndSet(final long expected)
     {
         counters.increment(ClientCounter.COMPARE_AND_SETS);
-        return counted(space.maintain() == Status.OK ? compareAndSet.compareAndSet(expected) : requests.failure());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(space.maintain() == Status.OK ? compareAndSet.compareAndSet(expected) : requests.failure(),
+            ClientCounter.COMPARE_AND_SET_ROUND_TRIPS, trips);
     }
 
     public int delete()
     {
         counters.increment(ClientCounter.DELETES);
-        return counted(space.maintain() == Status.OK ? delete.delete() : requests.failure());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(space.maintain() == Status.OK ? delete.delete() : requests.failure(),
+            ClientCounter.DELETE_ROUND_TRIPS, trips);
     }
 
-    private int counted(final int status)
+    /** Counts the outcome, and the round trips since {@code tripsBefore} as the operation's. */
+    private int counted(final int status, final ClientCounter roundTrips, final long tripsBefore)
     {
+        counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore);
         if (status == Status.NOT_FOUND)
         {
             counters.increment(ClientCounter.NOT_FOUND);
