@@ -23,6 +23,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -183,6 +184,58 @@ public final class KvClient implements AutoCloseable
     public boolean delete(final byte[] key)
     {
         return run(staged(MemorySegment.ofArray(key), key.length), Operations.DELETE, 0L) == Status.OK;
+    }
+
+    // ---- batches ----------------------------------------------------------------------------
+
+    /**
+     * The values of {@code keys}, in the collection's order (null for a key that does not exist), read
+     * with few round trips: the keys of each node go {@link Lane#batchSize()} at a time in two doorbells
+     * (their cached slots and blocks, or their bucket groups; then the blocks the groups point to); a key
+     * the batch cannot settle (a stale cache entry, a fingerprint shared with another key, a value over
+     * 4 KiB, a slow read) is read on its own. Every key is checked before anything is read.
+     *
+     * @throws KeyTooLargeException when a key is too long (nothing is read)
+     * @throws NullPointerException when a key is null
+     */
+    public List<byte[]> getAll(final Collection<byte[]> keys)
+    {
+        return Batches.getAll(this, keys);
+    }
+
+    /**
+     * Inserts or replaces every entry of {@code entries}. Every key and value is checked before anything is
+     * written, so a bad entry fails the call with nothing written. Each entry is one PUT (in the map's order);
+     * a failure midway leaves the entries before it written.
+     *
+     * @throws KeyTooLargeException   when a key is too long (nothing is written)
+     * @throws ValueTooLargeException when a value is too long (nothing is written)
+     * @throws NullPointerException   when a key or value is null
+     */
+    public void putAll(final Map<byte[], byte[]> entries)
+    {
+        Batches.checkEntries(entries, maxKeyLength, maxValueLength);
+        for (final Map.Entry<byte[], byte[]> e : entries.entrySet())
+        {
+            put(e.getKey(), e.getValue());
+        }
+    }
+
+    /** This thread's session with node {@code node}, for a batch (opened if needed). */
+    Session batchSession(final int node)
+    {
+        return session(node);
+    }
+
+    Router router()
+    {
+        return router;
+    }
+
+    /** A batch's lane failure as the exception a single operation would throw. */
+    KvException batchFailed(final Session session, final int status)
+    {
+        return failed(session, status, "getAll");
     }
 
     // ---- asynchronous API -------------------------------------------------------------------

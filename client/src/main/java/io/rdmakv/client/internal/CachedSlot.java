@@ -77,6 +77,12 @@ final class CachedSlot
         this.cache = shared;
     }
 
+    /** The cache this lane uses now (a batch looks up keys other than the staged one). */
+    SlotCache cache()
+    {
+        return cache;
+    }
+
     /** Copies the staged key's entry; false (and a miss counted) when there is none. */
     boolean lookup()
     {

@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  * for writers that meet a damaged block, the node's repair ({@link DamageRepair}).
  * Operations return {@link Status} codes and allocate nothing.
  */
-public final class Lane
+public final class Lane implements AutoCloseable
 {
     private final MemorySegment mem;
     private final KeyLocation key;
@@ -30,6 +30,8 @@ public final class Lane
     private final DeleteProtocol delete;
     private final CompareAndSetProtocol compareAndSet;
     private final DamageRepair repair;
+    private final BatchRequests batchRequests;
+    private final BatchGet batch;
     private final int maxKeyLength;
     private final int maxValueLength;
 
@@ -53,6 +55,8 @@ public final class Lane
         put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
         delete = new DeleteProtocol(key, requests, search, cached, space, repair, counters);
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
+        batchRequests = new BatchRequests(requests, mem);
+        batch = new BatchGet(mem, batchRequests, remote, cached, counters, clock, trustNanos);
         maxKeyLength = remote.geometry().maxKeyLength();
         maxValueLength = remote.geometry().maxValueLength();
     }
@@ -61,6 +65,62 @@ public final class Lane
     public void useCache(final SlotCache cache)
     {
         cached.use(cache);
+    }
+
+    /** Keys one {@link #getBatch} takes at most. */
+    public static int batchSize()
+    {
+        return LaneBuffers.BATCH;
+    }
+
+    /** Stages key {@code i} of the next {@link #getBatch} (length checked by the caller). */
+    public void batchKey(final int i, final MemorySegment key, final long offset, final int length, final long hash)
+    {
+        batch.key(i, key, offset, length, hash);
+    }
+
+    /**
+     * GETs the staged batch keys {@code 0 .. count - 1} in two doorbells ({@link BatchGet}); then
+     * {@link #batchOutcome} of each says {@link Status#OK}, {@link Status#NOT_FOUND}, or
+     * {@link #BATCH_PENDING} (run that key as a single {@link #get()}). Returns OK or the lane's failure.
+     */
+    public int getBatch(final int count)
+    {
+        final int rc = batch.get(count);
+        if (rc < 0)
+        {
+            counters.increment(ClientCounter.ERRORS);
+        }
+        return rc;
+    }
+
+    /** A batch key the batch did not answer. */
+    public static final int BATCH_PENDING = BatchGet.PENDING;
+
+    public int batchOutcome(final int i)
+    {
+        return batch.outcome(i);
+    }
+
+    /** After {@link Status#OK}: where batch key {@code i}'s value is. */
+    public MemorySegment batchValueSegment(final int i)
+    {
+        return batch.block(i).segment();
+    }
+
+    public long batchValueOffset(final int i)
+    {
+        return batch.block(i).valueOffset();
+    }
+
+    public int batchValueLength(final int i)
+    {
+        return batch.block(i).valueLength();
+    }
+
+    public long batchVersion(final int i)
+    {
+        return batch.version(i);
     }
 
     /** How many times an operation retries after lost races before it gives up. */
@@ -144,6 +204,12 @@ public final class Lane
     }
 
     /** Counts the outcome, and the round trips since {@code tripsBefore} as the operation's. */
+    @Override
+    public void close()
+    {
+        batchRequests.close();
+    }
+
     private int counted(final int status, final ClientCounter roundTrips, final long tripsBefore)
     {
         counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore);

@@ -91,6 +91,12 @@ public final class Router implements AutoCloseable
         return nodes.length;
     }
 
+    /** The node (an index into the map's node list) that owns the key whose {@code KeyHash.hash} is {@code hash}. */
+    public int nodeOf(final long hash)
+    {
+        return partitionToNode[map.partitionOf(hash)];
+    }
+
     /** This thread's session with the node that owns the key whose {@code KeyHash.hash} is {@code hash}. */
     public Session route(final long hash)
     {

@@ -301,6 +301,7 @@ public final class Session implements AutoCloseable
         CloseHelper.quietClose(qp);
         CloseHelper.quietClose(cq);
         CloseHelper.quietClose(mr);
+        CloseHelper.quietClose(lane);
         CloseHelper.quietClose(requests);
         CloseHelper.quietClose(io);
         arena.close();

@@ -137,6 +137,7 @@ final class TestLane implements AutoCloseable
     @Override
     public void close()
     {
+        lane.close();
         requests.close();
         io.close();
         arena.close();
