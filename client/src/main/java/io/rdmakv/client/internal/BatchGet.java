@@ -24,7 +24,7 @@ import java.lang.foreign.MemorySegment;
 final class BatchGet
 {
     /** A key the batch did not answer: run it as a single GET. */
-    static final int PENDING = 1;
+    static final int PENDING = 3;
 
     private static final int CACHED = 1;
     private static final int GROUPS = 2;

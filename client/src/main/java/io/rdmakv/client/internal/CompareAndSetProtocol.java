@@ -65,7 +65,9 @@ final class CompareAndSetProtocol
                 }
                 case CHANGED ->
                 {
-                    return Status.CONFLICT;
+                    // the slot no longer held the version, or the READ was too slow to trust what it saw:
+                    // only the groups can tell which (a slow READ of an unchanged slot is no conflict)
+                    cached.missed();
                 }
             }
         }

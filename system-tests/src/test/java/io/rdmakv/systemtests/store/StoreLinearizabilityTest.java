@@ -11,6 +11,7 @@ import io.rdmakv.testsupport.linearizability.Op;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
@@ -33,9 +34,13 @@ class StoreLinearizabilityTest
     private static final int KEYS = 3;
     private static final int OPS_PER_THREAD = 300;
 
+    /** Whether odd threads read with {@code getAll} (every key in one batch) instead of {@code getVersioned}. */
+    private static volatile boolean batchReads;
+
     @Test
     void hotKeysStayLinearizable() throws Exception
     {
+        batchReads = false;
         try (LocalCluster cluster = new LocalCluster(); KvClient client = cluster.client())
         {
             checkLinearizable(client, client, KEYS);
@@ -53,6 +58,7 @@ class StoreLinearizabilityTest
     @Test
     void hotKeysStayLinearizableWithATinyCacheAndWithNone() throws Exception
     {
+        batchReads = false;
         try (LocalCluster cluster = new LocalCluster();
             KvClient tiny = KvClient.connect(cluster.clientConfig().withCacheEntries(4));
             KvClient none = KvClient.connect(cluster.clientConfig().withCacheEntries(0)))
@@ -61,6 +67,18 @@ class StoreLinearizabilityTest
             assertTrue(tiny.stats().cacheHits() > 0, "the tiny cache served some: " + tiny.stats());
             assertEquals(0, none.stats().cacheHits(), "no cache, no hits: " + none.stats());
             assertTrue(none.stats().cacheMisses() > 0, "lookups missed: " + none.stats());
+        }
+    }
+
+    /** As {@link #hotKeysStayLinearizable}, odd threads reading every key at once with {@code getAll}. */
+    @Test
+    void batchedReadsStayLinearizable() throws Exception
+    {
+        try (LocalCluster cluster = new LocalCluster(); KvClient client = cluster.client())
+        {
+            batchReads = true;
+            checkLinearizable(client, client, 2 * KEYS);
+            assertTrue(client.stats().gets() > THREADS * OPS_PER_THREAD / 4, "the batches read: " + client.stats());
         }
     }
 
@@ -97,7 +115,7 @@ class StoreLinearizabilityTest
             t.join(TimeUnit.SECONDS.toMillis(120));
         }
         assertEquals(List.of(), failures);
-        assertEquals(THREADS * OPS_PER_THREAD, history.ops().size());
+        assertTrue(history.ops().size() >= THREADS * OPS_PER_THREAD, "every operation recorded");
         final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
         assertTrue(result.isLinearizable(), result.summary());
     }
@@ -114,6 +132,23 @@ class StoreLinearizabilityTest
             final long value = ((long)(process + 1) << 32) | i;
             final int dice = random.nextInt(100);
             final long invoke = history.invoke();
+            if (dice < 35 && batchReads && process % 2 == 1)
+            {
+                final List<byte[]> all = new ArrayList<>();
+                for (int k = 0; k < keys; k++)
+                {
+                    all.add(("lin-" + k).getBytes());
+                }
+                final List<byte[]> values = client.getAll(all);
+                final long response = history.now();
+                for (int k = 0; k < keys; k++)
+                {
+                    final byte[] v = values.get(k);
+                    history.record(k, Op.get(process, invoke, response,
+                        v == null ? OptionalLong.empty() : OptionalLong.of(decode(v))));
+                }
+                continue;
+            }
             if (dice < 35)
             {
                 final Versioned v = client.getVersioned(keyBytes);
