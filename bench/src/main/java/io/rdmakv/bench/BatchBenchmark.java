@@ -10,10 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * One thread, synchronous GETs against the same GETs 16 at a time ({@code getAll}), side by side in one
- * run against a running cluster: loads records, warms both paths (and the slot cache), then times each
+ * One thread, synchronous GETs against the same GETs 16 at a time ({@code getAll}) and 16 {@code getAsync}
+ * outstanding at a time, side by side in one run against a running cluster: loads records, warms both paths (and the slot cache), then times each
  * over the same number of GETs of random keys and prints {@code key=value} lines: ops/s, round trips per
  * GET and the cache hit ratio of each, and the batch's speed-up. Usage: {@code BatchBenchmark --hosts H:P
  * [--transport T] [--records N] [--ops N] [--batch N] [--value-size B]}.
@@ -64,14 +65,19 @@ public final class BatchBenchmark
             System.out.println("batch=" + batch);
             synchronous(client, records, ops / 4, 2);
             batched(client, records, ops / 4, batch, 3);
-            final Result sync = synchronous(client, records, ops, 4);
-            final Result batches = batched(client, records, ops, batch, 5);
+            outstanding(client, records, ops / 4, batch, 4);
+            final Result sync = synchronous(client, records, ops, 5);
+            final Result batches = batched(client, records, ops, batch, 6);
+            final Result async = outstanding(client, records, ops, batch, 7);
             sync.print("sync");
             batches.print("batch");
+            async.print("async");
             print("batch_speedup", batches.opsPerSec / sync.opsPerSec);
-            if (sync.missing + batches.missing > 0)
+            print("async_speedup", async.opsPerSec / sync.opsPerSec);
+            final long missing = sync.missing + batches.missing + async.missing;
+            if (missing > 0)
             {
-                System.out.println("errors=" + (sync.missing + batches.missing) + " (loaded keys read as absent)");
+                System.out.println("errors=" + missing + " (loaded keys read as absent)");
                 System.exit(1);
             }
         }
@@ -111,6 +117,33 @@ public final class BatchBenchmark
             for (final byte[] v : client.getAll(keys))
             {
                 if (v == null)
+                {
+                    missing++;
+                }
+            }
+        }
+        return new Result(ops, System.nanoTime() - start, before, client.stats(), missing);
+    }
+
+    /** {@code batch} getAsync calls outstanding at a time from this one thread. */
+    private static Result outstanding(final KvClient client, final int records, final int ops, final int batch,
+        final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final List<CompletableFuture<byte[]>> inFlight = new ArrayList<>(batch);
+        final ClientStats before = client.stats();
+        long missing = 0;
+        final long start = System.nanoTime();
+        for (int done = 0; done < ops; done += batch)
+        {
+            inFlight.clear();
+            for (int j = 0; j < batch; j++)
+            {
+                inFlight.add(client.getAsync(key(random.nextInt(records))));
+            }
+            for (final CompletableFuture<byte[]> f : inFlight)
+            {
+                if (f.join() == null)
                 {
                     missing++;
                 }

@@ -56,6 +56,7 @@ public final class KvClient implements AutoCloseable
     private final int maxKeyLength;
     private final int maxValueLength;
     private final ExecutorService async;
+    private final AsyncGets asyncGets;
     private final ClientMetrics metrics;
     private final NodeQueries queries;
     private final ClientJanitor janitor;
@@ -77,6 +78,7 @@ public final class KvClient implements AutoCloseable
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
+        asyncGets = new AsyncGets(this, config.asyncThreads());
         janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
     }
 
@@ -240,9 +242,14 @@ public final class KvClient implements AutoCloseable
 
     // ---- asynchronous API -------------------------------------------------------------------
 
+    /**
+     * The value of {@code key}, later (null when absent). GETs in flight are read together: the async
+     * threads take what is waiting, up to a lane's batch, and read it with {@link #getAll} (two doorbells
+     * per node for the lot), so a thread that keeps many GETs outstanding gets them in few round trips.
+     */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        return CompletableFuture.supplyAsync(() -> get(key), async);
+        return asyncGets.get(key);
     }
 
     public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
@@ -436,6 +443,7 @@ public final class KvClient implements AutoCloseable
         closed = true;
         janitor.close();
         async.shutdownNow();
+        asyncGets.close();
         if (metrics != null)
         {
             metrics.unregister();
