@@ -9,6 +9,14 @@ package io.rdmakv.client;
  * @param lockRetries       inserts that found their group's insert lock taken
  * @param controlMessages   control messages sent (ALLOC, FREE, STATS, BYE)
  * @param cacheHits         operations served through a cached slot address
+ * @param droppedFrees      always 0 (FREEs are never dropped); kept for readers of older statistics
+ * @param cacheMisses       operations that found no cached slot address, or a wrong one, and searched the
+ *                          key's bucket groups
+ * @param getRoundTrips     round trips of GETs ({@code roundTrips} split by operation; control messages an
+ *                          operation sent, ALLOC and FREE, count as its own)
+ * @param putRoundTrips     round trips of PUTs
+ * @param deleteRoundTrips  round trips of DELETEs
+ * @param compareAndSetRoundTrips round trips of compare-and-sets ({@code putIfVersion})
  */
 public record ClientStats(
     long gets,
@@ -24,8 +32,20 @@ public record ClientStats(
     long lockRetries,
     long controlMessages,
     long cacheHits,
-    long droppedFrees)
+    long droppedFrees,
+    long cacheMisses,
+    long getRoundTrips,
+    long putRoundTrips,
+    long deleteRoundTrips,
+    long compareAndSetRoundTrips)
 {
+    /** Cache hits over cache lookups (hits and misses), or 0 before any. */
+    public double cacheHitRatio()
+    {
+        final long lookups = cacheHits + cacheMisses;
+        return lookups == 0 ? 0.0 : cacheHits / (double)lookups;
+    }
+
     public long operations()
     {
         return gets + puts + deletes + compareAndSets;

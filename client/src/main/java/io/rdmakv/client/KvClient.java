@@ -10,6 +10,7 @@ import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.client.internal.Status;
 import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
@@ -22,6 +23,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -54,6 +56,7 @@ public final class KvClient implements AutoCloseable
     private final int maxKeyLength;
     private final int maxValueLength;
     private final ExecutorService async;
+    private final AsyncGets asyncGets;
     private final ClientMetrics metrics;
     private final NodeQueries queries;
     private final ClientJanitor janitor;
@@ -65,6 +68,7 @@ public final class KvClient implements AutoCloseable
         this.context = context;
         this.pd = pd;
         this.router = router;
+        router.useCache(new SlotCache(config.cacheEntries()));
         this.failures = new Failures(config.opTimeout(), Lane.maxAttempts());
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;
@@ -74,6 +78,7 @@ public final class KvClient implements AutoCloseable
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
+        asyncGets = new AsyncGets(this, config.asyncThreads());
         janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
     }
 
@@ -212,11 +217,68 @@ public final class KvClient implements AutoCloseable
         return run(staged(MemorySegment.ofArray(key), key.length), Operations.DELETE, 0L) == Status.OK;
     }
 
+    // ---- batches ----------------------------------------------------------------------------
+
+    /**
+     * The values of {@code keys}, in the collection's order (null for a key that does not exist), read
+     * with few round trips: the keys of each node go {@link Lane#batchSize()} at a time in two doorbells
+     * (their cached slots and blocks, or their bucket groups; then the blocks the groups point to); a key
+     * the batch cannot settle (a stale cache entry, a fingerprint shared with another key, a value over
+     * 4 KiB, a slow read) is read on its own. Every key is checked before anything is read.
+     *
+     * @throws KeyTooLargeException when a key is too long (nothing is read)
+     * @throws NullPointerException when a key is null
+     */
+    public List<byte[]> getAll(final Collection<byte[]> keys)
+    {
+        return Batches.getAll(this, keys);
+    }
+
+    /**
+     * Inserts or replaces every entry of {@code entries}. Every key and value is checked before anything is
+     * written, so a bad entry fails the call with nothing written. Each entry is one PUT (in the map's order);
+     * a failure midway leaves the entries before it written.
+     *
+     * @throws KeyTooLargeException   when a key is too long (nothing is written)
+     * @throws ValueTooLargeException when a value is too long (nothing is written)
+     * @throws NullPointerException   when a key or value is null
+     */
+    public void putAll(final Map<byte[], byte[]> entries)
+    {
+        Batches.checkEntries(entries, maxKeyLength, maxValueLength);
+        for (final Map.Entry<byte[], byte[]> e : entries.entrySet())
+        {
+            put(e.getKey(), e.getValue());
+        }
+    }
+
+    /** This thread's session with node {@code node}, for a batch (opened if needed). */
+    Session batchSession(final int node)
+    {
+        return session(node);
+    }
+
+    Router router()
+    {
+        return router;
+    }
+
+    /** A batch's lane failure as the exception a single operation would throw. */
+    KvException batchFailed(final Session session, final int status)
+    {
+        return failed(session, status, "getAll");
+    }
+
     // ---- asynchronous API -------------------------------------------------------------------
 
+    /**
+     * The value of {@code key}, later (null when absent). GETs in flight are read together: the async
+     * threads take what is waiting, up to a lane's batch, and read it with {@link #getAll} (two doorbells
+     * per node for the lot), so a thread that keeps many GETs outstanding gets them in few round trips.
+     */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        return CompletableFuture.supplyAsync(() -> get(key), async);
+        return asyncGets.get(key);
     }
 
     public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
@@ -249,7 +311,10 @@ public final class KvClient implements AutoCloseable
             t.get(ClientCounter.COMPARE_AND_SETS), t.get(ClientCounter.NOT_FOUND), t.get(ClientCounter.CONFLICTS),
             t.get(ClientCounter.ERRORS), t.get(ClientCounter.ROUND_TRIPS), t.get(ClientCounter.CAS_RETRIES),
             t.get(ClientCounter.VALIDATION_RETRIES), t.get(ClientCounter.LOCK_RETRIES),
-            t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES));
+            t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES),
+            t.get(ClientCounter.CACHE_MISSES), t.get(ClientCounter.GET_ROUND_TRIPS),
+            t.get(ClientCounter.PUT_ROUND_TRIPS), t.get(ClientCounter.DELETE_ROUND_TRIPS),
+            t.get(ClientCounter.COMPARE_AND_SET_ROUND_TRIPS));
     }
 
     /** Asks every node for its statistics (STATS over the control plane), keyed by node id. */
@@ -407,6 +472,7 @@ public final class KvClient implements AutoCloseable
         closed = true;
         janitor.close();
         async.shutdownNow();
+        asyncGets.close();
         if (metrics != null)
         {
             metrics.unregister();

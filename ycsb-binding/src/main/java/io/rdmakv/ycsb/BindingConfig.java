@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
+import static io.rdmakv.ycsb.RdmaKvClient.CACHE_ENTRIES_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.CLUSTER_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.CONNECT_TIMEOUT_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.HOSTS_DEFAULT;
@@ -66,7 +67,7 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
                 p.getProperty(TCP_BIND_HOST_PROPERTY, TCP_BIND_HOST_DEFAULT),
                 Duration.ofMillis(positive(p, TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS)),
                 Duration.ofMillis(positive(p, CONNECT_TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS)),
-                1).withTls(tls(p));
+                1).withTls(tls(p)).withCacheEntries(cacheEntries(p));
         }
         catch (final IllegalArgumentException e)
         {
@@ -133,6 +134,24 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
             seeds.add(InetSocketAddress.createUnresolved(node.host(), node.port()));
         }
         return seeds;
+    }
+
+    private static int cacheEntries(final Properties p) throws DBException
+    {
+        final String text = p.getProperty(CACHE_ENTRIES_PROPERTY);
+        if (text == null)
+        {
+            return KvClientConfig.DEFAULT_CACHE_ENTRIES;
+        }
+        try
+        {
+            return Integer.parseInt(text.trim());
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new DBException(CACHE_ENTRIES_PROPERTY + " must be an integer (0 turns the cache off), not '" + text +
+                "'", e);
+        }
     }
 
     private static long positive(final Properties p, final String name, final long fallback) throws DBException

@@ -65,6 +65,8 @@ final class BindingCounters
         ratio(out, "UpdateRetriesPerUpdate", updateRetries.sum(), updateCount);
         line(out, "ValidationRetries", client.validationRetries());
         line(out, "CacheHits", client.cacheHits());
+        line(out, "CacheMisses", client.cacheMisses());
+        ratio(out, "CacheHitRatio", client.cacheHits(), client.cacheHits() + client.cacheMisses());
         line(out, "ControlMessages", client.controlMessages());
         line(out, "DroppedFrees", client.droppedFrees());
         line(out, "Errors", errors());

@@ -50,6 +50,8 @@ public final class RdmaKvClient extends DB
     /** How a thread waits for its round trip: {@code busy-spin}, {@code adaptive} or {@code blocking}. */
     public static final String WAIT_PROPERTY = "rdmakv.wait";
     public static final String WAIT_DEFAULT = "adaptive";
+    /** How many keys' slot addresses the client caches, shared by all threads (0: off). */
+    public static final String CACHE_ENTRIES_PROPERTY = "rdmakv.cache.entries";
     /** Whether the last instance prints {@code [RDMAKV], Name, value} counter lines at cleanup. */
     public static final String PRINT_STATS_PROPERTY = "rdmakv.stats";
     /** PEM CA certificate(s) that vouch for the nodes: set, the bootstrap connections run TLS 1.3. */

@@ -3,9 +3,11 @@ package io.rdmakv.client.internal;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * Whether the staged key's cached slot can be used (see {@link SlotCache}): a <em>fresh</em> entry is
- * trusted as it is; an older one after one doorbell that READs the slot and the block it names and finds
- * the slot unchanged and the block this key's, within half the grace period.
+ * The staged key's entry in the client's {@link SlotCache}, as this lane copied it out, and whether it
+ * can be used: a <em>fresh</em> entry (seen less than half the grace period ago) is trusted as it is; an
+ * older one after one doorbell that READs the slot and the block it names and finds the slot unchanged
+ * and the block this key's, within half the grace period. A wrong entry is dropped (if no other lane
+ * replaced it meanwhile) and the caller falls back to the groups, which puts the right one in.
  */
 final class CachedSlot
 {
@@ -19,53 +21,118 @@ final class CachedSlot
         FAILED
     }
 
-    private final SlotCache cache;
+    /** One lane's copy of an entry (filled by {@link SlotCache#find}); reused, never shared. */
+    static final class Entry
+    {
+        private long slotAddress;
+        private long word;
+        private long seenNanos;
+
+        void set(final long slotAddress, final long word, final long seenNanos)
+        {
+            this.slotAddress = slotAddress;
+            this.word = word;
+            this.seenNanos = seenNanos;
+        }
+
+        long slotAddress()
+        {
+            return slotAddress;
+        }
+
+        long word()
+        {
+            return word;
+        }
+
+        long seenNanos()
+        {
+            return seenNanos;
+        }
+    }
+
+    private final Entry entry = new Entry();
     private final KeyLocation key;
     private final LaneRequests requests;
     private final BlockSearch search;
+    private final LaneCounters counters;
     private final NanoClock clock;
     private final long trustNanos;
+    private SlotCache cache = SlotCache.DISABLED;
 
-    CachedSlot(final SlotCache cache, final KeyLocation key, final LaneRequests requests, final BlockSearch search,
-        final NanoClock clock, final long trustNanos)
+    CachedSlot(final KeyLocation key, final LaneRequests requests, final BlockSearch search,
+        final LaneCounters counters, final NanoClock clock, final long trustNanos)
     {
-        this.cache = cache;
         this.key = key;
         this.requests = requests;
         this.search = search;
+        this.counters = counters;
         this.clock = clock;
         this.trustNanos = trustNanos;
     }
 
-    /** The cache entry of the staged key, or -1. */
-    int lookup()
+    /** Uses {@code shared} from now on (the client's cache; set before the lane runs operations). */
+    void use(final SlotCache shared)
     {
-        return cache.lookup(key.hash());
+        this.cache = shared;
+    }
+
+    /** The cache this lane uses now (a batch looks up keys other than the staged one). */
+    SlotCache cache()
+    {
+        return cache;
+    }
+
+    /** Copies the staged key's entry; false (and a miss counted) when there is none. */
+    boolean lookup()
+    {
+        if (cache.find(key.hash(), entry))
+        {
+            return true;
+        }
+        counters.increment(ClientCounter.CACHE_MISSES);
+        return false;
+    }
+
+    /** After {@link #lookup()}: the slot's remote address. */
+    long slotAddress()
+    {
+        return entry.slotAddress;
+    }
+
+    /** After {@link #lookup()}: the word the slot held. */
+    long word()
+    {
+        return entry.word;
+    }
+
+    /** True when the entry found may be trusted at {@code nowNanos} without reading the slot first. */
+    boolean isFresh(final long nowNanos)
+    {
+        return nowNanos - entry.seenNanos < trustNanos;
     }
 
     /**
-     * Checks entry {@code entry} at time {@code now}; the READs carry the WRITE of {@code block} in front
+     * Checks the entry found at time {@code now}; the READs carry the WRITE of {@code block} in front
      * when it is given and has not gone out yet.
      */
-    Check check(final int entry, final long now, final NewBlock block)
+    Check check(final long now, final NewBlock block)
     {
-        if (cache.isFresh(entry, now))
+        if (isFresh(now))
         {
             return Check.TRUSTED;
         }
-        final long word = cache.word(entry);
-        final long slotAddress = cache.slotAddress(entry);
-        final int rc = block == null ? requests.readSlotAndBlock(slotAddress, word) :
-            block.readSlotAndBlock(slotAddress, word);
+        final int rc = block == null ? requests.readSlotAndBlock(entry.slotAddress, entry.word) :
+            block.readSlotAndBlock(entry.slotAddress, entry.word);
         if (rc != Status.OK)
         {
             return Check.FAILED;
         }
-        if (holds(word) && clock.nanoTime() - now < trustNanos)
+        if (holds(entry.word) && clock.nanoTime() - now < trustNanos)
         {
             return Check.TRUSTED;
         }
-        cache.invalidate(key.hash());
+        invalidate();
         return Check.CHANGED;
     }
 
@@ -86,14 +153,27 @@ final class CachedSlot
         return clock.nanoTime();
     }
 
-    /** Drops the staged key's entry. */
-    void invalidate()
+    /** Remembers that the staged key's slot at {@code slotAddress} held {@code word} at {@code seenNanos}. */
+    void remember(final long slotAddress, final long word, final long seenNanos)
     {
-        cache.invalidate(key.hash());
+        cache.put(key.hash(), slotAddress, word, seenNanos);
     }
 
-    SlotCache cache()
+    /** Counts a use of the entry found that served the operation. */
+    void hit()
     {
-        return cache;
+        counters.increment(ClientCounter.CACHE_HITS);
+    }
+
+    /** Counts an entry found that was wrong (the operation falls back to the groups). */
+    void missed()
+    {
+        counters.increment(ClientCounter.CACHE_MISSES);
+    }
+
+    /** Drops the entry found, unless another lane has replaced it since. */
+    void invalidate()
+    {
+        cache.invalidate(key.hash(), entry.word);
     }
 }

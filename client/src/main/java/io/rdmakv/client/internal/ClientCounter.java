@@ -21,9 +21,16 @@ public enum ClientCounter
     LOCK_RETRIES("rdmakv_client_lock_retries_total", "Inserts that found their group's insert lock taken"),
     CONTROL_MESSAGES("rdmakv_client_control_messages_total", "Control messages sent (ALLOC, FREE, STATS, BYE)"),
     CACHE_HITS("rdmakv_client_cache_hits_total", "Operations served through a cached slot address"),
+    CACHE_MISSES("rdmakv_client_cache_misses_total", "Operations that found no cached slot address, or a wrong " +
+        "one, and searched the key's bucket groups"),
     /** Always 0 since FREEs are never dropped (issue 10); kept because the YCSB binding and dashboards read it. */
     DROPPED_FREES("rdmakv_client_dropped_frees_total", "Superseded blocks not returned to a node because their " +
         "FREE would have come too late"),
+    /** Round trips of GETs (ROUND_TRIPS split by operation; the metrics have them as a histogram by op). */
+    GET_ROUND_TRIPS(null, null),
+    PUT_ROUND_TRIPS(null, null),
+    DELETE_ROUND_TRIPS(null, null),
+    COMPARE_AND_SET_ROUND_TRIPS(null, null),
     REPAIRED_SLOTS("rdmakv_client_repaired_slots_total", "Damaged slots a node cleared at this client's REPAIR " +
         "(a PUT or DELETE of a key whose block was damaged)");
 

@@ -39,12 +39,11 @@ final class CompareAndSetProtocol
     private int ifVersion(final long expected)
     {
         int rc;
-        final int entry = cached.lookup();
-        if (entry >= 0 && cached.cache().word(entry) == expected)
+        if (cached.lookup() && cached.word() == expected)
         {
             final long now = block.now();
-            final long slotAddress = cached.cache().slotAddress(entry);
-            switch (cached.check(entry, now, block))
+            final long slotAddress = cached.slotAddress();
+            switch (cached.check(now, block))
             {
                 case TRUSTED ->
                 {
@@ -54,7 +53,7 @@ final class CompareAndSetProtocol
                     }
                     if (requests.casResult() == expected)
                     {
-                        counters.increment(ClientCounter.CACHE_HITS);
+                        cached.hit();
                         return block.committed(slotAddress, expected, now);
                     }
                     cached.invalidate();
@@ -66,7 +65,9 @@ final class CompareAndSetProtocol
                 }
                 case CHANGED ->
                 {
-                    return Status.CONFLICT;
+                    // the slot no longer held the version, or the READ was too slow to trust what it saw:
+                    // only the groups can tell which (a slow READ of an unchanged slot is no conflict)
+                    cached.missed();
                 }
             }
         }

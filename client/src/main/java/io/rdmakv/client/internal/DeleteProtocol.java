@@ -34,12 +34,11 @@ final class DeleteProtocol
     int delete()
     {
         int rc;
-        final int entry = cached.lookup();
-        if (entry >= 0)
+        if (cached.lookup())
         {
-            final long word = cached.cache().word(entry);
-            final long slotAddress = cached.cache().slotAddress(entry);
-            switch (cached.check(entry, cached.now(), null))
+            final long word = cached.word();
+            final long slotAddress = cached.slotAddress();
+            switch (cached.check(cached.now(), null))
             {
                 case TRUSTED ->
                 {
@@ -50,18 +49,17 @@ final class DeleteProtocol
                     cached.invalidate();
                     if (requests.casResult() == word)
                     {
-                        counters.increment(ClientCounter.CACHE_HITS);
+                        cached.hit();
                         return release(word);
                     }
                     counters.increment(ClientCounter.CAS_RETRIES);
+                    cached.missed();
                 }
                 case FAILED ->
                 {
                     return requests.failure();
                 }
-                case CHANGED ->
-                {
-                }
+                case CHANGED -> cached.missed();
             }
         }
         boolean repaired = false;

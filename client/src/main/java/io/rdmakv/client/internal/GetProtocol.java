@@ -33,24 +33,23 @@ final class GetProtocol
 
     int get()
     {
-        final SlotCache cache = cached.cache();
-        final int entry = cached.lookup();
-        if (entry >= 0)
+        if (cached.lookup())
         {
             final long start = clock.nanoTime();
-            final long word = cache.word(entry);
-            final long slotAddress = cache.slotAddress(entry);
+            final long word = cached.word();
+            final long slotAddress = cached.slotAddress();
             if (requests.readSlotAndBlock(slotAddress, word) != Status.OK)
             {
                 return requests.failure();
             }
             if (cached.holds(word) && cached.inTime(start))
             {
-                counters.increment(ClientCounter.CACHE_HITS);
-                cache.put(key.hash(), slotAddress, word, start);
+                cached.hit();
+                cached.remember(slotAddress, word, start);
                 return result.version(word);
             }
-            cache.invalidate(key.hash());
+            cached.missed();
+            cached.invalidate();
         }
         for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
         {
@@ -65,7 +64,7 @@ final class GetProtocol
                 {
                     if (cached.inTime(start))
                     {
-                        cache.put(key.hash(), search.slotAddress(), search.word(), start);
+                        cached.remember(search.slotAddress(), search.word(), start);
                         return result.version(search.word());
                     }
                 }

@@ -33,9 +33,15 @@ final class KeyLocation
 
     KeyLocation(final RemoteIndex remote, final MemorySegment mem)
     {
+        this(remote, mem, LaneBuffers.GROUPS);
+    }
+
+    /** A location whose groups are read into {@code mem} at {@code groupsOffset} (a batch's key has its own). */
+    KeyLocation(final RemoteIndex remote, final MemorySegment mem, final int groupsOffset)
+    {
         this.remote = remote;
-        group1.wrap(mem, LaneBuffers.GROUPS);
-        group2.wrap(mem, LaneBuffers.GROUPS + BucketDescriptor.GROUP_LENGTH);
+        group1.wrap(mem, groupsOffset);
+        group2.wrap(mem, groupsOffset + BucketDescriptor.GROUP_LENGTH);
     }
 
     /** Aims at the key of {@code keyLength} bytes whose {@link KeyHash#hash} is {@code hash}. */
@@ -104,6 +110,42 @@ final class KeyLocation
         return candidate < BucketDescriptor.SLOTS_PER_GROUP ?
             group1Address + BucketDescriptor.slotOffsetInGroup(candidate) :
             group2Address + BucketDescriptor.slotOffsetInGroup(candidate - BucketDescriptor.SLOTS_PER_GROUP);
+    }
+
+    /**
+     * The first candidate that may hold this key and names a block inside the data area, or {@link #NONE};
+     * {@link #matchesAfter} says whether there are more.
+     */
+    int firstMatch()
+    {
+        return matchesAfter(-1);
+    }
+
+    /** The next candidate after {@code candidate} that may hold this key (in the data area), or {@link #NONE}. */
+    int matchesAfter(final int candidate)
+    {
+        for (int i = candidate + 1; i < CANDIDATES; i++)
+        {
+            final long w = word(i);
+            if (mayHold(w) && remote.isPlausible(w))
+            {
+                return i;
+            }
+        }
+        return NONE;
+    }
+
+    /** True when some candidate may hold this key but names a block outside the data area (damage). */
+    boolean hasImplausibleMatch()
+    {
+        for (int i = 0; i < CANDIDATES; i++)
+        {
+            if (mayHold(word(i)) && !remote.isPlausible(word(i)))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The candidate that holds exactly {@code word}, or {@link #NONE}. */

@@ -15,11 +15,12 @@ import java.lang.foreign.MemorySegment;
  * for writers that meet a damaged block, the node's repair ({@link DamageRepair}).
  * Operations return {@link Status} codes and allocate nothing.
  */
-public final class Lane
+public final class Lane implements AutoCloseable
 {
     private final MemorySegment mem;
     private final KeyLocation key;
     private final NewBlock block;
+    private final CachedSlot cached;
     private final LaneResult result;
     private final LaneCounters counters;
     private final SpaceLease space;
@@ -29,6 +30,8 @@ public final class Lane
     private final DeleteProtocol delete;
     private final CompareAndSetProtocol compareAndSet;
     private final DamageRepair repair;
+    private final BatchRequests batchRequests;
+    private final BatchGet batch;
     private final int maxKeyLength;
     private final int maxValueLength;
 
@@ -44,17 +47,80 @@ public final class Lane
         key = new KeyLocation(remote, mem);
         final BlockSearch search = new BlockSearch(requests, remote, key, mem);
         result = new LaneResult(search.block());
-        final CachedSlot cached = new CachedSlot(new SlotCache(1 << 14, trustNanos), key, requests, search, clock,
-            trustNanos);
-        block = new NewBlock(mem, key, requests, space, cached.cache(), result, clock);
+        cached = new CachedSlot(key, requests, search, counters, clock, trustNanos);
+        block = new NewBlock(mem, key, requests, space, cached, result, clock);
         final InsertProtocol insert = new InsertProtocol(key, requests, search, block, counters, lockWord);
         get = new GetProtocol(key, requests, search, cached, counters, result, clock);
         repair = new DamageRepair(control, key, search, mem, counters, clock);
         put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
         delete = new DeleteProtocol(key, requests, search, cached, space, repair, counters);
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
+        batchRequests = new BatchRequests(requests, mem);
+        batch = new BatchGet(mem, batchRequests, remote, cached, counters, clock, trustNanos);
         maxKeyLength = remote.geometry().maxKeyLength();
         maxValueLength = remote.geometry().maxValueLength();
+    }
+
+    /** Shares the client's slot cache (before the lane's first operation; a lane starts with none). */
+    public void useCache(final SlotCache cache)
+    {
+        cached.use(cache);
+    }
+
+    /** Keys one {@link #getBatch} takes at most. */
+    public static int batchSize()
+    {
+        return LaneBuffers.BATCH;
+    }
+
+    /** Stages key {@code i} of the next {@link #getBatch} (length checked by the caller). */
+    public void batchKey(final int i, final MemorySegment key, final long offset, final int length, final long hash)
+    {
+        batch.key(i, key, offset, length, hash);
+    }
+
+    /**
+     * GETs the staged batch keys {@code 0 .. count - 1} in two doorbells ({@link BatchGet}); then
+     * {@link #batchOutcome} of each says {@link Status#OK}, {@link Status#NOT_FOUND}, or
+     * {@link #BATCH_PENDING} (run that key as a single {@link #get()}). Returns OK or the lane's failure.
+     */
+    public int getBatch(final int count)
+    {
+        final int rc = batch.get(count);
+        if (rc < 0)
+        {
+            counters.increment(ClientCounter.ERRORS);
+        }
+        return rc;
+    }
+
+    /** A batch key the batch did not answer. */
+    public static final int BATCH_PENDING = BatchGet.PENDING;
+
+    public int batchOutcome(final int i)
+    {
+        return batch.outcome(i);
+    }
+
+    /** After {@link Status#OK}: where batch key {@code i}'s value is. */
+    public MemorySegment batchValueSegment(final int i)
+    {
+        return batch.block(i).segment();
+    }
+
+    public long batchValueOffset(final int i)
+    {
+        return batch.block(i).valueOffset();
+    }
+
+    public int batchValueLength(final int i)
+    {
+        return batch.block(i).valueLength();
+    }
+
+    public long batchVersion(final int i)
+    {
+        return batch.version(i);
     }
 
     /** How many times an operation retries after lost races before it gives up. */
@@ -107,31 +173,46 @@ public final class Lane
     public int get()
     {
         counters.increment(ClientCounter.GETS);
-        return counted(get.get());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(get.get(), ClientCounter.GET_ROUND_TRIPS, trips);
     }
 
     /** Inserts or replaces the staged key with the assembled block. */
     public int put()
     {
         counters.increment(ClientCounter.PUTS);
-        return counted(space.maintain() == Status.OK ? put.put() : requests.failure());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(space.maintain() == Status.OK ? put.put() : requests.failure(), ClientCounter.PUT_ROUND_TRIPS,
+            trips);
     }
 
     /** Writes the assembled block only if the key's version is {@code expected} (0: only if absent). */
     public int compareAndSet(final long expected)
     {
         counters.increment(ClientCounter.COMPARE_AND_SETS);
-        return counted(space.maintain() == Status.OK ? compareAndSet.compareAndSet(expected) : requests.failure());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(space.maintain() == Status.OK ? compareAndSet.compareAndSet(expected) : requests.failure(),
+            ClientCounter.COMPARE_AND_SET_ROUND_TRIPS, trips);
     }
 
     public int delete()
     {
         counters.increment(ClientCounter.DELETES);
-        return counted(space.maintain() == Status.OK ? delete.delete() : requests.failure());
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        return counted(space.maintain() == Status.OK ? delete.delete() : requests.failure(),
+            ClientCounter.DELETE_ROUND_TRIPS, trips);
     }
 
-    private int counted(final int status)
+    /** Counts the outcome, and the round trips since {@code tripsBefore} as the operation's. */
+    @Override
+    public void close()
     {
+        batchRequests.close();
+    }
+
+    private int counted(final int status, final ClientCounter roundTrips, final long tripsBefore)
+    {
+        counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore);
         if (status == Status.NOT_FOUND)
         {
             counters.increment(ClientCounter.NOT_FOUND);

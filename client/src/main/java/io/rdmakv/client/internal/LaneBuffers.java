@@ -19,6 +19,10 @@ import io.rdmakv.common.protocol.MessageHeaderDescriptor;
  *      + WRITE_BLOCK   the block being written
  *      + CONTROL_SEND  one outgoing control message
  *      + CONTROL_RECV  RECV_BUFFERS incoming control messages
+ *      + BATCH_KEYS    BATCH keys of a batched GET (MAX_KEY_LENGTH each)
+ *      + BATCH_GROUPS  their bucket groups (two groups each)
+ *      + BATCH_SLOTS   their cached slots' words
+ *      + BATCH_BLOCKS  their blocks (BATCH_BLOCK_LENGTH each; a longer block is read on its own)
  * </pre>
  */
 final class LaneBuffers
@@ -36,7 +40,15 @@ final class LaneBuffers
     static final int CONTROL_LENGTH = MessageHeaderDescriptor.MAX_MESSAGE_LENGTH;
     static final int RECV_BUFFERS = 4;
     static final int CONTROL_RECV = CONTROL_SEND + CONTROL_LENGTH;
-    static final int LENGTH = align(CONTROL_RECV + RECV_BUFFERS * CONTROL_LENGTH, 4096);
+    /** Keys per batched doorbell: two requests each, 32 of the send queue's 64. */
+    static final int BATCH = 16;
+    /** The longest block a batch reads for a key (4 KiB: a 1 KB record with room to spare). */
+    static final int BATCH_BLOCK_LENGTH = 4096;
+    static final int BATCH_KEYS = align(CONTROL_RECV + RECV_BUFFERS * CONTROL_LENGTH, 4096);
+    static final int BATCH_GROUPS = BATCH_KEYS + BATCH * KvBlockDescriptor.MAX_KEY_LENGTH;
+    static final int BATCH_SLOTS = BATCH_GROUPS + BATCH * 2 * BucketDescriptor.GROUP_LENGTH;
+    static final int BATCH_BLOCKS = align(BATCH_SLOTS + BATCH * 8, 4096);
+    static final int LENGTH = BATCH_BLOCKS + BATCH * BATCH_BLOCK_LENGTH;
 
     static
     {
@@ -48,6 +60,26 @@ final class LaneBuffers
 
     private LaneBuffers()
     {
+    }
+
+    static int batchKey(final int i)
+    {
+        return BATCH_KEYS + i * KvBlockDescriptor.MAX_KEY_LENGTH;
+    }
+
+    static int batchGroups(final int i)
+    {
+        return BATCH_GROUPS + i * 2 * BucketDescriptor.GROUP_LENGTH;
+    }
+
+    static int batchSlot(final int i)
+    {
+        return BATCH_SLOTS + i * 8;
+    }
+
+    static int batchBlock(final int i)
+    {
+        return BATCH_BLOCKS + i * BATCH_BLOCK_LENGTH;
     }
 
     static int controlRecv(final int i)

@@ -167,6 +167,17 @@ final class LaneRequests implements AutoCloseable
         return ring(SEND, 1);
     }
 
+    /** The lane's posting and waiting (for {@link BatchRequests}, whose chains vary in length). */
+    LaneIo io()
+    {
+        return io;
+    }
+
+    RemoteIndex remote()
+    {
+        return remote;
+    }
+
     // ---- results ----------------------------------------------------------------------------
 
     /** The failure that broke the lane (a negative {@link Status}), or 0 while it works. */

@@ -20,7 +20,7 @@ final class NewBlock
     private final KeyLocation key;
     private final LaneRequests requests;
     private final SpaceLease space;
-    private final SlotCache cache;
+    private final CachedSlot cached;
     private final LaneResult result;
     private final NanoClock clock;
     private int length;
@@ -28,13 +28,13 @@ final class NewBlock
     private boolean written;
 
     NewBlock(final MemorySegment mem, final KeyLocation key, final LaneRequests requests, final SpaceLease space,
-        final SlotCache cache, final LaneResult result, final NanoClock clock)
+        final CachedSlot cached, final LaneResult result, final NanoClock clock)
     {
         this.mem = mem;
         this.key = key;
         this.requests = requests;
         this.space = space;
-        this.cache = cache;
+        this.cached = cached;
         this.result = result;
         this.clock = clock;
         block.wrap(mem, LaneBuffers.WRITE_BLOCK);
@@ -99,7 +99,7 @@ final class NewBlock
     int committed(final long slotAddress, final long oldWord, final long seenNanos)
     {
         space.commit(length);
-        cache.put(key.hash(), slotAddress, word, seenNanos);
+        cached.remember(slotAddress, word, seenNanos);
         result.version(word);
         return oldWord == SlotWord.EMPTY ? Status.OK :
             space.release(SlotWord.blockOffset(oldWord), SlotWord.blockLength(oldWord));

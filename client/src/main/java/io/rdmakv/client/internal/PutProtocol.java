@@ -11,6 +11,17 @@ package io.rdmakv.client.internal;
  * <li>A slot whose block is damaged (the corruption verdict) is repaired by the node ({@link DamageRepair});
  *     then the key is absent there and is inserted afresh.</li>
  * </ol>
+ *
+ * <p><b>Why a blind CAS only for a fresh entry.</b> A CAS that succeeds proves the slot held exactly the
+ * cached word, and a word names a block (offset, length, fingerprint), not a key. While the word stays in
+ * the slot its block stays this key's; once it left the slot its block was freed, and the node hands freed
+ * space out again only a grace period later. So within half the grace period of seeing the word (the
+ * other half covers the CAS's flight), a slot holding it again must hold it still: the CAS from a fresh
+ * entry is the check (WRITE + CAS, one doorbell, ordered on the RC queue pair). An older entry could meet
+ * that word again for another key (same fingerprint, same group, its block at the same place): a CAS would
+ * swing that key's slot to ours, and undoing it would be seen by its readers. So an older entry is
+ * confirmed first (WRITE + READ slot and block, then CAS: 2 round trips) — and every GET hit refreshes the
+ * entry's time, so a read-modify-write of a key is 1 + 1.
  */
 final class PutProtocol
 {
@@ -42,14 +53,12 @@ final class PutProtocol
         {
             return rc;
         }
-        final int entry = cached.lookup();
-        if (entry >= 0)
+        if (cached.lookup())
         {
             final long now = block.now();
-            final SlotCache cache = cached.cache();
-            final long word = cache.word(entry);
-            final long slotAddress = cache.slotAddress(entry);
-            switch (cached.check(entry, now, block))
+            final long word = cached.word();
+            final long slotAddress = cached.slotAddress();
+            switch (cached.check(now, block))
             {
                 case TRUSTED ->
                 {
@@ -59,19 +68,18 @@ final class PutProtocol
                     }
                     if (requests.casResult() == word)
                     {
-                        counters.increment(ClientCounter.CACHE_HITS);
+                        cached.hit();
                         return block.committed(slotAddress, word, now);
                     }
                     counters.increment(ClientCounter.CAS_RETRIES);
+                    cached.missed();
                     cached.invalidate();
                 }
                 case FAILED ->
                 {
                     return requests.failure();
                 }
-                case CHANGED ->
-                {
-                }
+                case CHANGED -> cached.missed();
             }
         }
         for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)

@@ -35,6 +35,8 @@ public final class Router implements AutoCloseable
     private final ThreadLocal<Session[]> mine;
     private final Set<Session> open = ConcurrentHashMap.newKeySet();
     private final LaneCounters retired = new LaneCounters();
+    private final List<Object>[] regions;
+    private volatile SlotCache cache = SlotCache.DISABLED;
     private volatile boolean closed;
 
     public Router(final ClusterMap map, final SessionOpener opener)
@@ -55,6 +57,23 @@ public final class Router implements AutoCloseable
             partitionToNode[p] = indexById.get(map.nodeFor(p).id());
         }
         mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
+        @SuppressWarnings("unchecked")
+        final List<Object>[] identities = new List[nodes.length];
+        regions = identities;
+    }
+
+    /**
+     * The slot cache every session of this router shares from now on (set once, before the first
+     * operation; sessions start with none).
+     */
+    public void useCache(final SlotCache shared)
+    {
+        cache = shared;
+    }
+
+    public SlotCache cache()
+    {
+        return cache;
     }
 
     /** Opens a session with one node through the given transport objects (the usual {@link SessionOpener}). */
@@ -73,6 +92,12 @@ public final class Router implements AutoCloseable
     public int nodeCount()
     {
         return nodes.length;
+    }
+
+    /** The node (an index into the map's node list) that owns the key whose {@code KeyHash.hash} is {@code hash}. */
+    public int nodeOf(final long hash)
+    {
+        return partitionToNode[map.partitionOf(hash)];
     }
 
     /** This thread's session with the node that owns the key whose {@code KeyHash.hash} is {@code hash}. */
@@ -100,6 +125,7 @@ public final class Router implements AutoCloseable
             throw new IllegalStateException("client is closed");
         }
         final Session session = opener.open(nodes[node]);
+        shareCache(node, session);
         open.add(session);
         sessions[node] = session;
         return session;
@@ -173,6 +199,25 @@ public final class Router implements AutoCloseable
             s.counters().addTo(total);
         }
         return total;
+    }
+
+    /**
+     * Gives a new session the shared cache. Cached slot addresses are only good for the region they were
+     * seen in: when the node's region is not the one this router saw before (it restarted), the cache is
+     * cleared first (a lane still on the old region fails its next operation and caches nothing).
+     */
+    private void shareCache(final int node, final Session session)
+    {
+        final List<Object> identity = session.regionIdentity();
+        synchronized (regions)
+        {
+            if (regions[node] != null && !regions[node].equals(identity))
+            {
+                cache.clear();
+            }
+            regions[node] = identity;
+        }
+        session.useCache(cache);
     }
 
     private void retire(final Session session)

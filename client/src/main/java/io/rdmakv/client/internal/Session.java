@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -144,6 +145,22 @@ public final class Session implements AutoCloseable
         final WaitStrategy waitStrategy)
     {
         return new Session(context, pd, address, authToken, tls, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
+    }
+
+    /** Shares the client's slot cache with this session's lane (before its first operation). */
+    public void useCache(final SlotCache cache)
+    {
+        lane.useCache(cache);
+    }
+
+    /**
+     * What the cached slot addresses of this node depend on: where its index is (address, length, rkey)
+     * and where its data area is. A node that restarted with a new region has another one.
+     */
+    public List<Object> regionIdentity()
+    {
+        return List.of(hello.indexRegion(), hello.dataRegion().address(), hello.dataRegion().length(),
+            hello.geometry());
     }
 
     public Lane lane()
@@ -297,6 +314,7 @@ public final class Session implements AutoCloseable
         CloseHelper.quietClose(qp);
         CloseHelper.quietClose(cq);
         CloseHelper.quietClose(mr);
+        CloseHelper.quietClose(lane);
         CloseHelper.quietClose(requests);
         CloseHelper.quietClose(io);
         arena.close();

@@ -5,6 +5,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static io.rdmakv.client.internal.Doorbells.CAS_SLOT;
+import static io.rdmakv.client.internal.Doorbells.READ_GROUPS;
+import static io.rdmakv.client.internal.Doorbells.WRITE_READ_SLOT_BLOCK;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -66,6 +70,22 @@ class CompareAndSetPathTest extends TwoLanes
 
         assertArrayEquals(before, node.slots("k"));
         assertEquals("theirs", node.value(node.slotsHolding("k").getFirst()));
+    }
+
+    @Test
+    void aCachedVersionConfirmedTooSlowlyIsLookedUpInTheGroupsNotCalledAConflict()
+    {
+        assertEquals(Status.OK, lane.put("k", "v1"));
+        final long v1 = lane.version();
+        clock.advance(TestLane.TRUST_NANOS);
+        lane.nic().beforeNext(WRITE_READ_SLOT_BLOCK, () -> clock.advance(TestLane.TRUST_NANOS));
+
+        final int mark = lane.mark();
+        assertEquals(Status.OK, lane.compareAndSet("k", "v2", v1), "the slot still held v1");
+
+        assertEquals(List.of(WRITE_READ_SLOT_BLOCK, READ_GROUPS, CAS_SLOT), lane.doorbellsSince(mark));
+        assertEquals(List.of(lane.version()), node.slotsHolding("k"));
+        assertEquals("v2", node.value(lane.version()));
     }
 
     @Test

@@ -30,7 +30,8 @@ final class TestLane implements AutoCloseable
     private final SpaceLease space;
     private final Lane lane;
 
-    TestLane(final NodeRegion node, final NanoClock clock, final long sessionId)
+    /** A lane that shares {@code cache} (another lane of the same client). */
+    TestLane(final NodeRegion node, final NanoClock clock, final long sessionId, final SlotCache cache)
     {
         final MemorySegment mem = arena.allocate(LaneBuffers.LENGTH, 4096);
         final LocalMemoryRegion mr = new LocalMemoryRegion(mem, 0x100 + (int)sessionId);
@@ -42,6 +43,13 @@ final class TestLane implements AutoCloseable
         final ControlChannel control = new ControlChannel(io, requests, mem, counters, TimeUnit.SECONDS.toNanos(5));
         space = new SpaceLease(control, counters, clock);
         lane = new Lane(mem, requests, remote, space, control, counters, sessionId, GRACE_NANOS, clock);
+        lane.useCache(cache);
+    }
+
+    /** A lane of its own client: a slot cache of its own. */
+    TestLane(final NodeRegion node, final NanoClock clock, final long sessionId)
+    {
+        this(node, clock, sessionId, new SlotCache(1 << 14, clock.nanoTime()));
     }
 
     ScriptedNic nic()
@@ -129,6 +137,7 @@ final class TestLane implements AutoCloseable
     @Override
     public void close()
     {
+        lane.close();
         requests.close();
         io.close();
         arena.close();

@@ -1,0 +1,186 @@
+package io.rdmakv.bench;
+
+import io.rdmakv.client.ClientStats;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvClientConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One thread, synchronous GETs against the same GETs 16 at a time ({@code getAll}) and 16 {@code getAsync}
+ * outstanding at a time, side by side in one run against a running cluster: loads records, warms both paths (and the slot cache), then times each
+ * over the same number of GETs of random keys and prints {@code key=value} lines: ops/s, round trips per
+ * GET and the cache hit ratio of each, and the batch's speed-up. Usage: {@code BatchBenchmark --hosts H:P
+ * [--transport T] [--records N] [--ops N] [--batch N] [--value-size B]}.
+ */
+public final class BatchBenchmark
+{
+    private BatchBenchmark()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        String hosts = "127.0.0.1:7400";
+        String transport = "auto";
+        int records = 10_000;
+        int ops = 200_000;
+        int batch = 16;
+        int valueSize = 1024;
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
+                case "--hosts" -> hosts = args[++i];
+                case "--transport" -> transport = args[++i];
+                case "--records" -> records = Integer.parseInt(args[++i]);
+                case "--ops" -> ops = Integer.parseInt(args[++i]);
+                case "--batch" -> batch = Integer.parseInt(args[++i]);
+                case "--value-size" -> valueSize = Integer.parseInt(args[++i]);
+                default ->
+                {
+                    System.err.println("usage: BatchBenchmark --hosts H:P [--transport T] [--records N] [--ops N] " +
+                        "[--batch N] [--value-size B]");
+                    System.exit(2);
+                }
+            }
+        }
+        try (KvClient client = KvClient.connect(KvClientConfig.of(hosts).withTransport(transport)
+            .withOpTimeout(Duration.ofSeconds(10))))
+        {
+            final byte[] value = new byte[valueSize];
+            new SplittableRandom(1).nextBytes(value);
+            for (int r = 0; r < records; r++)
+            {
+                client.put(key(r), value);
+            }
+            System.out.println("records=" + records);
+            System.out.println("ops=" + ops);
+            System.out.println("batch=" + batch);
+            synchronous(client, records, ops / 4, 2);
+            batched(client, records, ops / 4, batch, 3);
+            outstanding(client, records, ops / 4, batch, 4);
+            final Result sync = synchronous(client, records, ops, 5);
+            final Result batches = batched(client, records, ops, batch, 6);
+            final Result async = outstanding(client, records, ops, batch, 7);
+            sync.print("sync");
+            batches.print("batch");
+            async.print("async");
+            print("batch_speedup", batches.opsPerSec / sync.opsPerSec);
+            print("async_speedup", async.opsPerSec / sync.opsPerSec);
+            final long missing = sync.missing + batches.missing + async.missing;
+            if (missing > 0)
+            {
+                System.out.println("errors=" + missing + " (loaded keys read as absent)");
+                System.exit(1);
+            }
+        }
+    }
+
+    private static Result synchronous(final KvClient client, final int records, final int ops, final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final ClientStats before = client.stats();
+        long missing = 0;
+        final long start = System.nanoTime();
+        for (int i = 0; i < ops; i++)
+        {
+            if (client.get(key(random.nextInt(records))) == null)
+            {
+                missing++;
+            }
+        }
+        return new Result(ops, System.nanoTime() - start, before, client.stats(), missing);
+    }
+
+    private static Result batched(final KvClient client, final int records, final int ops, final int batch,
+        final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final List<byte[]> keys = new ArrayList<>(batch);
+        final ClientStats before = client.stats();
+        long missing = 0;
+        final long start = System.nanoTime();
+        for (int done = 0; done < ops; done += batch)
+        {
+            keys.clear();
+            for (int j = 0; j < batch; j++)
+            {
+                keys.add(key(random.nextInt(records)));
+            }
+            for (final byte[] v : client.getAll(keys))
+            {
+                if (v == null)
+                {
+                    missing++;
+                }
+            }
+        }
+        return new Result(ops, System.nanoTime() - start, before, client.stats(), missing);
+    }
+
+    /** {@code batch} getAsync calls outstanding at a time from this one thread. */
+    private static Result outstanding(final KvClient client, final int records, final int ops, final int batch,
+        final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final List<CompletableFuture<byte[]>> inFlight = new ArrayList<>(batch);
+        final ClientStats before = client.stats();
+        long missing = 0;
+        final long start = System.nanoTime();
+        for (int done = 0; done < ops; done += batch)
+        {
+            inFlight.clear();
+            for (int j = 0; j < batch; j++)
+            {
+                inFlight.add(client.getAsync(key(random.nextInt(records))));
+            }
+            for (final CompletableFuture<byte[]> f : inFlight)
+            {
+                if (f.join() == null)
+                {
+                    missing++;
+                }
+            }
+        }
+        return new Result(ops, System.nanoTime() - start, before, client.stats(), missing);
+    }
+
+    private record Result(double opsPerSec, double roundTripsPerGet, double hitRatio, long missing)
+    {
+        Result(final int ops, final long nanos, final ClientStats before, final ClientStats after, final long missing)
+        {
+            this(ops / (nanos / 1e9),
+                (after.getRoundTrips() - before.getRoundTrips()) / (double)Math.max(1, after.gets() - before.gets()),
+                ratio(after.cacheHits() - before.cacheHits(), after.cacheMisses() - before.cacheMisses()), missing);
+        }
+
+        void print(final String mode)
+        {
+            BatchBenchmark.print(mode + "_ops_per_sec", opsPerSec);
+            BatchBenchmark.print(mode + "_rtt_per_get", roundTripsPerGet);
+            BatchBenchmark.print(mode + "_cache_hit_ratio", hitRatio);
+        }
+
+        private static double ratio(final long hits, final long misses)
+        {
+            return hits + misses == 0 ? 0 : hits / (double)(hits + misses);
+        }
+    }
+
+    private static byte[] key(final int r)
+    {
+        return ("user" + r).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void print(final String name, final double value)
+    {
+        System.out.println(name + "=" + String.format(Locale.ROOT, "%.3f", value));
+    }
+}

@@ -1,0 +1,185 @@
+package io.rdmakv.systemtests.store;
+
+import io.rdmakv.client.ClientStats;
+import io.rdmakv.client.KeyTooLargeException;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.ValueTooLargeException;
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.ServerConfig;
+import io.rdmakv.systemtests.ClusterFiles;
+import io.rdmakv.systemtests.LocalCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** getAll and putAll against three nodes: the same answers as single operations, in fewer round trips. */
+class BatchTest
+{
+    private static final int NODES = 3;
+    private static final int KEYS = 150;
+
+    @TempDir
+    Path dir;
+
+    private final KvServer[] servers = new KvServer[NODES];
+    private KvClient client;
+    private KvClient cold;
+
+    @AfterEach
+    void stop()
+    {
+        LocalCluster.closeAll(client, cold);
+        LocalCluster.closeAll(servers);
+    }
+
+    @Test
+    void aBatchSpanningThreeNodesReadsWhatSingleGetsRead()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        cold = KvClient.connect(LocalCluster.clientConfig(seed));
+        final List<byte[]> keys = new ArrayList<>();
+        final Set<Integer> nodes = new HashSet<>();
+        for (int i = 0; i < KEYS; i++)
+        {
+            keys.add(key(i));
+            nodes.add(client.clusterMap().nodeForKeyHash(KeyHash.hash(key(i))).id());
+            if (i % 5 != 0)
+            {
+                client.put(key(i), value(i));
+            }
+        }
+        assertEquals(NODES, nodes.size(), "the keys live on every node");
+
+        final ClientStats before = cold.stats();
+        final List<byte[]> batched = cold.getAll(keys);
+        final ClientStats after = cold.stats();
+
+        for (int i = 0; i < KEYS; i++)
+        {
+            assertArrayEquals(client.get(key(i)), batched.get(i), "key " + i);
+            assertArrayEquals(i % 5 == 0 ? null : value(i), batched.get(i), "key " + i);
+        }
+        final long trips = after.getRoundTrips() - before.getRoundTrips();
+        assertEquals(KEYS, after.gets() - before.gets(), "one GET per key");
+        assertTrue(trips <= maxBatchTrips(), "cold: " + trips + " round trips for " + KEYS + " keys");
+
+        final ClientStats warm = cold.stats();
+        assertEquals(batched.stream().map(Arrays::toString).toList(),
+            cold.getAll(keys).stream().map(Arrays::toString).toList());
+        final long warmTrips = cold.stats().getRoundTrips() - warm.getRoundTrips();
+        assertTrue(warmTrips <= maxBatchTrips() / 2, "cached: " + warmTrips + " round trips for " + KEYS + " keys");
+        assertTrue(cold.stats().cacheHits() - warm.cacheHits() >= KEYS * 4 / 5 - 1, "the present keys hit");
+    }
+
+    @Test
+    void putAllWritesWhatGetAllReadsAndValuesOverABatchBlockFallBackToSingleGets()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+        final List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            final byte[] v = i % 7 == 0 ? new byte[6000 + i] : value(i);
+            v[0] = (byte)i;
+            entries.put(key(i), v);
+            keys.add(key(i));
+        }
+        client.putAll(entries);
+        final List<byte[]> read = client.getAll(keys);
+        int i = 0;
+        for (final byte[] v : entries.values())
+        {
+            assertArrayEquals(v, read.get(i), "key " + i);
+            i++;
+        }
+    }
+
+    @Test
+    void anOversizedKeyOrValueFailsTheWholeBatchAndLosesNothing()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        client.put(key(1), value(1));
+        final byte[] huge = new byte[client.maxKeyLength() + 1];
+
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+        entries.put(key(1), LocalCluster.bytes("replaced"));
+        entries.put(key(2), value(2));
+        entries.put(huge, value(3));
+        final KeyTooLargeException e = assertThrows(KeyTooLargeException.class, () -> client.putAll(entries));
+        assertTrue(e.getMessage().contains("over the limit of " + client.maxKeyLength()), e.getMessage());
+        assertArrayEquals(value(1), client.get(key(1)), "nothing written: the old value stays");
+        assertNull(client.get(key(2)), "nothing written: the new key is absent");
+
+        final Map<byte[], byte[]> bigValue = new LinkedHashMap<>();
+        bigValue.put(key(2), value(2));
+        bigValue.put(key(4), new byte[client.maxValueLength() + 1]);
+        assertThrows(ValueTooLargeException.class, () -> client.putAll(bigValue));
+        assertNull(client.get(key(2)));
+
+        assertThrows(KeyTooLargeException.class, () -> client.getAll(List.of(key(1), huge)));
+        assertThrows(NullPointerException.class, () -> client.getAll(Arrays.asList(key(1), null)));
+        assertArrayEquals(value(1), client.getAll(List.of(key(1))).get(0), "the client still works");
+    }
+
+    /** Two doorbells per 16 keys of a node, with room for the keys a batch leaves to single GETs. */
+    private static long maxBatchTrips()
+    {
+        return NODES * 2L * (KEYS / NODES / 16 + 2) + 10;
+    }
+
+    private String startCluster()
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            final int[] ports = ClusterFiles.freePorts(NODES);
+            final Path map = ClusterFiles.write(dir, ports);
+            try
+            {
+                for (int id = 0; id < NODES; id++)
+                {
+                    servers[id] = LocalCluster.startNode(ServerConfig.local(8L << 20).withCluster(id, map)
+                        .withListen("127.0.0.1", ports[id]));
+                }
+                return "127.0.0.1:" + ports[0];
+            }
+            catch (final UncheckedIOException e)
+            {
+                LocalCluster.closeAll(servers);
+                if (attempt == 3)
+                {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static byte[] key(final int i)
+    {
+        return LocalCluster.bytes("batch-key-" + i);
+    }
+
+    private static byte[] value(final int i)
+    {
+        return LocalCluster.bytes("value of batch-key-" + i);
+    }
+}
