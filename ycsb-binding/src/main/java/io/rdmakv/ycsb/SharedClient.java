@@ -33,7 +33,7 @@ final class SharedClient
         {
             try
             {
-                shared = new Handle(KvClient.connect(config.client()), new BindingCounters());
+                shared = new Handle(RunStatsFile.connect(config.client()), new BindingCounters());
             }
             catch (final KvException e)
             {
@@ -57,6 +57,7 @@ final class SharedClient
         {
             try
             {
+                RunStatsFile.write(shared.client());
                 if (printStats)
                 {
                     shared.counters().report(shared.client().stats(), System.out);
