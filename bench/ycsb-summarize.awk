@@ -1,0 +1,62 @@
+# Part of bench/ycsb.sh: reads one YCSB run's output and its run statistics (the [CLIENT] lines the YCSB
+# process wrote at its last cleanup, see io.rdmakv.ycsb.RunStatsFile) and appends rows to the file `rows`
+# (tab-separated; the columns are ROW_COLUMNS in bench/ycsb.sh), problems to the file `problems`.
+# Variables: store, label (workload), threads, expected (operations asked for), node_ticks (CPU clock
+# ticks the store's server processes used during the run), clk_tck, rows, problems, file.
+BEGIN { FS = ", " }
+function inside(name) { sub(/^[^(]*\(/, "", name); sub(/\)$/, "", name); return name }
+function cell(v) { return v == "" ? "-" : v }
+function per(num, den, scale) { return (num == "" || den + 0 == 0) ? "-" : sprintf("%.2f", num * scale / den) }
+/^\[/ {
+  sec = substr($1, 2, length($1) - 2)
+  if (sec == "OVERALL") { if ($2 == "RunTime(ms)") runtime = $3; if ($2 == "Throughput(ops/sec)") tput = $3; next }
+  if (sec == "RDMAKV") { rdma[$2] = $3; next }
+  if (sec == "CLIENT") {
+    if ($2 ~ /^Ops\(/) { t = inside($2); if (!(t in cops)) types[++ntypes] = t; cops[t] = $3 }
+    else if ($2 ~ /^RoundTrips\(/) crtt[inside($2)] = $3
+    else client[$2] = $3
+    next
+  }
+  if (sec ~ /-FAILED$/) { if ($2 == "Operations") count[substr(sec, 1, length(sec) - 7)] += $3; next }
+  if ($2 == "Operations") { count[sec] += $3; seen[sec] = 1 }
+  else if ($2 == "AverageLatency(us)") avg[sec] = $3
+  else if ($2 == "50thPercentileLatency(us)") p50[sec] = $3
+  else if ($2 == "99thPercentileLatency(us)") p99[sec] = $3
+  else if ($2 == "99.9PercentileLatency(us)") p999[sec] = $3
+  else if ($2 ~ /^Return=/) {
+    status = substr($2, 8)
+    if (status != "OK") { errors[sec] += $3; bad = bad " " sec " " status "=" $3 }
+  }
+}
+END {
+  if (tput == "" || runtime == "") { print file ": YCSB reported no results" >> problems; exit }
+  if (client["CpuNanos"] == "") print file ": no run statistics (" file ".stats)" >> problems
+  done = count["READ"] + count["UPDATE"] + count["INSERT"] + count["DELETE"] + count["SCAN"] - count["READ-MODIFY-WRITE"]
+  if (done != expected) print file ": " done " operations reported, " expected " expected" >> problems
+  if (bad != "") print file ": failed operations:" bad >> problems
+  if (rdma["Errors"] + 0 > 0) print file ": the binding counted " rdma["Errors"] " errors" >> problems
+  if (client["Errors"] + 0 > 0) print file ": the Redis DB counted " client["Errors"] " errors" >> problems
+  total = 0
+  for (s in errors) total += errors[s]
+  trips = client["RoundTrips"]
+  if (trips == "") for (t in crtt) trips += crtt[t]
+  # store workload threads op ops/s avg p50 p99 p99.9 rtt/op client-cpu node-cpu cas/upd retry/upd errors
+  printf "%s\t%s\t%s\tOVERALL\t%.1f\t-\t-\t-\t-\t%s\t%s\t%s\t%s\t%s\t%d\n", store, label, threads, tput,
+    per(trips, done, 1), per(client["CpuNanos"], done, 0.001), per(node_ticks, done, 1e6 / clk_tck),
+    cell(rdma["CasRetriesPerUpdate"]), cell(rdma["UpdateRetriesPerUpdate"]), total >> rows
+  n = split("READ UPDATE INSERT READ-MODIFY-WRITE DELETE SCAN", order, " ")
+  for (i = 1; i <= n; i++) {
+    s = order[i]
+    if (!(s in seen)) continue
+    printf "%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t%d\n", store, label, threads, s,
+      count[s] * 1000 / runtime, avg[s], cell(p50[s]), cell(p99[s]), cell(p999[s]), per(crtt[s], cops[s], 1),
+      errors[s] + 0 >> rows
+  }
+  # the client library's own operations (rdmakv: get, put, compare_and_set, delete), named client:TYPE
+  for (i = 1; i <= ntypes; i++) {
+    t = types[i]
+    if (t in seen || cops[t] + 0 == 0) continue
+    printf "%s\t%s\t%s\tclient:%s\t%.1f\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t0\n", store, label, threads, t,
+      cops[t] * 1000 / runtime, per(crtt[t], cops[t], 1) >> rows
+  }
+}
