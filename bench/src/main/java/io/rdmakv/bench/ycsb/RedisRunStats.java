@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The process-wide counts of {@link RedisYcsbClient}: commands sent per YCSB operation type, failures by
- * kind, and the run's clocks from the first connection to the last cleanup. The last cleanup writes them,
+ * kind, and the run's clocks, from the first connection to the last cleanup (a run; the first connection
+ * of the next run starts from zero). The last cleanup writes them,
  * when {@value RunStatsFile#PROPERTY} names a file, in the format {@link RunStatsFile} uses for rdmakv:
  * {@code CpuNanos}, {@code WallNanos}, and {@code Ops(TYPE)}/{@code RoundTrips(TYPE)} per type.
  */
@@ -40,6 +41,11 @@ final class RedisRunStats
     {
         if (open++ == 0)
         {
+            for (final LongAdder a : new LongAdder[] {READ, UPDATE, INSERT, DELETE})
+            {
+                a.reset();
+            }
+            ERRORS.clear();
             cpuStart = processCpuNanos();
             wallStart = System.nanoTime();
         }

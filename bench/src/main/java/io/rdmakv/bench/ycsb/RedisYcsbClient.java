@@ -46,29 +46,53 @@ public final class RedisYcsbClient extends DB
         final String host = getProperties().getProperty(HOST_PROPERTY, HOST_DEFAULT);
         final int port = positive(PORT_PROPERTY, PORT_DEFAULT);
         final int timeout = positive(TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS);
-        final Jedis connection = new Jedis(new HostAndPort(host, port),
-            DefaultJedisClientConfig.builder().timeoutMillis(timeout).build());
+        Jedis connection = null;
         try
         {
+            connection = new Jedis(new HostAndPort(host, port),
+                DefaultJedisClientConfig.builder().timeoutMillis(timeout).build());
             connection.ping();
         }
         catch (final RuntimeException e)
         {
-            connection.close();
+            close(connection);
             throw new DBException("redis: cannot connect to " + host + ":" + port + ": " + e.getMessage(), e);
         }
         jedis = connection;
         RedisRunStats.opened();
     }
 
+    /** Closes the connection; one the server dropped closes without complaint (its failures were counted). */
     @Override
-    public void cleanup() throws DBException
+    public void cleanup()
     {
         if (jedis != null)
         {
-            jedis.close();
-            jedis = null;
-            RedisRunStats.closed();
+            try
+            {
+                close(jedis);
+            }
+            finally
+            {
+                jedis = null;
+                RedisRunStats.closed();
+            }
+        }
+    }
+
+    private static void close(final Jedis connection)
+    {
+        if (connection == null)
+        {
+            return;
+        }
+        try
+        {
+            connection.close();
+        }
+        catch (final RuntimeException e)
+        {
+            // a broken connection: its socket is closed all the same (Jedis disconnects in a finally)
         }
     }
 
