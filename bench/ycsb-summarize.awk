@@ -1,6 +1,8 @@
-# Part of bench/ycsb.sh: reads one YCSB run's output and its run statistics (the [CLIENT] lines the YCSB
-# process wrote at its last cleanup, see io.rdmakv.ycsb.RunStatsFile) and appends rows to the file `rows`
-# (tab-separated; the columns are ROW_COLUMNS in bench/ycsb.sh), problems to the file `problems`.
+# Part of bench/ycsb.sh: reads one YCSB run's output, its run statistics (the [CLIENT] lines the YCSB
+# process wrote at its last cleanup, see io.rdmakv.ycsb.RunStatsFile) and its steady state (the [STEADY]
+# lines of io.rdmakv.bench.ycsb.SteadyState: throughput and latency without the warm-up, used instead of
+# YCSB's whole-run figures when present), and appends rows to the file `rows` (tab-separated, the columns
+# of the printf below), problems to the file `problems`. The checks use YCSB's whole-run counts.
 # Variables: store, label (workload), threads, expected (operations asked for), node_ticks (CPU clock
 # ticks the store's server processes used during the run), clk_tck, rows, problems, file.
 BEGIN { FS = ", " }
@@ -11,6 +13,8 @@ function per(num, den, scale) { return (num == "" || den + 0 == 0) ? "-" : sprin
   sec = substr($1, 2, length($1) - 2)
   if (sec == "OVERALL") { if ($2 == "RunTime(ms)") runtime = $3; if ($2 == "Throughput(ops/sec)") tput = $3; next }
   if (sec == "RDMAKV") { rdma[$2] = $3; next }
+  if (sec == "STEADY") { steady[$2] = $3; next }
+  if (sec ~ /^STEADY-/) { sop[substr(sec, 8), $2] = $3; next }
   if (sec == "CLIENT") {
     if ($2 ~ /^Ops\(/) { t = inside($2); if (!(t in cops)) types[++ntypes] = t; cops[t] = $3 }
     else if ($2 ~ /^RoundTrips\(/) crtt[inside($2)] = $3
@@ -38,25 +42,34 @@ END {
   if (client["Errors"] + 0 > 0) print file ": the Redis DB counted " client["Errors"] " errors" >> problems
   total = 0
   for (s in errors) total += errors[s]
+  measured = steady["Seconds"] + 0 > 0
+  if (measured) tput = steady["Throughput(ops/sec)"]
+  warmup = measured ? steady["WarmupSeconds"] : 0
+  for (s in seen) {
+    if (!measured) { rate[s] = count[s] * 1000 / runtime; continue }
+    rate[s] = sop[s, "Operations"] / steady["Seconds"]; avg[s] = sop[s, "AverageLatency(us)"]
+    p50[s] = sop[s, "50thPercentileLatency(us)"]; p99[s] = sop[s, "99thPercentileLatency(us)"]
+    p999[s] = sop[s, "99.9PercentileLatency(us)"]
+  }
   trips = client["RoundTrips"]
   if (trips == "") for (t in crtt) trips += crtt[t]
-  # store workload threads op ops/s avg p50 p99 p99.9 rtt/op client-cpu node-cpu cas/upd retry/upd errors
-  printf "%s\t%s\t%s\tOVERALL\t%.1f\t-\t-\t-\t-\t%s\t%s\t%s\t%s\t%s\t%d\n", store, label, threads, tput,
+  # store workload threads op ops/s avg p50 p99 p99.9 rtt/op client-cpu node-cpu cas/upd retry/upd errors warmup
+  printf "%s\t%s\t%s\tOVERALL\t%.1f\t-\t-\t-\t-\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", store, label, threads, tput,
     per(trips, done, 1), per(client["CpuNanos"], done, 0.001), per(node_ticks, done, 1e6 / clk_tck),
-    cell(rdma["CasRetriesPerUpdate"]), cell(rdma["UpdateRetriesPerUpdate"]), total >> rows
+    cell(rdma["CasRetriesPerUpdate"]), cell(rdma["UpdateRetriesPerUpdate"]), total, warmup >> rows
   n = split("READ UPDATE INSERT READ-MODIFY-WRITE DELETE SCAN", order, " ")
   for (i = 1; i <= n; i++) {
     s = order[i]
     if (!(s in seen)) continue
-    printf "%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t%d\n", store, label, threads, s,
-      count[s] * 1000 / runtime, avg[s], cell(p50[s]), cell(p99[s]), cell(p999[s]), per(crtt[s], cops[s], 1),
-      errors[s] + 0 >> rows
+    printf "%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t%d\t%s\n", store, label, threads, s,
+      rate[s], avg[s], cell(p50[s]), cell(p99[s]), cell(p999[s]), per(crtt[s], cops[s], 1), errors[s] + 0,
+      warmup >> rows
   }
   # the client library's own operations (rdmakv: get, put, compare_and_set, delete), named client:TYPE
   for (i = 1; i <= ntypes; i++) {
     t = types[i]
     if (t in seen || cops[t] + 0 == 0) continue
-    printf "%s\t%s\t%s\tclient:%s\t%.1f\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t0\n", store, label, threads, t,
-      cops[t] * 1000 / runtime, per(crtt[t], cops[t], 1) >> rows
+    printf "%s\t%s\t%s\tclient:%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t0\t0\n", store, label, threads, t,
+      per(cops[t], client["WallNanos"], 1e9), per(crtt[t], cops[t], 1) >> rows
   }
 }

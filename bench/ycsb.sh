@@ -3,27 +3,28 @@
 # run: starts NODES kvservers (and one redis-server) on loopback, loads RECORDS records into each store,
 # runs each workload at each thread count in the order given, each run against rdmakv then Redis
 # (interleaved, so both see the same machine state), stops the servers with SIGTERM and prints one table
-# (throughput, rdmakv/Redis ratio, latency percentiles, round trips per operation and per operation type,
-# client and server CPU time per operation); writes it as CSV (--csv FILE, else results.csv in the work
-# folder) with a chart of it (PNG) next to it. Exits non-zero when any operation failed (NOT_FOUND
+# (throughput, rdmakv/Redis ratio and latency percentiles without each run's first --warmup seconds,
+# round trips per operation and per operation type, client and server CPU time per operation); writes it
+# as CSV (--csv FILE, else results.csv in the work folder) with a chart of it (PNG) next to it. Exits non-zero when any operation failed (NOT_FOUND
 # included), YCSB reported no results, or a server did not stop cleanly. See README.md, "YCSB".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE] [--pin NODE_CPUS:CLIENT_CPUS] [--redis]"
+usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE] [--warmup SECONDS] [--pin NODE_CPUS:CLIENT_CPUS] [--redis]"
 die() { echo "bench/ycsb.sh: $*" >&2; exit 2; }
-records=100000 ops=200000 threads=1,4 workloads=A,B,C,D,F nodes=1 transport=tcp memory= csv= pin= redis=
+records=100000 ops=200000 threads=1,4 workloads=A,B,C,D,F nodes=1 transport=tcp memory= csv= pin= redis= warmup=5
 while [ $# -gt 0 ]; do
   case "$1" in --redis) redis=1; shift; continue ;; esac
   [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
   case "$1" in
     -r) records=$2 ;; -o) ops=$2 ;; -t) threads=$2 ;; -w) workloads=$2 ;; -n) nodes=$2 ;;
-    --transport) transport=$2 ;; --memory) memory=$2 ;; --csv) csv=$2 ;; --pin) pin=$2 ;;
+    --transport) transport=$2 ;; --memory) memory=$2 ;; --csv) csv=$2 ;; --pin) pin=$2 ;; --warmup) warmup=$2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
   shift 2
 done
 positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer, not '$2'"; }
 positive -r "$records"; positive -o "$ops"; positive -n "$nodes"
+[[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of seconds (0 for none), not '$warmup'"
 IFS=, read -r -a thread_list <<<"$threads"
 IFS=, read -r -a workload_list <<<"$workloads"
 [ ${#thread_list[@]} -gt 0 ] && [ ${#workload_list[@]} -gt 0 ] || { echo "$usage" >&2; exit 2; }
@@ -143,13 +144,17 @@ run() { # STORE PHASE(-load|-t) WORKLOAD THREADS LABEL EXPECTED_OPS OUT
   "${client_pin[@]}" "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} \
     -Drdmakv.bench.statsfile="$out.stats" -cp "$cp" site.ycsb.Client "$phase" -db "$db" \
     -P "$root/ycsb-binding/workloads/workload$workload" -p recordcount="$records" -p operationcount="$ops" \
-    -p measurementtype=hdrhistogram -p hdrhistogram.percentiles=50,99,99.9 "$@" \
+    -p measurementtype=hdrhistogram -p hdrhistogram.percentiles=50,99,99.9 \
+    -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path="$out." -p status.interval=1 "$@" \
     -threads "$threads" -s >"$out" 2>"$out.err" || rc=$?
   [ "$rc" -eq 0 ] || echo "$out: YCSB exited with $rc (see $out.err)" >>"$problems"
   [ -f "$out.stats" ] || : >"$out.stats"
+  # throughput and latency without the first $warmup seconds, from YCSB's per-second interval histograms
+  "$JAVA_HOME/bin/java" -cp "$cp_bench" io.rdmakv.bench.ycsb.SteadyState "$warmup" "$out".*.hdr \
+    >"$out.steady" 2>>"$out.err" || echo "$out: no steady state (see $out.err)" >>"$problems"
   awk -f "$root/bench/ycsb-summarize.awk" -v store="$store" -v label="$label" -v threads="$threads" \
     -v expected="$expected" -v node_ticks=$(( $(cpu_ticks "${servers[@]}") - before )) -v clk_tck="$clk_tck" \
-    -v rows="$rows" -v problems="$problems" -v file="$out" "$out" "$out.stats"
+    -v rows="$rows" -v problems="$problems" -v file="$out" "$out" "$out.stats" "$out.steady"
 }
 
 load_threads=$(printf '%s\n' "${thread_list[@]}" | sort -n | tail -n 1)
@@ -178,11 +183,13 @@ placement="not pinned: servers and YCSB client on any of CPUs $node_cpus"
 title="YCSB 0.17.0, $records records, $ops ops per run, $nodes node(s), transport $transport, $(nproc) cores"
 echo "rdmakv $title, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "threads: $placement"
+echo "steady state: ops/s and latencies leave out each run's first $warmup s (warm_s: what was left out; 0 for" \
+  "a run shorter than twice that); YCSB's whole-run figures are in its output files"
 [ -z "$redis" ] || echo "redis: $(redis-server --version | sed 's/ sha=.*//') on 127.0.0.1, persistence off" \
   "(--save '' --appendonly no), one Jedis connection per YCSB thread"
 echo "cli_us, node_us: CPU time (user + system) per operation of the YCSB process (from connect to cleanup," \
-  "YCSB's own work included) and of the server process(es) over the run; rtt/op: round trips per operation" \
-  "(client:TYPE rows: per operation of the client library)"
+  "YCSB's own work included) and of the server process(es), over the whole run, warm-up included; rtt/op:" \
+  "round trips per operation over the whole run (client:TYPE rows: per operation of the client library)"
 awk -f "$root/bench/ycsb-report.awk" -v csv="$csv" -v node_cpus="$node_cpus" -v client_cpus="$client_cpus" \
   "$rows" "$rows"
 echo "CSV: $csv" >&2
