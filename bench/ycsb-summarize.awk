@@ -3,8 +3,9 @@
 # lines of io.rdmakv.bench.ycsb.SteadyState: throughput and latency without the warm-up, used instead of
 # YCSB's whole-run figures when present), and appends rows to the file `rows` (tab-separated, the columns
 # of the printf below), problems to the file `problems`. The checks use YCSB's whole-run counts.
-# Variables: store, label (workload), threads, expected (operations asked for), node_ticks (CPU clock
-# ticks the store's server processes used during the run), clk_tck, rows, problems, file.
+# CPU time and round trips per operation are over the window of the run statistics (the run after its
+# warm-up, as the [CLIENT] lines count it). Variables: store, label (workload), threads, expected
+# (operations asked for), clk_tck (clock ticks per second, for ServerCpuTicks), rows, problems, file.
 BEGIN { FS = ", " }
 function inside(name) { sub(/^[^(]*\(/, "", name); sub(/\)$/, "", name); return name }
 function cell(v) { return v == "" ? "-" : v }
@@ -51,11 +52,12 @@ END {
     p50[s] = sop[s, "50thPercentileLatency(us)"]; p99[s] = sop[s, "99thPercentileLatency(us)"]
     p999[s] = sop[s, "99.9PercentileLatency(us)"]
   }
-  trips = client["RoundTrips"]
-  if (trips == "") for (t in crtt) trips += crtt[t]
+  trips = ""
+  for (t in crtt) trips += crtt[t]
+  ops = client["Operations"]
   # store workload threads op ops/s avg p50 p99 p99.9 rtt/op client-cpu node-cpu cas/upd retry/upd errors warmup
   printf "%s\t%s\t%s\tOVERALL\t%.1f\t-\t-\t-\t-\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", store, label, threads, tput,
-    per(trips, done, 1), per(client["CpuNanos"], done, 0.001), per(node_ticks, done, 1e6 / clk_tck),
+    per(trips, ops, 1), per(client["CpuNanos"], ops, 0.001), per(client["ServerCpuTicks"], ops, 1e6 / clk_tck),
     cell(rdma["CasRetriesPerUpdate"]), cell(rdma["UpdateRetriesPerUpdate"]), total, warmup >> rows
   n = split("READ UPDATE INSERT READ-MODIFY-WRITE DELETE SCAN", order, " ")
   for (i = 1; i <= n; i++) {

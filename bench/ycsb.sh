@@ -123,13 +123,8 @@ fi
 # ---- YCSB ----------------------------------------------------------------------------------------
 problems="$work/problems" rows="$work/rows.tsv" clk_tck=$(getconf CLK_TCK)
 : >"$problems"; : >"$rows"
-cpu_ticks() { # PID...: user + system clock ticks so far (fields 14 and 15 of /proc/PID/stat)
-  local total=0 p
-  for p in "$@"; do total=$(( total + $(sed 's/^.*) //' "/proc/$p/stat" | awk '{ print $12 + $13 }') )); done
-  echo "$total"
-}
 run() { # STORE PHASE(-load|-t) WORKLOAD THREADS LABEL EXPECTED_OPS OUT
-  local db cp servers rc=0 before
+  local db cp servers rc=0
   if [ "$1" = rdmakv ]; then
     db=io.rdmakv.ycsb.RdmaKvClient cp=$cp_rdmakv servers=("${pids[@]}")
     set -- "$@" -p rdmakv.transport="$transport" "${target[@]}"
@@ -140,9 +135,9 @@ run() { # STORE PHASE(-load|-t) WORKLOAD THREADS LABEL EXPECTED_OPS OUT
   local store=$1 phase=$2 workload=$3 threads=$4 label=$5 expected=$6 out=$7
   shift 7
   echo "== $store: $label, $threads threads, $expected operations" >&2
-  before=$(cpu_ticks "${servers[@]}")
   "${client_pin[@]}" "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} \
-    -Drdmakv.bench.statsfile="$out.stats" -cp "$cp" site.ycsb.Client "$phase" -db "$db" \
+    -Drdmakv.bench.statsfile="$out.stats" -Drdmakv.bench.warmup.ms=$(( warmup * 1000 )) \
+    -Drdmakv.bench.serverpids="$(IFS=,; echo "${servers[*]}")" -cp "$cp" site.ycsb.Client "$phase" -db "$db" \
     -P "$root/ycsb-binding/workloads/workload$workload" -p recordcount="$records" -p operationcount="$ops" \
     -p measurementtype=hdrhistogram -p hdrhistogram.percentiles=50,99,99.9 \
     -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path="$out." -p status.interval=1 "$@" \
@@ -153,7 +148,7 @@ run() { # STORE PHASE(-load|-t) WORKLOAD THREADS LABEL EXPECTED_OPS OUT
   "$JAVA_HOME/bin/java" -cp "$cp_bench" io.rdmakv.bench.ycsb.SteadyState "$warmup" "$out".*.hdr \
     >"$out.steady" 2>>"$out.err" || echo "$out: no steady state (see $out.err)" >>"$problems"
   awk -f "$root/bench/ycsb-summarize.awk" -v store="$store" -v label="$label" -v threads="$threads" \
-    -v expected="$expected" -v node_ticks=$(( $(cpu_ticks "${servers[@]}") - before )) -v clk_tck="$clk_tck" \
+    -v expected="$expected" -v clk_tck="$clk_tck" \
     -v rows="$rows" -v problems="$problems" -v file="$out" "$out" "$out.stats" "$out.steady"
 }
 
@@ -187,9 +182,9 @@ echo "steady state: ops/s and latencies leave out each run's first $warmup s (wa
   "a run shorter than twice that); YCSB's whole-run figures are in its output files"
 [ -z "$redis" ] || echo "redis: $(redis-server --version | sed 's/ sha=.*//') on 127.0.0.1, persistence off" \
   "(--save '' --appendonly no), one Jedis connection per YCSB thread"
-echo "cli_us, node_us: CPU time (user + system) per operation of the YCSB process (from connect to cleanup," \
-  "YCSB's own work included) and of the server process(es), over the whole run, warm-up included; rtt/op:" \
-  "round trips per operation over the whole run (client:TYPE rows: per operation of the client library)"
+echo "cli_us, node_us: CPU time (user + system) per operation of the YCSB process (YCSB's own work included)" \
+  "and of the server process(es); rtt/op: round trips per operation (client:TYPE rows: per operation of the" \
+  "client library); all three from the end of the warm-up after connecting to the last cleanup"
 awk -f "$root/bench/ycsb-report.awk" -v csv="$csv" -v node_cpus="$node_cpus" -v client_cpus="$client_cpus" \
   "$rows" "$rows"
 echo "CSV: $csv" >&2

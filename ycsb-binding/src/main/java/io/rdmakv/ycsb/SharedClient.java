@@ -33,7 +33,7 @@ final class SharedClient
         {
             try
             {
-                shared = new Handle(RunStatsFile.connect(config.client()), new BindingCounters());
+                shared = RunStatsFile.connect(config.client());
             }
             catch (final KvException e)
             {
@@ -57,7 +57,7 @@ final class SharedClient
         {
             try
             {
-                RunStatsFile.write(shared.client());
+                RunStatsFile.write();
                 if (printStats)
                 {
                     shared.counters().report(shared.client().stats(), System.out);

@@ -93,8 +93,10 @@ public final class ResultsChart
             bars.setSeriesPaint(i, colour(stores, (String)throughput.getRowKey(i)));
         }
         plot.add(panel(throughput, new NumberAxis("throughput (ops/s)"), bars), 2);
-        final DefaultCategoryDataset reads = latency(rows, Set.of("READ"));
-        final DefaultCategoryDataset writes = latency(rows, WRITES);
+        @SuppressWarnings("unchecked")
+        final List<String> runs = (List<String>)throughput.getColumnKeys();
+        final DefaultCategoryDataset reads = aligned(latency(rows, Set.of("READ")), runs);
+        final DefaultCategoryDataset writes = aligned(latency(rows, WRITES), runs);
         plot.add(panel(reads, latencyAxis("read latency (µs)", reads), points(reads, stores)), 2);
         plot.add(panel(writes, latencyAxis("update/insert latency (µs)", writes), points(writes, stores)), 2);
         plot.setFixedLegendItems(legend(stores));
@@ -139,6 +141,28 @@ public final class ResultsChart
             add(data, r.p999Us(), r.store() + " p99.9", r.run());
         }
         return data;
+    }
+
+    /**
+     * {@code data} with exactly the columns {@code runs}, in that order (a panel draws by column index, so
+     * all panels need the same columns); a run it lacks gets empty values, which draw nothing.
+     */
+    static DefaultCategoryDataset aligned(final DefaultCategoryDataset data, final List<String> runs)
+    {
+        final DefaultCategoryDataset out = new DefaultCategoryDataset();
+        for (final String run : runs)
+        {
+            if (data.getRowCount() == 0)
+            {
+                out.addValue(null, "none", run);
+            }
+            for (int row = 0; row < data.getRowCount(); row++)
+            {
+                final Comparable<?> series = data.getRowKey(row);
+                out.addValue(data.getColumnKeys().contains(run) ? data.getValue(series, run) : null, series, run);
+            }
+        }
+        return out;
     }
 
     private static boolean hasRow(final List<ResultsCsv.Row> rows, final ResultsCsv.Row like, final String op)

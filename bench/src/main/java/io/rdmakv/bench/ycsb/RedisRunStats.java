@@ -3,22 +3,17 @@ package io.rdmakv.bench.ycsb;
 import io.rdmakv.ycsb.RunStatsFile;
 import site.ycsb.Status;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The process-wide counts of {@link RedisYcsbClient}: commands sent per YCSB operation type, failures by
- * kind, and the run's clocks, from the first connection to the last cleanup (a run; the first connection
- * of the next run starts from zero). The last cleanup writes them,
- * when {@value RunStatsFile#PROPERTY} names a file, in the format {@link RunStatsFile} uses for rdmakv:
- * {@code CpuNanos}, {@code WallNanos}, and {@code Ops(TYPE)}/{@code RoundTrips(TYPE)} per type.
+ * The process-wide counts of {@link RedisYcsbClient}: commands sent per YCSB operation type (one command,
+ * one round trip) and failures by kind. A run lasts from the first connection to the last cleanup (the
+ * next run's first connection starts from zero); when {@value RunStatsFile#PROPERTY} names a file, it is
+ * measured by a {@link RunStatsFile.Run}, as rdmakv's binding measures its own, and the last cleanup
+ * writes the file.
  */
 final class RedisRunStats
 {
@@ -30,8 +25,7 @@ final class RedisRunStats
 
     // Guarded by RedisRunStats.class.
     private static int open;
-    private static long cpuStart;
-    private static long wallStart;
+    private static RunStatsFile.Run run;
 
     private RedisRunStats()
     {
@@ -46,16 +40,16 @@ final class RedisRunStats
                 a.reset();
             }
             ERRORS.clear();
-            cpuStart = processCpuNanos();
-            wallStart = System.nanoTime();
+            run = RunStatsFile.Run.start(RedisRunStats::counts);
         }
     }
 
     static synchronized void closed()
     {
-        if (--open == 0)
+        if (--open == 0 && run != null)
         {
-            write();
+            run.finish();
+            run = null;
         }
     }
 
@@ -72,51 +66,17 @@ final class RedisRunStats
         return Status.ERROR;
     }
 
-    static long errors()
+    private static RunStatsFile.Counts counts()
     {
-        return ERRORS.values().stream().mapToLong(LongAdder::sum).sum();
-    }
-
-    private static void write()
-    {
-        final String file = System.getProperty(RunStatsFile.PROPERTY);
-        if (file == null)
-        {
-            return;
-        }
-        final StringBuilder out = new StringBuilder();
-        line(out, "CpuNanos", processCpuNanos() - cpuStart);
-        line(out, "WallNanos", System.nanoTime() - wallStart);
+        final Map<String, long[]> byType = new TreeMap<>();
+        long operations = 0;
         for (final Map.Entry<String, LongAdder> type : Map.of("READ", READ, "UPDATE", UPDATE, "INSERT", INSERT,
             "DELETE", DELETE).entrySet())
         {
             final long commands = type.getValue().sum();
-            if (commands > 0)
-            {
-                // one command, one round trip
-                line(out, "Ops(" + type.getKey() + ")", commands);
-                line(out, "RoundTrips(" + type.getKey() + ")", commands);
-            }
+            operations += commands;
+            byType.put(type.getKey(), new long[] {commands, commands});
         }
-        line(out, "Errors", errors());
-        try
-        {
-            Files.writeString(Path.of(file), out, StandardCharsets.UTF_8);
-        }
-        catch (final IOException e)
-        {
-            throw new UncheckedIOException(RunStatsFile.PROPERTY + ": cannot write " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static long processCpuNanos()
-    {
-        return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean())
-            .getProcessCpuTime();
-    }
-
-    private static void line(final StringBuilder out, final String name, final long value)
-    {
-        out.append("[CLIENT], ").append(name).append(", ").append(value).append('\n');
+        return new RunStatsFile.Counts(operations, ERRORS.values().stream().mapToLong(LongAdder::sum).sum(), byType);
     }
 }

@@ -22,20 +22,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ResultsChartTest
 {
     private static final List<String> CSV = List.of(ResultsCsvTest.HEADER,
-        "rdmakv,load,4,OVERALL,9000,,,,,,3.00,,,,,0,0-1,0-1",
-        "rdmakv,load,4,INSERT,9000,,100,90,400,900,,,,,,0,0-1,0-1",
-        "rdmakv,A,1,OVERALL,12000,1.20,,,,,1.60,,,,,0,0-1,0-1",
-        "rdmakv,A,1,READ,6000,1.10,80,70,300,700,,,,,,0,0-1,0-1",
-        "rdmakv,A,1,UPDATE,6000,1.30,120,110,400,800,,,,,,0,0-1,0-1",
-        "redis,A,1,OVERALL,10000,,,,,,1.00,,,,,0,0-1,0-1",
-        "redis,A,1,READ,5000,,90,85,350,0,1.00,,,,,0,0-1,0-1",
-        "redis,A,1,UPDATE,5000,,95,90,360,,1.00,,,,,0,0-1,0-1",
-        "rdmakv,D,4,OVERALL,20000,,,,,,1.30,,,,,0,0-1,0-1",
-        "rdmakv,D,4,READ,19000,,50,40,200,500,,,,,,0,0-1,0-1",
-        "rdmakv,D,4,INSERT,1000,,150,140,600,1200,,,,,,0,0-1,0-1",
-        "rdmakv,F,4,OVERALL,15000,,,,,,1.30,,,,,0,0-1,0-1",
-        "rdmakv,F,4,UPDATE,5000,,150,141,601,1201,,,,,,0,0-1,0-1",
-        "rdmakv,F,4,INSERT,10,,999,999,999,999,,,,,,0,0-1,0-1");
+        "rdmakv,load,4,OVERALL,9000,,,,,,3.00,,,,,0,5,0-1,0-1",
+        "rdmakv,load,4,INSERT,9000,,100,90,400,900,,,,,,0,5,0-1,0-1",
+        "rdmakv,A,1,OVERALL,12000,1.20,,,,,1.60,,,,,0,5,0-1,0-1",
+        "rdmakv,A,1,READ,6000,1.10,80,70,300,700,,,,,,0,5,0-1,0-1",
+        "rdmakv,A,1,UPDATE,6000,1.30,120,110,400,800,,,,,,0,5,0-1,0-1",
+        "redis,A,1,OVERALL,10000,,,,,,1.00,,,,,0,5,0-1,0-1",
+        "redis,A,1,READ,5000,,90,85,350,0,1.00,,,,,0,5,0-1,0-1",
+        "redis,A,1,UPDATE,5000,,95,90,360,,1.00,,,,,0,5,0-1,0-1",
+        "rdmakv,D,4,OVERALL,20000,,,,,,1.30,,,,,0,5,0-1,0-1",
+        "rdmakv,D,4,READ,19000,,50,40,200,500,,,,,,0,5,0-1,0-1",
+        "rdmakv,D,4,INSERT,1000,,150,140,600,1200,,,,,,0,5,0-1,0-1",
+        "rdmakv,F,4,OVERALL,15000,,,,,,1.30,,,,,0,5,0-1,0-1",
+        "rdmakv,F,4,UPDATE,5000,,150,141,601,1201,,,,,,0,5,0-1,0-1",
+        "rdmakv,F,4,INSERT,10,,999,999,999,999,,,,,,0,5,0-1,0-1");
 
     private static List<ResultsCsv.Row> rows()
     {
@@ -76,6 +76,12 @@ class ResultsChartTest
         final JFreeChart chart = ResultsChart.chart(rows(), "subtitle");
         final CombinedDomainCategoryPlot plot = (CombinedDomainCategoryPlot)chart.getPlot();
         assertEquals(3, plot.getSubplots().size());
+        for (final Object subplot : plot.getSubplots())
+        {
+            assertEquals(List.of("A 1t", "D 4t", "F 4t"),
+                ((org.jfree.chart.plot.CategoryPlot)subplot).getDataset().getColumnKeys(),
+                "every panel has every run in the same place (panels draw by column index)");
+        }
         assertEquals(2 + 3, plot.getFixedLegendItems().getItemCount(), "two stores and three percentiles");
     }
 
@@ -93,10 +99,20 @@ class ResultsChartTest
     }
 
     @Test
+    void aPanelWithoutValuesForSomeRunsStillHasTheirColumns()
+    {
+        final DefaultCategoryDataset writes = ResultsChart.aligned(ResultsChart.latency(
+            ResultsCsv.parse(List.of(ResultsCsvTest.HEADER, "rdmakv,C,1,READ,1,,1,1,1,1,,,,,,0,0,0,0"), "x"),
+            Set.of("UPDATE", "INSERT")), List.of("C 1t", "C 4t"));
+        assertEquals(List.of("C 1t", "C 4t"), writes.getColumnKeys());
+        assertNull(writes.getValue(0, 0));
+    }
+
+    @Test
     void rowsWithoutRunsAreAnError()
     {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ResultsChart.chart(
-            ResultsCsv.parse(List.of(ResultsCsvTest.HEADER, "rdmakv,load,4,OVERALL,9000,,,,,,,,,,,0,1,0"), "x"),
+            ResultsCsv.parse(List.of(ResultsCsvTest.HEADER, "rdmakv,load,4,OVERALL,9000,,,,,,,,,,,0,5,1,0"), "x"),
             ""));
         assertTrue(e.getMessage().contains("no runs to chart"), e.getMessage());
     }

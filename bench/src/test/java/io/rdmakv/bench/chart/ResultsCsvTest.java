@@ -12,14 +12,14 @@ class ResultsCsvTest
 {
     static final String HEADER = "store,workload,threads,op,ops_per_sec,rdmakv_over_redis,avg_us,p50_us,p99_us," +
         "p999_us,rtt_per_op,client_cpu_us_per_op,node_cpu_us_per_op,cas_retries_per_update," +
-        "update_retries_per_update,errors,node_cpus,client_cpus";
+        "update_retries_per_update,errors,warmup_s,node_cpus,client_cpus";
 
     @Test
     void readsTheColumnsByNameAndEmptyCellsAsNotMeasured()
     {
         final List<ResultsCsv.Row> rows = ResultsCsv.parse(List.of(HEADER,
-            "rdmakv,A,4,OVERALL,12345.6,1.52,,,,,1.10,3.20,4.50,0.0000,0.0000,0,1,0",
-            "rdmakv,A,4,READ,6172.8,1.50,310.5,250,980,2100,,,,,,0,1,0",
+            "rdmakv,A,4,OVERALL,12345.6,1.52,,,,,1.10,3.20,4.50,0.0000,0.0000,0,5,1,0",
+            "rdmakv,A,4,READ,6172.8,1.50,310.5,250,980,2100,,,,,,0,5,1,0",
             ""), "x.csv");
         assertEquals(2, rows.size());
         final ResultsCsv.Row overall = rows.get(0);
@@ -54,12 +54,12 @@ class ResultsCsvTest
     void badCellsAreReportedWithTheirLine()
     {
         assertMessage("x.csv:2: ops_per_sec must be a number >= 0 or empty, not 'fast'",
-            "rdmakv,A,4,OVERALL,fast,,,,,,,,,,,0,1,0");
+            "rdmakv,A,4,OVERALL,fast,,,,,,,,,,,0,5,1,0");
         assertMessage("x.csv:2: p99_us must be a number >= 0 or empty, not '-5'",
-            "rdmakv,A,4,READ,1,,1,1,-5,1,,,,,,0,1,0");
+            "rdmakv,A,4,READ,1,,1,1,-5,1,,,,,,0,5,1,0");
         assertMessage("x.csv:2: threads must be a positive integer, not '1.5'",
-            "rdmakv,A,1.5,READ,1,,1,1,1,1,,,,,,0,1,0");
-        assertMessage("x.csv:2: 3 cells, the header has 18", "rdmakv,A,4");
+            "rdmakv,A,1.5,READ,1,,1,1,1,1,,,,,,0,5,1,0");
+        assertMessage("x.csv:2: 3 cells, the header has 19", "rdmakv,A,4");
     }
 
     @Test

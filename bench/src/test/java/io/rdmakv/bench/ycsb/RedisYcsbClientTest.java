@@ -63,6 +63,7 @@ class RedisYcsbClientTest
             db.cleanup();
         }
         System.clearProperty(RunStatsFile.PROPERTY);
+        System.clearProperty(RunStatsFile.WARMUP_PROPERTY);
         if (server != null)
         {
             server.destroy();
@@ -133,6 +134,31 @@ class RedisYcsbClientTest
         assertTrue(text.contains("[CLIENT], Errors, 0\n"), text);
         assertTrue(text.matches("(?s).*\\[CLIENT], CpuNanos, \\d+\n.*"), text);
         assertTrue(text.matches("(?s).*\\[CLIENT], WallNanos, [1-9]\\d*\n.*"), text);
+    }
+
+    @Test
+    void theStatisticsLeaveOutTheWarmUp(@TempDir final Path dir) throws Exception
+    {
+        final Path stats = dir.resolve("run.stats");
+        System.setProperty(RunStatsFile.PROPERTY, stats.toString());
+        System.setProperty(RunStatsFile.WARMUP_PROPERTY, "200");
+        final RedisYcsbClient db = open();
+        for (int i = 0; i < 5; i++)
+        {
+            db.read("usertable", "warm" + i, null, new HashMap<>());
+        }
+        Thread.sleep(3000);  // far past the warm-up, so its snapshot is taken even on a loaded machine
+        for (int i = 0; i < 7; i++)
+        {
+            db.read("usertable", "steady" + i, null, new HashMap<>());
+        }
+        db.cleanup();
+        opened.clear();
+        final String text = Files.readString(stats);
+        assertTrue(text.contains("[CLIENT], Operations, 7\n"), text);
+        assertTrue(text.contains("[CLIENT], Ops(READ), 7\n"), text);
+        final long warmup = Long.parseLong(text.replaceAll("(?s).*\\[CLIENT], WarmupNanos, (\\d+)\n.*", "$1"));
+        assertTrue(warmup >= 200_000_000L, text);
     }
 
     @Test
