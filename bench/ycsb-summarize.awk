@@ -40,7 +40,7 @@ END {
   if (done != expected) print file ": " done " operations reported, " expected " expected" >> problems
   if (bad != "") print file ": failed operations:" bad >> problems
   if (rdma["Errors"] + 0 > 0) print file ": the binding counted " rdma["Errors"] " errors" >> problems
-  if (client["Errors"] + 0 > 0) print file ": the Redis DB counted " client["Errors"] " errors" >> problems
+  if (client["Errors"] + 0 > 0) print file ": the " store " YCSB DB counted " client["Errors"] " errors" >> problems
   total = 0
   for (s in errors) total += errors[s]
   measured = steady["Seconds"] + 0 > 0
@@ -71,7 +71,7 @@ END {
   for (i = 1; i <= ntypes; i++) {
     t = types[i]
     if (t in seen || cops[t] + 0 == 0) continue
-    printf "%s\t%s\t%s\tclient:%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t0\t0\n", store, label, threads, t,
-      per(cops[t], client["WallNanos"], 1e9), per(crtt[t], cops[t], 1) >> rows
+    printf "%s\t%s\t%s\tclient:%s\t%s\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t0\t%s\n", store, label, threads, t,
+      per(cops[t], client["WallNanos"], 1e9), per(crtt[t], cops[t], 1), per(client["WarmupNanos"], 1e9, 1) >> rows
   }
 }
