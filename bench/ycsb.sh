@@ -180,8 +180,12 @@ echo "rdmakv $title, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "threads: $placement"
 echo "steady state: ops/s and latencies leave out each run's first $warmup s (warm_s: what was left out; 0 for" \
   "a run shorter than twice that); YCSB's whole-run figures are in its output files"
-[ -z "$redis" ] || echo "redis: $(redis-server --version | sed 's/ sha=.*//') on 127.0.0.1, persistence off" \
-  "(--save '' --appendonly no), one Jedis connection per YCSB thread"
+if [ -n "$redis" ]; then
+  redis_line="redis: $(redis-server --version | sed 's/ sha=.*//') on 127.0.0.1, persistence off (--save ''"
+  redis_line+=" --appendonly no), one Jedis connection per YCSB thread"
+  echo "$redis_line"
+  placement+="; $redis_line"
+fi
 echo "cli_us, node_us: CPU time (user + system) per operation of the YCSB process (YCSB's own work included)" \
   "and of the server process(es); rtt/op: round trips per operation (client:TYPE rows: per operation of the" \
   "client library); all three from the end of the warm-up after connecting to the last cleanup"
