@@ -1,32 +1,37 @@
 #!/usr/bin/env bash
-# YCSB 0.17.0 against a local rdmakv cluster: starts NODES kvservers on loopback, loads RECORDS records,
-# runs each workload at each thread count in the order given, stops the cluster with SIGTERM and prints
-# one table (and, with --csv, one CSV row per workload, threads and operation). Exits non-zero when any
-# operation failed (NOT_FOUND included), YCSB reported no results, or a node did not stop cleanly.
-# Usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES]
-#                      [--transport T] [--memory SIZE] [--csv FILE]
+# YCSB 0.17.0 against a local rdmakv cluster and, with --redis, against a local redis-server in the same
+# run: starts NODES kvservers (and one redis-server) on loopback, loads RECORDS records into each store,
+# runs each workload at each thread count in the order given, each run against rdmakv then Redis
+# (interleaved, so both see the same machine state), stops the servers with SIGTERM and prints one table
+# (throughput, rdmakv/Redis ratio and latency percentiles without each run's first --warmup seconds,
+# round trips per operation and per operation type, client and server CPU time per operation); writes it
+# as CSV (--csv FILE, else results.csv in the work folder) with a chart of it (PNG) next to it. Exits non-zero when any operation failed (NOT_FOUND
+# included), YCSB reported no results, or a server did not stop cleanly. See README.md, "YCSB".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE]"
-records=100000 ops=100000 threads=1,4 workloads=A,B,C,D,F nodes=1 transport=tcp memory= csv=
+usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE] [--warmup SECONDS] [--pin NODE_CPUS:CLIENT_CPUS] [--redis]"
+die() { echo "bench/ycsb.sh: $*" >&2; exit 2; }
+records=100000 ops=200000 threads=1,4 workloads=A,B,C,D,F nodes=1 transport=tcp memory= csv= pin= redis= warmup=5
 while [ $# -gt 0 ]; do
+  case "$1" in --redis) redis=1; shift; continue ;; esac
   [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
   case "$1" in
     -r) records=$2 ;; -o) ops=$2 ;; -t) threads=$2 ;; -w) workloads=$2 ;; -n) nodes=$2 ;;
-    --transport) transport=$2 ;; --memory) memory=$2 ;; --csv) csv=$2 ;;
+    --transport) transport=$2 ;; --memory) memory=$2 ;; --csv) csv=$2 ;; --pin) pin=$2 ;; --warmup) warmup=$2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
   shift 2
 done
-positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "bench/ycsb.sh: $1 must be a positive integer, not '$2'" >&2; exit 2; }; }
+positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer, not '$2'"; }
 positive -r "$records"; positive -o "$ops"; positive -n "$nodes"
+[[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of seconds (0 for none), not '$warmup'"
 IFS=, read -r -a thread_list <<<"$threads"
 IFS=, read -r -a workload_list <<<"$workloads"
 [ ${#thread_list[@]} -gt 0 ] && [ ${#workload_list[@]} -gt 0 ] || { echo "$usage" >&2; exit 2; }
 for t in "${thread_list[@]}"; do positive -t "$t"; done
 for w in "${workload_list[@]}"; do
-  case "$w" in [AaBbCcDdFf]) ;; [Ee]) echo "bench/ycsb.sh: workload E scans; rdmakv (a hash store) has no scan" >&2; exit 2 ;;
-    *) echo "bench/ycsb.sh: -w takes A, B, C, D or F, not '$w'" >&2; exit 2 ;; esac
+  case "$w" in [AaBbCcDdFf]) ;; [Ee]) die "workload E scans; rdmakv (a hash store) has no scan" ;;
+    *) die "-w takes A, B, C, D or F, not '$w'" ;; esac
 done
 # Memory per node: 4 KiB per loaded record (a record's block is about 1.2 KiB; the rest is headroom for
 # updates whose superseded blocks wait out the grace period before reuse), plus 128 MiB.
@@ -34,20 +39,41 @@ if [ -z "$memory" ]; then
   mib=$(( records * 4 / 1024 / nodes + 128 ))
   memory="$(( mib < 256 ? 256 : mib ))m"
 fi
+# Where threads run: --pin NODE_CPUS:CLIENT_CPUS (taskset CPU lists) pins the servers (kvservers and
+# redis-server) and the YCSB client; without it the scheduler places them on any CPU this shell may use.
+allowed() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status"; }
+node_pin=() client_pin=() node_cpus=$(allowed self) client_cpus=$(allowed self)
+if [ -n "$pin" ]; then
+  [[ $pin =~ ^([0-9][0-9,-]*):([0-9][0-9,-]*)$ ]] ||
+    die "--pin takes NODE_CPUS:CLIENT_CPUS, two taskset CPU lists (e.g. 1:0), not '$pin'"
+  node_cpus=${BASH_REMATCH[1]} client_cpus=${BASH_REMATCH[2]}
+  for l in "$node_cpus" "$client_cpus"; do
+    taskset -c "$l" true 2>/dev/null || die "--pin: cannot run on CPUs '$l' (this shell may use CPUs $(allowed self))"
+  done
+  node_pin=(taskset -c "$node_cpus") client_pin=(taskset -c "$client_cpus")
+fi
+if [ -n "$redis" ] && ! command -v redis-server >/dev/null; then
+  die "--redis needs redis-server on the PATH: scripts/setup.sh installs it (Debian: apt-get install redis-server)"
+fi
 
 . "$root/scripts/java25.sh"
-echo "== building (ycsb-binding, server)" >&2
-"$root/scripts/mvn" -B -q -pl ycsb-binding,server -am package -DskipTests >&2
-cp="$root/ycsb-binding/target/classes:$(cat "$root/ycsb-binding/target/classpath.txt")"
+echo "== building (ycsb-binding, server, bench)" >&2
+"$root/scripts/mvn" -B -q -pl ycsb-binding,server,bench -am package -DskipTests >&2
+cp_rdmakv="$root/ycsb-binding/target/classes:$(cat "$root/ycsb-binding/target/classpath.txt")"
+cp_bench="$root/bench/target/classes:$(cat "$root/bench/target/classpath.txt")"
 work=$(mktemp -d /tmp/rdmakv-ycsb.XXXXXX)
 echo "== logs and YCSB output in $work" >&2
+csv=${csv:-$work/results.csv}
+png="${csv%.csv}.png"
 
-# ---- the cluster ---------------------------------------------------------------------------------
+# ---- the servers ---------------------------------------------------------------------------------
 ports=$(python3 -c 'import socket, sys
 ss = [socket.socket() for _ in range(int(sys.argv[1]))]
 for s in ss: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))' "$nodes")
+print(" ".join(str(s.getsockname()[1]) for s in ss))' "$((nodes + 1))")
 read -r -a port_list <<<"$ports"
+redis_port=${port_list[$nodes]}
+unset "port_list[$nodes]"
 node_args=() target=()
 if [ "$nodes" -eq 1 ]; then
   target=(-p "rdmakv.hosts=127.0.0.1:${port_list[0]}")
@@ -62,108 +88,115 @@ else
   node_args=(--cluster "$map")
   target=(-p "rdmakv.cluster=$map")
 fi
-pids=()
-stop_all() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; }
+pids=() redis_pid=()
+stop_all() { for p in "${pids[@]}" "${redis_pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; }
 trap stop_all EXIT
+await() { # PID LOG PATTERN NAME
+  for _ in $(seq 1 300); do
+    grep -q "$3" "$2" && return 0
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$4 did not start:" >&2; cat "$2" >&2; exit 1
+}
 for i in "${!port_list[@]}"; do
   # one YCSB thread loads a whole node's share through one session: let a session hold the whole node
   # (the default quota, a quarter of the data area, is for shared nodes)
-  "$root/bin/kvserver" --transport "$transport" --memory "$memory" --session-quota "$memory" \
+  "${node_pin[@]}" "$root/bin/kvserver" --transport "$transport" --memory "$memory" --session-quota "$memory" \
     --listen "127.0.0.1:${port_list[$i]}" --node-id "$i" "${node_args[@]}" >"$work/node$i.log" 2>&1 &
   pids+=($!)
 done
-echo "== starting $nodes node(s) on ports $ports (transport $transport, memory $memory each)" >&2
-for i in "${!pids[@]}"; do
-  for _ in $(seq 1 300); do
-    grep -q "listening on" "$work/node$i.log" && break
-    kill -0 "${pids[$i]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "listening on" "$work/node$i.log" || { echo "kvserver node $i did not start:" >&2; cat "$work/node$i.log" >&2; exit 1; }
-done
+echo "== starting $nodes node(s) on ports ${port_list[*]} (transport $transport, memory $memory each)" >&2
+for i in "${!pids[@]}"; do await "${pids[$i]}" "$work/node$i.log" "listening on" "kvserver node $i"; done
+[ -z "$pin" ] || node_cpus=$(allowed "${pids[0]}")  # as the kernel reports it
+stores=(rdmakv)
+if [ -n "$redis" ]; then
+  # persistence off, loopback only: a cache-like Redis, as rdmakv keeps nothing on disk either
+  "${node_pin[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+    --dir "$work" --logfile '' >"$work/redis.log" 2>&1 &
+  redis_pid=($!)
+  echo "== starting redis-server on port $redis_port (--save '' --appendonly no)" >&2
+  await "${redis_pid[0]}" "$work/redis.log" "Ready to accept connections" "redis-server"
+  stores+=(redis)
+fi
 
 # ---- YCSB ----------------------------------------------------------------------------------------
-problems="$work/problems" rows="$work/rows.tsv"
+problems="$work/problems" rows="$work/rows.tsv" clk_tck=$(getconf CLK_TCK)
 : >"$problems"; : >"$rows"
-ycsb() { # PHASE(-load|-t) WORKLOAD THREADS OUT
-  local rc=0
-  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} -cp "$cp" site.ycsb.Client \
-    "$1" -db io.rdmakv.ycsb.RdmaKvClient -P "$root/ycsb-binding/workloads/workload$2" \
-    -p recordcount="$records" -p operationcount="$ops" -p measurementtype=hdrhistogram \
-    -p hdrhistogram.percentiles=50,99 -p rdmakv.transport="$transport" "${target[@]}" \
-    -threads "$3" -s >"$4" 2>"$4.err" || rc=$?
-  [ "$rc" -eq 0 ] || echo "$4: YCSB exited with $rc (see $4.err)" >>"$problems"
-}
-# Appends one row per operation (and an OVERALL row) of a YCSB output to rows.tsv; problems to problems.
-summarize() { # LABEL THREADS OUT EXPECTED_OPS
-  awk -F', ' -v label="$1" -v threads="$2" -v file="$3" -v expected="$4" -v rows="$rows" -v problems="$problems" '
-    /^\[/ {
-      sec = substr($1, 2, length($1) - 2)
-      if (sec == "OVERALL") { if ($2 == "RunTime(ms)") runtime = $3; if ($2 == "Throughput(ops/sec)") tput = $3; next }
-      if (sec == "RDMAKV") { rdma[$2] = $3; next }
-      if (sec ~ /-FAILED$/) { if ($2 == "Operations") count[substr(sec, 1, length(sec) - 7)] += $3; next }
-      if ($2 == "Operations") { count[sec] += $3; seen[sec] = 1 }
-      else if ($2 == "AverageLatency(us)") avg[sec] = $3
-      else if ($2 == "50thPercentileLatency(us)") p50[sec] = $3
-      else if ($2 == "99thPercentileLatency(us)") p99[sec] = $3
-      else if ($2 ~ /^Return=/) {
-        status = substr($2, 8)
-        if (status != "OK") { errors[sec] += $3; bad = bad " " sec " " status "=" $3 }
-      }
-    }
-    function cell(v) { return v == "" ? "-" : v }
-    END {
-      if (tput == "" || runtime == "") { print file ": YCSB reported no results" >> problems; exit }
-      done = count["READ"] + count["UPDATE"] + count["INSERT"] + count["DELETE"] + count["SCAN"] - count["READ-MODIFY-WRITE"]
-      if (done != expected) print file ": " done " operations reported, " expected " expected" >> problems
-      if (bad != "") print file ": failed operations:" bad >> problems
-      if (rdma["Errors"] + 0 > 0) print file ": the binding counted " rdma["Errors"] " errors" >> problems
-      total = 0
-      for (s in errors) total += errors[s]
-      rtt = cell(rdma["RoundTripsPerOp"])
-      printf "%s\t%s\tOVERALL\t%.1f\t-\t-\t-\t%s\t%s\t%s\t%d\n", label, threads, tput, rtt,
-        cell(rdma["CasRetriesPerUpdate"]), cell(rdma["UpdateRetriesPerUpdate"]), total >> rows
-      n = split("READ UPDATE INSERT READ-MODIFY-WRITE DELETE SCAN", order, " ")
-      for (i = 1; i <= n; i++) {
-        s = order[i]
-        if (!(s in seen)) continue
-        printf "%s\t%s\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t-\t-\t%d\n", label, threads, s, count[s] * 1000 / runtime,
-          avg[s], cell(p50[s]), cell(p99[s]), rtt, errors[s] + 0 >> rows
-      }
-    }' "$3"
+run() { # STORE PHASE(-load|-t) WORKLOAD THREADS LABEL EXPECTED_OPS OUT
+  local db cp servers rc=0
+  if [ "$1" = rdmakv ]; then
+    db=io.rdmakv.ycsb.RdmaKvClient cp=$cp_rdmakv servers=("${pids[@]}")
+    set -- "$@" -p rdmakv.transport="$transport" "${target[@]}"
+  else
+    db=io.rdmakv.bench.ycsb.RedisYcsbClient cp=$cp_bench servers=("${redis_pid[@]}")
+    set -- "$@" -p redis.port="$redis_port"
+  fi
+  local store=$1 phase=$2 workload=$3 threads=$4 label=$5 expected=$6 out=$7
+  shift 7
+  echo "== $store: $label, $threads threads, $expected operations" >&2
+  "${client_pin[@]}" "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} \
+    -Drdmakv.bench.statsfile="$out.stats" -Drdmakv.bench.warmup.ms=$(( warmup * 1000 )) \
+    -Drdmakv.bench.serverpids="$(IFS=,; echo "${servers[*]}")" -cp "$cp" site.ycsb.Client "$phase" -db "$db" \
+    -P "$root/ycsb-binding/workloads/workload$workload" -p recordcount="$records" -p operationcount="$ops" \
+    -p measurementtype=hdrhistogram -p hdrhistogram.percentiles=50,99,99.9 \
+    -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path="$out." -p status.interval=1 "$@" \
+    -threads "$threads" -s >"$out" 2>"$out.err" || rc=$?
+  [ "$rc" -eq 0 ] || echo "$out: YCSB exited with $rc (see $out.err)" >>"$problems"
+  [ -f "$out.stats" ] || : >"$out.stats"
+  # throughput and latency without the first $warmup seconds, from YCSB's per-second interval histograms
+  "$JAVA_HOME/bin/java" -cp "$cp_bench" io.rdmakv.bench.ycsb.SteadyState "$warmup" "$out".*.hdr \
+    >"$out.steady" 2>>"$out.err" || echo "$out: no steady state (see $out.err)" >>"$problems"
+  awk -f "$root/bench/ycsb-summarize.awk" -v store="$store" -v label="$label" -v threads="$threads" \
+    -v expected="$expected" -v clk_tck="$clk_tck" \
+    -v rows="$rows" -v problems="$problems" -v file="$out" "$out" "$out.stats" "$out.steady"
 }
 
 load_threads=$(printf '%s\n' "${thread_list[@]}" | sort -n | tail -n 1)
-echo "== load: $records records, $load_threads threads" >&2
-ycsb -load a "$load_threads" "$work/load.out"
-summarize load "$load_threads" "$work/load.out" "$records"
+for s in "${stores[@]}"; do run "$s" -load a "$load_threads" load "$records" "$work/$s-load.out"; done
 for w in "${workload_list[@]}"; do
   w=$(tr '[:upper:]' '[:lower:]' <<<"$w")
   for t in "${thread_list[@]}"; do
-    echo "== workload ${w^^}, $t threads, $ops operations" >&2
-    ycsb -t "$w" "$t" "$work/$w-$t.out"
-    summarize "${w^^}" "$t" "$work/$w-$t.out" "$ops"
+    for s in "${stores[@]}"; do run "$s" -t "$w" "$t" "${w^^}" "$ops" "$work/$s-$w-$t.out"; done
   done
 done
 
 # ---- stop, report --------------------------------------------------------------------------------
 trap - EXIT
-for i in "${!pids[@]}"; do kill -TERM "${pids[$i]}"; done
+for p in "${pids[@]}" "${redis_pid[@]}"; do kill -TERM "$p"; done
 for i in "${!pids[@]}"; do
   rc=0; wait "${pids[$i]}" || rc=$?
   [ "$rc" -eq 0 ] || echo "kvserver node $i exited with $rc (see $work/node$i.log)" >>"$problems"
 done
+if [ -n "$redis" ]; then
+  rc=0; wait "${redis_pid[0]}" || rc=$?
+  [ "$rc" -eq 0 ] || echo "redis-server exited with $rc (see $work/redis.log)" >>"$problems"
+fi
 
-echo "rdmakv YCSB 0.17.0: $nodes node(s), transport $transport, $records records, $ops operations per run, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
-awk -F'\t' 'BEGIN { printf "%-8s %7s %-17s %10s %9s %8s %8s %7s %8s %9s %6s\n", "workload", "threads", "op", "ops/s",
-    "avg_us", "p50_us", "p99_us", "rtt/op", "cas/upd", "retry/upd", "errors" }
-  { printf "%-8s %7s %-17s %10s %9s %8s %8s %7s %8s %9s %6s\n", $1, $2, $3, $4, $5, $6, $7, ($3 == "OVERALL" ? $8 : ""),
-    $9 == "-" ? "" : $9, $10 == "-" ? "" : $10, $11 }' "$rows"
-if [ -n "$csv" ]; then
-  { echo "workload,threads,op,ops_per_sec,avg_us,p50_us,p99_us,rtt_per_op,errors"
-    awk -F'\t' -v OFS=, '{ for (i = 5; i <= 8; i++) if ($i == "-") $i = ""; print $1, $2, $3, $4, $5, $6, $7, $8, $11 }' "$rows"
-  } >"$csv"
-  echo "CSV: $csv" >&2
+placement="not pinned: servers and YCSB client on any of CPUs $node_cpus"
+[ -z "$pin" ] || placement="pinned with taskset: server(s) on CPU $node_cpus, YCSB client on CPU $client_cpus"
+title="YCSB 0.17.0, $records records, $ops ops per run, $nodes node(s), transport $transport, $(nproc) cores"
+echo "rdmakv $title, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "threads: $placement"
+echo "steady state: ops/s and latencies leave out each run's first $warmup s (warm_s: what was left out; 0 for" \
+  "a run shorter than twice that); YCSB's whole-run figures are in its output files"
+if [ -n "$redis" ]; then
+  redis_line="redis: $(redis-server --version | sed 's/ sha=.*//') on 127.0.0.1, persistence off (--save ''"
+  redis_line+=" --appendonly no), one Jedis connection per YCSB thread"
+  echo "$redis_line"
+  placement+="; $redis_line"
+fi
+echo "cli_us, node_us: CPU time (user + system) per operation of the YCSB process (YCSB's own work included)" \
+  "and of the server process(es); rtt/op: round trips per operation (client:TYPE rows: per operation of the" \
+  "client library); all three from the end of the warm-up after connecting to the last cleanup"
+awk -f "$root/bench/ycsb-report.awk" -v csv="$csv" -v node_cpus="$node_cpus" -v client_cpus="$client_cpus" \
+  "$rows" "$rows"
+echo "CSV: $csv" >&2
+if "$JAVA_HOME/bin/java" -Djava.awt.headless=true -cp "$cp_bench" io.rdmakv.bench.chart.ResultsChart \
+    "$csv" "$png" "$title; $placement" >"$work/chart.log" 2>&1; then
+  echo "chart: $png" >&2
+else
+  echo "the chart failed (see $work/chart.log)" >>"$problems"
 fi
 if [ -s "$problems" ]; then
   echo "FAILED:" >&2

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing rdmakv needs on a fresh Debian 12 machine (idempotent): Maven, gcc and
-# rdma-core for the ibverbs layout test, and prometheus for promtool (the alert rules are checked with it).
+# rdma-core for the ibverbs layout test, prometheus for promtool (the alert rules are checked with it), and
+# redis-server, which bench/ycsb.sh --redis measures side by side (only its binary is used: the script starts
+# its own instance on loopback; a service the package may start is left alone).
 set -euo pipefail
-PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers prometheus"
+PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers prometheus redis-server"
 missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "[setup] installing:" $missing

@@ -67,7 +67,7 @@ final class SharedClient
     {
         try
         {
-            handle.complete(new Handle(KvClient.connect(config.client()), new BindingCounters()));
+            handle.complete(RunStatsFile.connect(config.client()));
         }
         catch (final RuntimeException e)
         {
@@ -105,6 +105,7 @@ final class SharedClient
         }
         try
         {
+            RunStatsFile.write();
             if (print)
             {
                 last.counters().report(last.client().stats(), System.out);
