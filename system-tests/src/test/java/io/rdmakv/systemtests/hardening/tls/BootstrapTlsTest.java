@@ -204,7 +204,7 @@ class BootstrapTlsTest
         {
             final KvClientConfig through = new KvClientConfig(KvClientConfig.parseHosts("127.0.0.1:" + recorder.port()),
                 config.authToken(), config.transport(), config.tcpBindHost(), config.opTimeout(),
-                config.connectTimeout(), config.asyncThreads(), null, config.tls());
+                config.connectTimeout(), config.asyncThreads(), null, config.waitStrategy(), config.cacheEntries(), config.tls());
             servesAKey(through);
             return recorder.bytes();
         }
