@@ -9,8 +9,8 @@
  *  ClientJanitor      one background thread: each tick runs its duties (KvClient builds the list) over every
  *                     open session, taking a lane only with tryEnter; HeartbeatDuty: a HEARTBEAT on each
  *                     session's bootstrap connection every interval the node asked for (no lane needed)
- *   Session           one node: bootstrap connection (the lease: HELLO, then heartbeats), queue pair,
- *                     registered buffers; owns:
+ *   Session           one node: bootstrap connection (the lease: HELLO, then heartbeats; TLS 1.3 when
+ *                     configured, failures put in words by TlsFailures), queue pair, registered buffers; owns:
  *    LaneIo           posts a chain, polls completions, keeps the receive buffers
  *    LaneRequests     every data-path doorbell prebuilt once; operations patch addresses and words
  *    ControlChannel   control requests and replies over SEND/RECV (ALLOC, FREE, STATS, BYE, REPAIR,

@@ -3,9 +3,7 @@ package io.rdmakv.server.bootstrap;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.health.NodeHealth;
@@ -14,10 +12,7 @@ import io.rdmakv.verbs.util.AcceptFailures;
 
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -55,7 +50,7 @@ public final class BootstrapListener implements AutoCloseable
         "(KvClientConfig.withTls, kvctl --tls-ca, YCSB rdmakv.tls.ca) and its CA certificate";
     /** The reason a TLS ClientHello to a plaintext node gets (in plaintext: the client reports no TLS). */
     public static final String NO_TLS = "this node runs without TLS: connect without TLS";
-    /** Closes connections whose TLS handshake and HELLO are not done by their deadline (shared, one thread). */
+    /** Closes TLS connections whose handshake and HELLO are not done by their deadline (shared, one thread). */
     private static final ScheduledExecutorService DEADLINES = deadlineTimer();
 
     /** Opens sessions for accepted HELLOs. */
@@ -216,30 +211,41 @@ public final class BootstrapListener implements AutoCloseable
             final ControlMessage request;
             try
             {
-                final int first = readFirstByte(accepted, deadline);
+                final int first = DeadlineReads.readFirstByte(accepted, deadline);
                 if (refusedForTls(accepted, first, deadline))
                 {
                     return;
                 }
                 if (tls != null)
                 {
-                    socket = handshake(accepted, first, deadline);
-                    request = readHello(socket, deadline, -1);
+                    // per-read timeouts cannot bound reads inside TLS records: past the deadline the connection
+                    // is closed under the handshake or the HELLO
+                    final ScheduledFuture<?> watchdog = DEADLINES.schedule(() -> closeQuietly(accepted),
+                        Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    try
+                    {
+                        socket = handshake(accepted, first, deadline);
+                        request = DeadlineReads.readHello(socket, deadline, -1);
+                    }
+                    finally
+                    {
+                        watchdog.cancel(false);
+                    }
                 }
                 else
                 {
-                    request = readHello(socket, deadline, first);
+                    request = DeadlineReads.readHello(socket, deadline, first);
                 }
             }
             catch (final MalformedMessageException e)
             {
-                refuse(socket, e.kind() == MalformedMessageException.Kind.BAD_VERSION ?
+                DeadlineReads.refuse(socket, e.kind() == MalformedMessageException.Kind.BAD_VERSION ?
                     ReasonCode.UNSUPPORTED_VERSION : ReasonCode.MALFORMED_MESSAGE, e.getMessage());
                 return;
             }
             if (!(request instanceof HelloMessage hello))
             {
-                refuse(socket, ReasonCode.UNEXPECTED_MESSAGE, "expected HELLO, got " + request.type());
+                DeadlineReads.refuse(socket, ReasonCode.UNEXPECTED_MESSAGE, "expected HELLO, got " + request.type());
                 return;
             }
             final Outcome outcome = factory.open(hello, socket);
@@ -308,124 +314,23 @@ public final class BootstrapListener implements AutoCloseable
         log.log(System.Logger.Level.WARNING, "tls-mismatch", "refused " + socket.getRemoteSocketAddress() +
             (clientTls ? ": it opened TLS, but this node runs without TLS (no --tls-cert)" :
             ": a plaintext HELLO, but this node requires TLS"));
-        refuse(socket, clientTls ? ReasonCode.UNEXPECTED_MESSAGE : ReasonCode.TLS_REQUIRED, clientTls ? NO_TLS :
-            TLS_REQUIRED);
-        drain(socket, deadline);
+        DeadlineReads.refuse(socket, clientTls ? ReasonCode.UNEXPECTED_MESSAGE : ReasonCode.TLS_REQUIRED,
+            clientTls ? NO_TLS : TLS_REQUIRED);
+        DeadlineReads.drain(socket, deadline);
         return true;
     }
 
-    /** The handshake, bounded by {@code deadline} as a whole: past it the connection is closed under it. */
+    /** The server side of the handshake; the caller closes {@code accepted} when its deadline passes. */
     private Socket handshake(final Socket accepted, final int first, final long deadline) throws IOException
     {
-        final ScheduledFuture<?> watchdog = DEADLINES.schedule(() -> closeQuietly(accepted),
-            Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        try
+        accepted.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        final SSLSocket socket = tls.handshake(accepted, first);
+        if (tls.requiresClientCertificates())
         {
-            accepted.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            final SSLSocket socket = tls.handshake(accepted, first);
-            if (tls.requiresClientCertificates())
-            {
-                LOG.log(System.Logger.Level.DEBUG, accepted.getRemoteSocketAddress() + " presented " +
-                    BootstrapTls.clientSubject(socket));
-            }
-            return socket;
+            LOG.log(System.Logger.Level.DEBUG, accepted.getRemoteSocketAddress() + " presented " +
+                BootstrapTls.clientSubject(socket));
         }
-        finally
-        {
-            watchdog.cancel(false);
-        }
-    }
-
-    private static int readFirstByte(final Socket socket, final long deadline) throws IOException
-    {
-        final byte[] first = new byte[1];
-        readFully(socket, first, 0, 1, deadline);
-        return first[0] & 0xFF;
-    }
-
-    /**
-     * After a refusal: says it is done sending and reads what the peer still sends until it closes (or the
-     * deadline, or 64 KiB), so that closing does not reset the connection before the peer has read the reason.
-     */
-    private static void drain(final Socket socket, final long deadline)
-    {
-        try
-        {
-            socket.shutdownOutput();
-            final byte[] sink = new byte[4096];
-            int left = 64 << 10;
-            while (left > 0)
-            {
-                final long wait = deadline - System.nanoTime();
-                if (wait <= 0)
-                {
-                    return;
-                }
-                socket.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
-                final int n = socket.getInputStream().read(sink);
-                if (n < 0)
-                {
-                    return;
-                }
-                left -= n;
-            }
-        }
-        catch (final IOException e)
-        {
-            // the peer is gone: nothing more to wait for
-        }
-    }
-
-    /**
-     * Reads one control message, all of it by {@code deadline} ({@link System#nanoTime()}); {@code firstByte}
-     * is its first byte when already read, else -1.
-     */
-    private static ControlMessage readHello(final Socket socket, final long deadline, final int firstByte)
-        throws IOException
-    {
-        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        final int have = firstByte < 0 ? 0 : 1;
-        header[0] = (byte)firstByte;
-        readFully(socket, header, have, header.length - have, deadline);
-        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-        if (length > MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH)
-        {
-            throw new MalformedMessageException(MalformedMessageException.Kind.BAD_LENGTH,
-                "bootstrap message of " + length + " bytes");
-        }
-        final byte[] message = new byte[length];
-        System.arraycopy(header, 0, message, 0, header.length);
-        readFully(socket, message, header.length, length - header.length, deadline);
-        return ControlCodec.fromBytes(message);
-    }
-
-    /** Each read waits only as long as is left until {@code deadline}: the deadline bounds the whole read. */
-    private static void readFully(final Socket socket, final byte[] dst, final int offset, final int length,
-        final long deadline) throws IOException
-    {
-        final InputStream in = socket.getInputStream();
-        int done = 0;
-        while (done < length)
-        {
-            final long left = deadline - System.nanoTime();
-            if (left <= 0)
-            {
-                throw new SocketTimeoutException("HELLO deadline passed");
-            }
-            socket.setSoTimeout((int)Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
-            final int n = in.read(dst, offset + done, length - done);
-            if (n < 0)
-            {
-                throw new EOFException("connection closed before the whole HELLO");
-            }
-            done += n;
-        }
-    }
-
-    private static void refuse(final Socket socket, final ReasonCode code, final String text) throws IOException
-    {
-        socket.getOutputStream().write(ControlCodec.toBytes(new HelloRefusedMessage(0, code.code(), text)));
-        socket.getOutputStream().flush();
+        return socket;
     }
 
     private static void closeQuietly(final Socket socket)
