@@ -103,7 +103,7 @@ public final class Router implements AutoCloseable
     /** This thread's session with the node that owns the key whose {@code KeyHash.hash} is {@code hash}. */
     public Session route(final long hash)
     {
-        return session(partitionToNode[map.partitionOf(hash)]);
+        return session(nodeOf(hash));
     }
 
     /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */

@@ -25,8 +25,11 @@
  *     DamageRepair          REPAIR of the suspect slot over the ControlChannel (waits out RETRY); GET never
  *     CompareAndSetProtocol CAS from exactly the version given; ABSENT inserts only if absent
  *     shared steps: KeyLocation (hash, groups, slot addresses, lock), BlockSearch (candidates, validation,
- *     corruption verdict), CachedSlot + SlotCache, NewBlock (assemble through KvBlock, place, WRITE
+ *     corruption verdict), CachedSlot (this lane's copy of an entry of the client's SlotCache, which
+ *     Router hands every session), NewBlock (assemble through KvBlock, place, WRITE
  *     in the first doorbell, commit), LaneResult (version, value), Backoff
+ *     BatchGet              up to 16 keys in two doorbells (BatchRequests: chains of varying length into
+ *                           per-key buffers); what it cannot settle the caller runs as single GETs
  * LaneBuffers         layout of a lane's registered memory; RemoteIndex: the node's addresses and rkeys
  * ClientCounter       every counter, one enum constant; LaneCounters holds them in a long[]
  * Status              the data path's result codes (no exceptions on the data path)

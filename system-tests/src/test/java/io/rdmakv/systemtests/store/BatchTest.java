@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -139,6 +141,34 @@ class BatchTest
         assertThrows(KeyTooLargeException.class, () -> client.getAll(List.of(key(1), huge)));
         assertThrows(NullPointerException.class, () -> client.getAll(Arrays.asList(key(1), null)));
         assertArrayEquals(value(1), client.getAll(List.of(key(1))).get(0), "the client still works");
+    }
+
+    @Test
+    void manyGetAsyncInFlightReadWhatSingleGetsReadAndABadKeyFailsOnlyItsOwn()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        for (int i = 0; i < 60; i++)
+        {
+            if (i % 3 != 0)
+            {
+                client.put(key(i), value(i));
+            }
+        }
+        final List<CompletableFuture<byte[]>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 60; i++)
+        {
+            inFlight.add(client.getAsync(key(i)));
+        }
+        final CompletableFuture<byte[]> bad = client.getAsync(new byte[client.maxKeyLength() + 1]);
+        inFlight.add(client.getAsync(key(1)));
+        for (int i = 0; i < 60; i++)
+        {
+            assertArrayEquals(i % 3 == 0 ? null : value(i), inFlight.get(i).join(), "key " + i);
+        }
+        assertArrayEquals(value(1), inFlight.get(60).join());
+        final CompletionException e = assertThrows(CompletionException.class, bad::join);
+        assertTrue(e.getCause() instanceof KeyTooLargeException, e.toString());
     }
 
     /** Two doorbells per 16 keys of a node, with room for the keys a batch leaves to single GETs. */
