@@ -3,6 +3,7 @@ package io.rdmakv.client;
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -80,7 +81,7 @@ final class Connector
         try
         {
             final HelloOkMessage hello = seed.hello();
-            router = new Router(hello.clusterMap(), opener);
+            router = new Router(hello.clusterMap(), opener, new SlotCache(config.cacheEntries()));
             if (!router.adopt(seed))
             {
                 seed.close();

@@ -10,7 +10,6 @@ import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
-import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.client.internal.Status;
 import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
@@ -68,7 +67,6 @@ public final class KvClient implements AutoCloseable
         this.context = context;
         this.pd = pd;
         this.router = router;
-        router.useCache(new SlotCache(config.cacheEntries()));
         this.failures = new Failures(config.opTimeout(), Lane.maxAttempts());
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;

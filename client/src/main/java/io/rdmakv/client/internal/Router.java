@@ -36,13 +36,15 @@ public final class Router implements AutoCloseable
     private final Set<Session> open = ConcurrentHashMap.newKeySet();
     private final LaneCounters retired = new LaneCounters();
     private final List<Object>[] regions;
-    private volatile SlotCache cache = SlotCache.DISABLED;
+    private final SlotCache cache;
     private volatile boolean closed;
 
-    public Router(final ClusterMap map, final SessionOpener opener)
+    /** A router whose sessions share {@code cache} (every session, the adopted seed's too). */
+    public Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache)
     {
         this.map = map;
         this.opener = opener;
+        this.cache = cache;
         final List<ClusterNode> list = map.nodes();
         nodes = new InetSocketAddress[list.size()];
         final Map<Integer, Integer> indexById = new HashMap<>();
@@ -60,15 +62,6 @@ public final class Router implements AutoCloseable
         @SuppressWarnings("unchecked")
         final List<Object>[] identities = new List[nodes.length];
         regions = identities;
-    }
-
-    /**
-     * The slot cache every session of this router shares from now on (set once, before the first
-     * operation; sessions start with none).
-     */
-    public void useCache(final SlotCache shared)
-    {
-        cache = shared;
     }
 
     public SlotCache cache()
@@ -149,6 +142,7 @@ public final class Router implements AutoCloseable
                 {
                     return false;
                 }
+                shareCache(i, session);
                 open.add(session);
                 sessions[i] = session;
                 return true;
