@@ -71,8 +71,8 @@ final class Connector
     }
 
     /**
-     * The client, with the seed's session kept as the connecting thread's first lane to that node (its
-     * HELLO_OK carried the map, already decoded: no JSON parser on this path).
+     * The client, with the seed's session kept as the first lane to that node of whichever thread needs one
+     * first ({@link Router#adopt}; its HELLO_OK carried the map, already decoded: no JSON parser on this path).
      */
     private static KvClient withSeedSession(final KvClientConfig config, final Context context,
         final ProtectionDomain pd, final Router.SessionOpener opener, final Session seed)

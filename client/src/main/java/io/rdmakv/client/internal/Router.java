@@ -13,11 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Where a key goes and on which session: partitions to nodes from the cluster map, and the per-thread
  * session table (every thread has its own session, and so its own lane, to each node, opened on first
- * use and dropped when it breaks). Keeps the counters of dropped sessions so that statistics survive them.
+ * use, or taken over from the spare the connect left, and dropped when it breaks). Keeps the counters of
+ * dropped sessions so that statistics survive them.
  */
 public final class Router implements AutoCloseable
 {
@@ -34,6 +36,8 @@ public final class Router implements AutoCloseable
     private final SessionOpener opener;
     private final ThreadLocal<Session[]> mine;
     private final Set<Session> open = ConcurrentHashMap.newKeySet();
+    /** Per node, a session opened but not yet any thread's (see {@link #adopt}). */
+    private final AtomicReferenceArray<Session> spares;
     private final LaneCounters retired = new LaneCounters();
     private final List<Object>[] regions;
     private final SlotCache cache;
@@ -62,6 +66,7 @@ public final class Router implements AutoCloseable
         @SuppressWarnings("unchecked")
         final List<Object>[] identities = new List[nodes.length];
         regions = identities;
+        spares = new AtomicReferenceArray<>(nodes.length);
     }
 
     public SlotCache cache()
@@ -117,6 +122,16 @@ public final class Router implements AutoCloseable
         {
             throw new IllegalStateException("client is closed");
         }
+        final Session spare = spares.getAndSet(node, null);
+        if (spare != null)
+        {
+            if (!spare.isBroken())
+            {
+                sessions[node] = spare;
+                return spare;
+            }
+            retire(spare);
+        }
         final Session session = opener.open(nodes[node]);
         shareCache(node, session);
         open.add(session);
@@ -125,9 +140,10 @@ public final class Router implements AutoCloseable
     }
 
     /**
-     * Takes {@code session} (opened by the caller, e.g. with the seed node while connecting) as this thread's
-     * session with its node, found by the node id its HELLO_OK names. Returns false, taking nothing, when
-     * the map lists no such node or this thread already has a session with it.
+     * Keeps {@code session} (opened by the caller, e.g. with the seed node while connecting) as a spare
+     * session with its node, found by the node id its HELLO_OK names: the first thread that needs a session
+     * with that node takes it instead of opening one. Returns false, keeping nothing, when the map lists no
+     * such node or a spare is already kept for it.
      */
     public boolean adopt(final Session session)
     {
@@ -137,14 +153,12 @@ public final class Router implements AutoCloseable
         {
             if (list.get(i).id() == nodeId)
             {
-                final Session[] sessions = mine.get();
-                if (sessions[i] != null || closed)
+                if (closed || !spares.compareAndSet(i, null, session))
                 {
                     return false;
                 }
                 shareCache(i, session);
                 open.add(session);
-                sessions[i] = session;
                 return true;
             }
         }

@@ -21,7 +21,8 @@ import java.util.stream.IntStream;
  * unique; every assigned node listed. Without an explicit assignment, partitions go round-robin over the
  * nodes in ascending id order ({@code partition p -> p % nodes}). Nodes are kept sorted by id.
  *
- * <p>Immutable and thread-safe. JSON form in {@link ClusterMapJson}.
+ * <p>Immutable and thread-safe. JSON form (config files, kvctl) in {@link ClusterMapJson}; the binary form a
+ * node sends in HELLO_OK in {@code io.rdmakv.common.protocol.ClusterMapCodec}.
  */
 public final class ClusterMap
 {

@@ -70,10 +70,10 @@ class DroppedConnectionTest
         return LocalCluster.bytes(prefix + "-value-" + i + "-v" + version + "-" + "x".repeat(i % 50));
     }
 
-    /** Waits until the seed session of connect() is gone and only the lane's session and lease remain. */
+    /** Waits until only the lane's session and lease remain (the seed session of connect() becomes the lane). */
     private void awaitOneLease()
     {
-        // The seed session's relay closes on its own time: wait until one session and one lease hold steadily.
+        // Relays close on their own time: wait until one session and one lease hold steadily.
         final int[] steady = {0};
         Await.until("one session and one lease", Duration.ofSeconds(5),
             () -> (steady[0] = server.sessionCount() == 1 && proxy.openConnections() == 1 ? steady[0] + 1 : 0) >= 10,
@@ -92,7 +92,7 @@ class DroppedConnectionTest
         final long closed = counters.sessionsClosed();
         awaitOneLease();
 
-        assertEquals(1, proxy.dropAll(), "one lease: the lane's (the seed session said BYE)");
+        assertEquals(1, proxy.dropAll(), "one lease: the lane's (the seed session, taken over)");
         Await.until("the node drops the session", Duration.ofSeconds(5),
             () -> server.sessionCount() == 0 && counters.sessionsClosed() == closed + 1,
             () -> server.sessionCount() + " sessions, " + counters.sessionsClosed() + " closed");
