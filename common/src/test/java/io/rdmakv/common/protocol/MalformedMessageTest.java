@@ -170,6 +170,11 @@ class MalformedMessageTest
         malformed(withU32(free, FreeMessage.ENTRIES_OFFSET + FreeMessage.ENTRY_LENGTH_OFFSET, -64), Kind.BAD_FIELD);
         malformed(resized(withU32(free, FreeMessage.COUNT_OFFSET, 0), FreeMessage.ENTRIES_OFFSET), Kind.BAD_FIELD);
 
+        final byte[] statsOk = bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1, StatsOkMessage.NO_WINDOWS));
+        final MalformedMessageException windows = malformed(
+            withU64(statsOk, StatsOkMessage.WRITE_WINDOWS_OFFSET, -2), Kind.BAD_FIELD);
+        assertEquals("STATS_OK: write windows -2: a count, or -1", windows.getMessage());
+
         final byte[] allocOk = bytes(new AllocOkMessage(1, 64, 64, 0x1234_5678));
         final MalformedMessageException reserved = malformed(
             withU32(allocOk, AllocOkMessage.RESERVED_OFFSET, 1), Kind.BAD_FIELD);

@@ -24,10 +24,10 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
     /** As many memory regions as the table held when keys were slot numbers. */
     static final int MAX_REGIONS = 1 << 16;
 
-    private final TcpContext context;
     /** As many memory windows as regions. */
     static final int MAX_WINDOWS = 1 << 16;
 
+    private final TcpContext context;
     /** Never changed once published: registering and deregistering publish a changed copy. */
     private volatile Int2ObjectHashMap<TcpMemoryRegion> regions = new Int2ObjectHashMap<>();
     /**
@@ -103,8 +103,11 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
         }
     }
 
-    /** True while a window is bound over {@code mr}. */
-    boolean hasWindowOver(final TcpMemoryRegion mr)
+    /**
+     * True while a window is bound over {@code mr}. Under this object's monitor, as every iteration of the
+     * tables: Agrona's maps hand out one cached iterator.
+     */
+    synchronized boolean hasWindowOver(final TcpMemoryRegion mr)
     {
         for (final TcpMemoryWindow mw : windows.values())
         {
@@ -116,6 +119,7 @@ final class TcpProtectionDomain extends VerbsResource implements ProtectionDomai
         return false;
     }
 
+    /** Caller holds this object's monitor. */
     private boolean regionWithIndex(final int index)
     {
         for (final int key : regions.keySet())

@@ -1,7 +1,5 @@
 package io.rdmakv.verbs.conformance;
 
-import io.rdmakv.verbs.CompletionQueue;
-import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.MemoryWindow;
@@ -9,10 +7,8 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.QpState;
 import io.rdmakv.verbs.QueuePair;
-import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequest;
-import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.VerbsException;
 import io.rdmakv.verbs.WcStatus;
@@ -25,7 +21,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -33,9 +28,14 @@ import static io.rdmakv.verbs.AccessFlags.LOCAL_WRITE;
 import static io.rdmakv.verbs.AccessFlags.MW_BIND;
 import static io.rdmakv.verbs.AccessFlags.REMOTE_READ;
 import static io.rdmakv.verbs.AccessFlags.REMOTE_WRITE;
+import static io.rdmakv.verbs.conformance.WindowFixture.A_OFFSET;
+import static io.rdmakv.verbs.conformance.WindowFixture.B_OFFSET;
+import static io.rdmakv.verbs.conformance.WindowFixture.DATA_ACCESS;
+import static io.rdmakv.verbs.conformance.WindowFixture.REGION;
+import static io.rdmakv.verbs.conformance.WindowFixture.SENTINEL;
+import static io.rdmakv.verbs.conformance.WindowFixture.WINDOW;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Type-2 memory windows, as the store uses them: a data region remotely readable by every peer and
@@ -47,15 +47,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 final class MemoryWindowTest
 {
-    /** The data region: 8 KiB of sentinel bytes; window A covers [1 KiB, 2 KiB), window B [4 KiB, 5 KiB). */
-    private static final long REGION = 8192;
-    private static final long A_OFFSET = 1024;
-    private static final long B_OFFSET = 4096;
-    private static final long WINDOW = 1024;
-    private static final byte SENTINEL = 0x5a;
-    /** Readable by all through the region's rkey, writable only through windows. */
-    private static final int DATA_ACCESS = LOCAL_WRITE | REMOTE_READ | MW_BIND;
-
     /** One way around a window; each must fail with {@code REM_ACCESS_ERR} and change nothing. */
     enum Fault
     {
@@ -102,7 +93,7 @@ final class MemoryWindowTest
     @Test
     void aBindClearsTheInvalidateRkeyOfAnEarlierUse()
     {
-        try (Windows w = new Windows(Providers.TCP))
+        try (WindowFixture w = new WindowFixture(Providers.TCP))
         {
             final SendWorkRequest wr = w.requests.at(0).localInvalidate(0x1234_5678);
             assertEquals(0x1234_5678, wr.invalidateRkey());
@@ -115,7 +106,7 @@ final class MemoryWindowTest
     @ProviderTest
     void aBoundWindowLetsItsQueuePairWriteInsideItsRange(final String provider)
     {
-        try (Windows w = new Windows(provider))
+        try (WindowFixture w = new WindowFixture(provider))
         {
             final int before = w.a.rkey();
             final int rkey = w.bind(w.linkA.server(), w.a, w.data.address() + A_OFFSET, WINDOW, REMOTE_WRITE);
@@ -140,7 +131,7 @@ final class MemoryWindowTest
         value = ProviderTest.BACKSTOP_SECONDS, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aWriteAroundAWindowFailsAndLeavesOtherQueuePairsWorking(final String provider, final Fault fault)
     {
-        try (Windows w = new Windows(provider))
+        try (WindowFixture w = new WindowFixture(provider))
         {
             final long a = w.data.address() + A_OFFSET;
             final int rkeyA = w.bind(w.linkA.server(), w.a, a, WINDOW,
@@ -208,7 +199,7 @@ final class MemoryWindowTest
      * a write through the window past the region's end is refused; then reports the test aborted.
      */
     private static void assertRxeChecksTheRegionNotTheWindow(
-        final Windows w, final Completion straddling, final long offset, final int rkey)
+        final WindowFixture w, final Completion straddling, final long offset, final int rkey)
     {
         straddling.assertSuccess(1, WcOpcode.RDMA_WRITE, w.linkA.client().qpNum());
         Memory.assertSameBytes(w.source.asSlice(0, 16), w.remote(offset, 16), "the straddling write on rxe");
@@ -222,7 +213,7 @@ final class MemoryWindowTest
     @ProviderTest
     void anInvalidatedWindowCanBeBoundAgainWithANewTag(final String provider)
     {
-        try (Windows w = new Windows(provider))
+        try (WindowFixture w = new WindowFixture(provider))
         {
             final long a = w.data.address() + A_OFFSET;
             final int first = w.bind(w.linkA.server(), w.a, a, WINDOW, REMOTE_WRITE);
@@ -242,7 +233,7 @@ final class MemoryWindowTest
         value = ProviderTest.BACKSTOP_SECONDS, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aBindTheSpecForbidsFailsWithMwBindErr(final String provider, final BadBind bad)
     {
-        try (Windows w = new Windows(provider))
+        try (WindowFixture w = new WindowFixture(provider))
         {
             final QueuePair binder = w.linkA.server();
             final long a = w.data.address() + A_OFFSET;
@@ -288,7 +279,7 @@ final class MemoryWindowTest
     @ProviderTest
     void anUnsignaledBindCompletesNothingAndStillGrants(final String provider)
     {
-        try (Windows w = new Windows(provider))
+        try (WindowFixture w = new WindowFixture(provider))
         {
             final int rkey = MemoryWindow.nextRkey(w.a.rkey());
             VerbsFixture.postSend(w.linkA.server(), w.requests.at(0).bindMemoryWindow(
@@ -323,7 +314,7 @@ final class MemoryWindowTest
     @Test
     void tcpRefusesAWritableWindowOverARegionWithoutLocalWrite()
     {
-        try (Windows w = new Windows(Providers.TCP))
+        try (WindowFixture w = new WindowFixture(Providers.TCP))
         {
             final MemoryRegion readOnly = w.fx.register(w.fx.server(), REGION, REMOTE_READ | MW_BIND);
             final int readRkey = MemoryWindow.nextRkey(w.b.rkey());
@@ -346,7 +337,7 @@ final class MemoryWindowTest
     @Test
     void tcpRefusesToDeregisterARegionWithAWindowBound()
     {
-        try (Windows w = new Windows(Providers.TCP))
+        try (WindowFixture w = new WindowFixture(Providers.TCP))
         {
             final MemoryRegion region = w.fx.register(w.fx.server(), REGION, DATA_ACCESS);
             final int rkey = MemoryWindow.nextRkey(w.a.rkey());
@@ -361,98 +352,6 @@ final class MemoryWindowTest
     }
 
     /**
-     * Two writers race an invalidation, each on its own queue pair and window, counting up one word: the
-     * writer whose window is invalidated is cut off there (a write posted after the invalidation completed
-     * fails with {@code REM_ACCESS_ERR}, and a failed write never lands: the word holds the last value whose
-     * write succeeded); the other writer carries on to its last write.
-     */
-    @ProviderTest
-    void writersRacingAnInvalidationAreCutOffThereAndOnlyThere(final String provider) throws Exception
-    {
-        final long bystanderWrites = 300;
-        try (Windows w = new Windows(provider))
-        {
-            final Writer cut = new Writer(w, A_OFFSET, Long.MAX_VALUE);
-            final Writer carryOn = new Writer(w, B_OFFSET, bystanderWrites);
-            final int rkeyA = w.bind(cut.link.server(), w.a, w.data.address() + A_OFFSET, 8, REMOTE_WRITE);
-            final int rkeyB = w.bind(carryOn.link.server(), w.b, w.data.address() + B_OFFSET, 8, REMOTE_WRITE);
-            final long[] cutoff = new long[1];
-            Concurrently.run(TimeUnit.SECONDS.toNanos(60), List.of(
-                () -> cut.run(rkeyA),
-                () -> carryOn.run(rkeyB),
-                () ->
-                {
-                    final long deadline = System.nanoTime() + VerbsFixture.WAIT_NANOS;
-                    while (cut.posting < 20 && cut.failedAt == 0 && System.nanoTime() < deadline)
-                    {
-                        Thread.onSpinWait();
-                    }
-                    // invalidated from the server's completion queue, which only this thread polls now
-                    w.invalidate(cut.link.server(), rkeyA).assertSuccess(2, WcOpcode.LOCAL_INV, cut.link.server().qpNum());
-                    cutoff[0] = cut.posting;
-                }));
-
-            assertEquals(WcStatus.REM_ACCESS_ERR, cut.failure, "the cut-off writer's failure");
-            assertTrue(cut.lastSuccess >= 20 && cut.lastSuccess <= cutoff[0], () -> "the last successful write (" +
-                cut.lastSuccess + ") comes after the 20th and before the invalidation completed (" + cutoff[0] + ")");
-            assertEquals(cut.lastSuccess, Memory.word(w.data.segment(), A_OFFSET), "the invalidated window's word");
-            assertEquals(0, carryOn.failedAt, () -> "the other writer failed at write " + carryOn.failedAt);
-            assertEquals(bystanderWrites, Memory.word(w.data.segment(), B_OFFSET), "the other window's word");
-        }
-    }
-
-    /** One writer: its own queue pair, completion queue and buffer; writes 1, 2, 3... to one word. */
-    private static final class Writer
-    {
-        final VerbsFixture.Link link;
-        final CompletionQueue cq;
-        final MemoryRegion buffer;
-        final SendWorkRequests requests;
-        final Windows w;
-        final long offset;
-        final long writes;
-        volatile long posting;
-        volatile long lastSuccess;
-        volatile long failedAt;
-        volatile WcStatus failure;
-
-        Writer(final Windows w, final long offset, final long writes)
-        {
-            this.w = w;
-            this.offset = offset;
-            this.writes = writes;
-            cq = w.fx.createCompletionQueue(w.fx.client(), VerbsFixture.QUEUE_DEPTH);
-            link = w.fx.connectedPair(QueuePairConfig.of(cq, 16, 16), ConnectOptions.DEFAULT,
-                QueuePairConfig.of(w.fx.server().cq(), 16, 16), ConnectOptions.DEFAULT);
-            buffer = w.fx.register(w.fx.client(), 64, LOCAL_WRITE);
-            requests = w.fx.sendRequests(1);
-        }
-
-        void run(final int rkey)
-        {
-            try (CompletionWaiter waiter = new CompletionWaiter())
-            {
-                for (long i = 1; i <= writes; i++)
-                {
-                    posting = i;
-                    Memory.word(buffer.segment(), 0, i);
-                    VerbsFixture.postSend(link.client(), requests.at(0).rdmaWrite(buffer.address(), 8, buffer.lkey(),
-                        w.data.address() + offset, rkey).wrId(i).sendFlags(SendFlags.SIGNALED));
-                    final Completion c = waiter.awaitOne(cq);
-                    assertEquals(i, c.wrId(), () -> "completion " + c);
-                    if (!c.isSuccess())
-                    {
-                        failure = c.status();
-                        failedAt = i;
-                        return;
-                    }
-                    lastSuccess = i;
-                }
-            }
-        }
-    }
-
-    /**
      * Many bind/invalidate cycles of one window, through every tag value and back: each works at once
      * under its rkey only. Prints the bind and invalidate round trips (post to completion) as a
      * measurement; asserts no timing.
@@ -461,7 +360,7 @@ final class MemoryWindowTest
     void bindInvalidateCyclesWrapTheTagAndKeepWorking(final String provider)
     {
         final int cycles = 600;
-        try (Windows w = new Windows(provider))
+        try (WindowFixture w = new WindowFixture(provider))
         {
             final long a = w.data.address() + A_OFFSET;
             final long[] bindNanos = new long[cycles];
@@ -491,87 +390,6 @@ final class MemoryWindowTest
                 invalidateNanos[cycles * 99 / 100] / 1e3);
             // After the last invalidation the last rkey opens nothing.
             w.write(w.linkA.client(), A_OFFSET, 8, previous).assertStatus(1, WcStatus.REM_ACCESS_ERR);
-        }
-    }
-
-    /**
-     * Two connected pairs over one server protection domain: the data region (sentinel-filled), windows
-     * A and B allocated unbound, and a client source buffer with a pattern.
-     */
-    private static final class Windows implements AutoCloseable
-    {
-        final VerbsFixture fx;
-        final VerbsFixture.Link linkA;
-        final VerbsFixture.Link linkB;
-        final MemoryRegion data;
-        final MemoryRegion local;
-        final MemorySegment source;
-        final MemoryWindow a;
-        final MemoryWindow b;
-        final SendWorkRequests requests;
-
-        Windows(final String provider)
-        {
-            fx = VerbsFixture.open(provider);
-            try
-            {
-                linkA = fx.connectedPair();
-                linkB = fx.connectedPair();
-                data = fx.register(fx.server(), REGION, DATA_ACCESS);
-                data.segment().fill(SENTINEL);
-                local = fx.register(fx.client(), WINDOW, LOCAL_WRITE);
-                source = Memory.pattern(local.segment(), 7);
-                a = fx.track(fx.server().pd().allocMemoryWindow());
-                b = fx.track(fx.server().pd().allocMemoryWindow());
-                requests = fx.sendRequests(1);
-            }
-            catch (final RuntimeException | Error e)
-            {
-                fx.close();
-                throw e;
-            }
-        }
-
-        /** Binds {@code mw} on {@code qp} with the next tag, waits for success; returns the new rkey. */
-        int bind(final QueuePair qp, final MemoryWindow mw, final long addr, final long length, final int access)
-        {
-            final int rkey = MemoryWindow.nextRkey(mw.rkey());
-            VerbsFixture.postSend(qp, requests.at(0)
-                .bindMemoryWindow(mw, rkey, data, addr, length, access).wrId(2).sendFlags(SendFlags.SIGNALED));
-            fx.awaitOne(fx.server().cq()).assertSuccess(2, WcOpcode.BIND_MW, qp.qpNum());
-            return rkey;
-        }
-
-        Completion invalidate(final QueuePair qp, final int rkey)
-        {
-            VerbsFixture.postSend(qp, requests.at(0).localInvalidate(rkey).wrId(2).sendFlags(SendFlags.SIGNALED));
-            return fx.awaitOne(fx.server().cq());
-        }
-
-        /** WRITE of the first {@code length} source bytes at {@code offset} of the data region, waited for. */
-        Completion write(final QueuePair qp, final long offset, final int length, final int rkey)
-        {
-            VerbsFixture.postSend(qp, requests.at(0).rdmaWrite(local.address(), length, local.lkey(),
-                data.address() + offset, rkey).wrId(1).sendFlags(SendFlags.SIGNALED));
-            return fx.awaitOne(fx.client().cq());
-        }
-
-        Completion read(final QueuePair qp, final long offset, final int length, final int rkey)
-        {
-            VerbsFixture.postSend(qp, requests.at(0).rdmaRead(local.address() + WINDOW - length, length, local.lkey(),
-                data.address() + offset, rkey).wrId(1).sendFlags(SendFlags.SIGNALED));
-            return fx.awaitOne(fx.client().cq());
-        }
-
-        MemorySegment remote(final long offset, final long length)
-        {
-            return data.segment().asSlice(offset, length);
-        }
-
-        @Override
-        public void close()
-        {
-            fx.close();
         }
     }
 }
