@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * How one lane waits for completions ({@link WaitStrategy}). The adaptive wait spins for about one
  * round trip of this lane (an exponentially weighted average of the lane's last round trips, capped), or
- * not at all while more lanes of the process spin than it has cores, then blocks in
+ * not at all while more lanes of the process wait than it has cores, then blocks in
  * {@link CompletionQueue#await}. Allocates nothing and throws nothing.
  */
 final class LaneWaiter
@@ -24,8 +24,11 @@ final class LaneWaiter
     /** Weight of a new sample in the estimate: 1 / 2^{@value}. */
     private static final int ESTIMATE_SHIFT = 3;
     private static final int CORES = Runtime.getRuntime().availableProcessors();
-    /** Lanes of this process spinning right now: past {@link #CORES}, spinning only steals the CPU they wait for. */
-    private static final AtomicInteger SPINNING = new AtomicInteger();
+    /**
+     * Lanes of this process waiting (adaptively) right now: when they outnumber the cores, a spinning lane
+     * only steals the CPU that the others, and the node, need; then every lane blocks at once.
+     */
+    private static final AtomicInteger WAITING = new AtomicInteger();
 
     private final WaitStrategy strategy;
     private final NanoClock clock;
@@ -90,24 +93,24 @@ final class LaneWaiter
     private int adaptive(final CompletionQueue cq, final WorkCompletions completions, final long since,
         final long deadline)
     {
-        final long spinEnd = since + spinBudgetNanos();
-        if (spinEnd - clock.nanoTime() > 0)
+        final int busy = WAITING.incrementAndGet();
+        try
         {
-            if (SPINNING.incrementAndGet() <= CORES)
+            final long spinEnd = since + spinBudgetNanos();
+            if (busy <= CORES && spinEnd - clock.nanoTime() > 0)
             {
                 final int n = spinUntil(cq, completions, deadline - spinEnd < 0 ? deadline : spinEnd);
-                SPINNING.decrementAndGet();
                 if (n != 0)
                 {
                     return n;
                 }
             }
-            else
-            {
-                SPINNING.decrementAndGet();
-            }
+            return block(cq, completions, deadline);
         }
-        return block(cq, completions, deadline);
+        finally
+        {
+            WAITING.decrementAndGet();
+        }
     }
 
     private int spinUntil(final CompletionQueue cq, final WorkCompletions completions, final long end)
