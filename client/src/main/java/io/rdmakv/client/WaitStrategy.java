@@ -10,7 +10,7 @@ import java.util.Locale;
  *       when every waiting thread has a core of its own; burns the core, and starves the node and the JIT
  *       when threads outnumber cores.</li>
  *   <li>{@link #ADAPTIVE} (the default): spins for about one of the lane's recent round trips (a running
- *       estimate, capped at {@value #ADAPTIVE_SPIN_CAP_MICROS} us; no spin at all while more lanes spin than
+ *       estimate, capped at {@value #ADAPTIVE_SPIN_CAP_MICROS} us; no spin at all while more lanes wait than
  *       the machine has cores), then blocks in the completion queue's event wait (epoll on {@code tcp},
  *       the completion channel on {@code ibverbs}).</li>
  *   <li>{@link #BLOCKING}: blocks in the event wait at once. Least CPU; a wake-up per round trip.</li>

@@ -148,6 +148,34 @@ final class LaneWaiterTest
     }
 
     @Test
+    void aLaneWhoseSpinsKeepMissingBlocksAtOnceAndProbesNowAndThen()
+    {
+        final LaneWaiter waiter = new LaneWaiter(WaitStrategy.ADAPTIVE, clock);
+        for (int i = 0; i < 20; i++)
+        {
+            waiter.await(new CountingQueue(0), completions, now, now + 10 * SECOND);
+        }
+        assertTrue(waiter.spinHits() < LaneWaiter.HITS_ONE / 2, "hit ratio after 20 missed spins: " +
+            waiter.spinHits());
+        int spins = 0;
+        for (int i = 0; i < LaneWaiter.PROBE_EVERY; i++)
+        {
+            final CountingQueue cq = new CountingQueue(0);
+            assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
+            assertEquals(1, cq.awaits);
+            spins += cq.polls > 1 ? 1 : 0;
+        }
+        assertEquals(1, spins, "one probing spin in " + LaneWaiter.PROBE_EVERY + " waits, the others block at once");
+        for (int i = 0; i < 200; i++)
+        {
+            waiter.await(new CountingQueue(2), completions, now, now + 10 * SECOND);
+        }
+        final CountingQueue caught = new CountingQueue(3);
+        waiter.await(caught, completions, now, now + 10 * SECOND);
+        assertEquals(0, caught.awaits, "spinning again once the probes keep catching their completions");
+    }
+
+    @Test
     void theSpinBudgetFollowsTheRoundTripsAndIsCapped()
     {
         final LaneWaiter waiter = new LaneWaiter(WaitStrategy.ADAPTIVE, clock);
