@@ -19,7 +19,8 @@ import io.rdmakv.verbs.VerbsException;
  * ({@code ibv_dealloc_mw}, synchronous: once it returns, no WRITE through it lands) after the new one is
  * bound. A session thus holds at most {@value #MAX_PER_SESSION} windows, and that only inside an ALLOC;
  * where the device has no window left, the ALLOC is refused (OUT_OF_MEMORY, the text says why) and the
- * session keeps its current extent and window. A session's window is deallocated when it is fenced
+ * session keeps its current extent and window. Each window is bound over a memory region registered over
+ * exactly its grant (see {@link #bind}). A session's window is deallocated when it is fenced
  * (departure: BYE, closed bootstrap connection, expired lease, failed queue pair; {@link #revoke}).
  *
  * <p><b>Freed space.</b> Space stays inside the latest grant while its window lives: a FREE of a block in
