@@ -19,7 +19,8 @@ import io.rdmakv.verbs.VerbsException;
  * ({@code ibv_dealloc_mw}, synchronous: once it returns, no WRITE through it lands) after the new one is
  * bound. A session thus holds at most {@value #MAX_PER_SESSION} windows, and that only inside an ALLOC;
  * where the device has no window left, the ALLOC is refused (OUT_OF_MEMORY, the text says why) and the
- * session keeps its current extent and window. A session's window is deallocated when it is fenced
+ * session keeps its current extent and window. Each window is bound over a memory region registered over
+ * exactly its grant (see {@link #bind}). A session's window is deallocated when it is fenced
  * (departure: BYE, closed bootstrap connection, expired lease, failed queue pair; {@link #revoke}).
  *
  * <p><b>Freed space.</b> Space stays inside the latest grant while its window lives: a FREE of a block in
@@ -39,11 +40,19 @@ import io.rdmakv.verbs.VerbsException;
  */
 public final class GrantWindows
 {
+    private static final System.Logger LOG = System.getLogger(GrantWindows.class.getName());
+
     /** Windows one session may hold: the one over its latest grant, and the next while an ALLOC binds it. */
     public static final int MAX_PER_SESSION = 2;
 
     /** The data area's access with windows: remotely readable by all, writable through windows only. */
     public static final int DATA_AREA_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.MW_BIND;
+
+    /**
+     * The access of the memory region registered over each grant for its window to be bound over: none
+     * remote by itself (its rkey grants nothing), LOCAL_WRITE because a window granting REMOTE_WRITE needs it.
+     */
+    public static final int GRANT_REGION_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.MW_BIND;
 
     /** The data area's access without windows: every session reads and writes it with its rkey. */
     public static final int DATA_AREA_ACCESS_NO_WINDOWS =
@@ -119,8 +128,12 @@ public final class GrantWindows
 
     /**
      * Binds {@code window} over {@code extent} on {@code session}'s queue pair with the rkey {@link #writeRkey}
-     * named, then deallocates the session's previous window. False when the queue pair refused the bind
-     * (then the window is deallocated and the caller fences the session). Nothing to do without windows.
+     * named, then deallocates the session's previous window. The window is bound over a memory region of
+     * its own covering exactly the extent ({@link #GRANT_REGION_ACCESS}: no remote access by itself), not
+     * over the data area's: Soft-RoCE checks a window's accesses against the range of the region it is
+     * bound over, not against the window's own (see the README), and real devices check both. False when
+     * the region cannot be registered or the queue pair refused the bind (then nothing is left behind and
+     * the caller fences the session). Nothing to do without windows.
      */
     boolean bind(final ServerSession session, final MemoryWindow window, final Extent extent)
     {
@@ -128,22 +141,36 @@ public final class GrantWindows
         {
             return true;
         }
-        final MemoryWindow previous = session.window();
-        if (!session.postBind(window, writeRkey(window), dataArea, dataArea.address() + extent.offset(),
-            extent.length(), AccessFlags.REMOTE_WRITE))
+        MemoryRegion grant = null;
+        try
+        {
+            grant = pd.registerMemory(dataArea.segment().asSlice(extent.offset(), extent.length()),
+                GRANT_REGION_ACCESS);
+        }
+        catch (final VerbsException e)
+        {
+            LOG.log(System.Logger.Level.WARNING, session + ": cannot register its grant for a window: " +
+                e.getMessage());
+        }
+        if (grant == null || !session.postBind(window, writeRkey(window), grant, grant.address(), extent.length(),
+            AccessFlags.REMOTE_WRITE))
         {
             counters.increment(ServerCounter.MEMORY_WINDOW_FAILURES);
             window.close();
+            if (grant != null)
+            {
+                grant.close();
+            }
             return false;
         }
-        session.window(window);
-        bound++;
-        counters.increment(ServerCounter.MEMORY_WINDOW_BINDS);
-        if (previous != null)
+        final boolean hadOne = session.window() != null;
+        session.closeWindow();
+        session.window(window, grant);
+        if (!hadOne)
         {
-            previous.close();
-            bound--;
+            bound++;
         }
+        counters.increment(ServerCounter.MEMORY_WINDOW_BINDS);
         publish();
         return true;
     }
@@ -160,11 +187,9 @@ public final class GrantWindows
     /** Deallocates {@code session}'s window: it is fenced (its queue pair already in ERR). Idempotent. */
     void revoke(final ServerSession session)
     {
-        final MemoryWindow window = session.window();
-        if (window != null)
+        if (session.window() != null)
         {
-            session.window(null);
-            window.close();
+            session.closeWindow();
             bound--;
             counters.increment(ServerCounter.MEMORY_WINDOW_REVOCATIONS);
             publish();

@@ -43,6 +43,7 @@ public final class ServerSession implements AutoCloseable
     private static final int BIND_REQUEST = 2;
     private static final long BIND_WR_ID = 2000;
     private MemoryWindow window;
+    private MemoryRegion windowRegion;
     private QueuePair qp;
     private Socket bootstrap;
     private volatile boolean departed;
@@ -125,9 +126,20 @@ public final class ServerSession implements AutoCloseable
         return window;
     }
 
-    void window(final MemoryWindow window)
+    /** The session now writes its latest grant through {@code window}, bound over {@code region}. */
+    void window(final MemoryWindow window, final MemoryRegion region)
     {
         this.window = window;
+        this.windowRegion = region;
+    }
+
+    /** Deallocates the session's window, then deregisters the region it was bound over. Idempotent. */
+    void closeWindow()
+    {
+        CloseHelper.quietClose(window);
+        CloseHelper.quietClose(windowRegion);
+        window = null;
+        windowRegion = null;
     }
 
     boolean departed()
@@ -146,8 +158,7 @@ public final class ServerSession implements AutoCloseable
         departed = true;
         CloseHelper.quietClose(bootstrap);
         CloseHelper.quietClose(qp);
-        CloseHelper.quietClose(window);
-        window = null;
+        closeWindow();
         CloseHelper.quietClose(mr);
         receives.close();
         sends.close();
