@@ -233,9 +233,14 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
-     * Inserts or replaces every entry of {@code entries}. Every key and value is checked before anything is
-     * written, so a bad entry fails the call with nothing written. Each entry is one PUT (in the map's order);
-     * a failure midway leaves the entries before it written.
+     * Inserts or replaces every entry of {@code entries}, with few round trips: the entries of each node go
+     * {@link Lane#batchSize()} at a time in two doorbells when their slots are cached (WRITE every block and
+     * confirm the slots; then every CAS; one when the entries are fresh), three when not (WRITE and READ the
+     * groups; READ the candidate blocks; CAS); an entry the batch cannot settle (a key to insert, a lost
+     * race, a stale cache entry, a block over 4 KiB) is then written as a single PUT. Every key and value is
+     * checked before anything is written, so a bad entry fails the call with nothing written. Each entry is
+     * linearizable on its own, as a single PUT; the call is not atomic across keys: a reader may see some
+     * entries written and not others, and a failure midway leaves some entries written.
      *
      * @throws KeyTooLargeException   when a key is too long (nothing is written)
      * @throws ValueTooLargeException when a value is too long (nothing is written)
@@ -243,11 +248,7 @@ public final class KvClient implements AutoCloseable
      */
     public void putAll(final Map<byte[], byte[]> entries)
     {
-        Batches.checkEntries(entries, maxKeyLength, maxValueLength);
-        for (final Map.Entry<byte[], byte[]> e : entries.entrySet())
-        {
-            put(e.getKey(), e.getValue());
-        }
+        Batches.putAll(this, entries);
     }
 
     /** This thread's session with node {@code node}, for a batch (opened if needed). */
@@ -262,9 +263,15 @@ public final class KvClient implements AutoCloseable
     }
 
     /** A batch's lane failure as the exception a single operation would throw. */
-    KvException batchFailed(final Session session, final int status)
+    KvException batchFailed(final Session session, final int status, final String operation)
     {
-        return failed(session, status, "getAll");
+        return failed(session, status, operation);
+    }
+
+    /** This thread's recorder begun on {@code session}'s lane for a batch, or null when metrics are off. */
+    OperationRecorder batchRecorder(final Session session)
+    {
+        return metrics == null ? null : metrics.recorder().begin(session.counters());
     }
 
     // ---- asynchronous API -------------------------------------------------------------------
