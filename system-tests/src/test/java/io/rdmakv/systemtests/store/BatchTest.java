@@ -13,7 +13,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
+import io.rdmakv.testsupport.linearizability.KeyedHistory;
+import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
+import io.rdmakv.testsupport.linearizability.Op;
+
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,9 +27,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -113,6 +124,146 @@ class BatchTest
             assertArrayEquals(v, read.get(i), "key " + i);
             i++;
         }
+    }
+
+    @Test
+    void putAllSpanningThreeNodesWritesWhatSinglePutsWriteInFewerRoundTrips()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        cold = KvClient.connect(LocalCluster.clientConfig(seed));
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+        for (int i = 0; i < KEYS; i++)
+        {
+            if (i % 5 != 0)
+            {
+                client.put(key(i), value(i));
+            }
+            entries.put(key(i), LocalCluster.bytes("batched " + i));
+        }
+
+        final ClientStats before = client.stats();
+        client.putAll(entries);
+        final ClientStats after = client.stats();
+        for (int i = 0; i < KEYS; i += 2)
+        {
+            cold.put(key(i), LocalCluster.bytes("single " + i));
+        }
+
+        for (int i = 0; i < KEYS; i++)
+        {
+            final String expected = (i % 2 == 0 ? "single " : "batched ") + i;
+            assertArrayEquals(LocalCluster.bytes(expected), cold.get(key(i)), "key " + i);
+            assertArrayEquals(LocalCluster.bytes(expected), client.get(key(i)), "key " + i);
+        }
+        assertEquals(KEYS, after.puts() - before.puts(), "one PUT per entry");
+        final long trips = after.getRoundTrips() - before.getRoundTrips();
+        // single PUTs: 120 cached updates at 1 round trip and 30 inserts at 3 or more
+        assertTrue(trips < KEYS * 4 / 5, trips + " round trips for " + KEYS + " entries, 30 of them inserts");
+    }
+
+    /**
+     * Threads writing every hot key with putAll race threads that PUT, GET and getAll them one at a time; every
+     * key's history must be linearizable (each entry of a batch is one operation of its key, between the
+     * call's start and end).
+     */
+    @Test
+    void batchesRacingSinglePutsStayLinearizable() throws Exception
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        final int keys = 6;
+        final KeyedHistory<Integer> history = new KeyedHistory<>();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        final CountDownLatch start = new CountDownLatch(1);
+        final Thread[] threads = new Thread[6];
+        for (int t = 0; t < threads.length; t++)
+        {
+            final int process = t;
+            threads[t] = Thread.ofPlatform().name("batch-race-" + t).start(() ->
+            {
+                try
+                {
+                    start.await();
+                    race(client, history, process, keys);
+                }
+                catch (final Throwable e)
+                {
+                    failures.add(e);
+                }
+            });
+        }
+        start.countDown();
+        for (final Thread t : threads)
+        {
+            t.join(TimeUnit.SECONDS.toMillis(120));
+        }
+        assertEquals(List.of(), failures);
+        final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
+        assertTrue(result.isLinearizable(), result.summary());
+        assertTrue(client.stats().casRetries() > 0, "the writers actually raced: " + client.stats());
+    }
+
+    private static void race(final KvClient client, final KeyedHistory<Integer> history, final int process,
+        final int keys)
+    {
+        final SplittableRandom random = new SplittableRandom(77 + process);
+        for (int i = 0; i < 150; i++)
+        {
+            final long invoke = history.invoke();
+            final int dice = random.nextInt(100);
+            if (process % 2 == 0 && dice < 60)
+            {
+                final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+                final long[] written = new long[keys];
+                for (int k = 0; k < keys; k++)
+                {
+                    written[k] = ((long)(process + 1) << 32) | ((long)i << 8) | k;
+                    entries.put(raceKey(k), ByteBuffer.allocate(8 + random.nextInt(100)).putLong(written[k]).array());
+                }
+                client.putAll(entries);
+                final long response = history.now();
+                for (int k = 0; k < keys; k++)
+                {
+                    history.record(k, Op.put(process, written[k], invoke, response));
+                }
+                continue;
+            }
+            final int k = random.nextInt(keys);
+            if (dice < 70)
+            {
+                final long value = ((long)(process + 1) << 32) | ((long)i << 8) | k;
+                client.put(raceKey(k), ByteBuffer.allocate(8 + random.nextInt(100)).putLong(value).array());
+                history.record(k, Op.put(process, value, invoke, history.now()));
+            }
+            else if (dice < 85)
+            {
+                final byte[] v = client.get(raceKey(k));
+                history.record(k, Op.get(process, invoke, history.now(),
+                    v == null ? OptionalLong.empty() : OptionalLong.of(ByteBuffer.wrap(v).getLong())));
+            }
+            else
+            {
+                final List<byte[]> all = new ArrayList<>();
+                for (int j = 0; j < keys; j++)
+                {
+                    all.add(raceKey(j));
+                }
+                final List<byte[]> values = client.getAll(all);
+                final long response = history.now();
+                for (int j = 0; j < keys; j++)
+                {
+                    final byte[] v = values.get(j);
+                    history.record(j, Op.get(process, invoke, response,
+                        v == null ? OptionalLong.empty() : OptionalLong.of(ByteBuffer.wrap(v).getLong())));
+                }
+            }
+        }
+    }
+
+    private static byte[] raceKey(final int k)
+    {
+        return LocalCluster.bytes("race-" + k);
     }
 
     @Test
