@@ -55,7 +55,7 @@ public final class KvClient implements AutoCloseable
     private final int maxKeyLength;
     private final int maxValueLength;
     private final ExecutorService async;
-    private final AsyncGets asyncGets;
+    private final AsyncBatches asyncBatches;
     private final ClientMetrics metrics;
     private final NodeQueries queries;
     private final ClientJanitor janitor;
@@ -76,7 +76,7 @@ public final class KvClient implements AutoCloseable
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
-        asyncGets = new AsyncGets(this, config.asyncThreads());
+        asyncBatches = new AsyncBatches(this, config.asyncThreads());
         janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
     }
 
@@ -283,7 +283,7 @@ public final class KvClient implements AutoCloseable
      */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        return asyncGets.get(key);
+        return asyncBatches.get(key);
     }
 
     public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
@@ -291,9 +291,16 @@ public final class KvClient implements AutoCloseable
         return CompletableFuture.supplyAsync(() -> getVersioned(key), async);
     }
 
+    /**
+     * Inserts or replaces, later. PUTs in flight are written together: the async threads take what is waiting
+     * (GETs and PUTs, up to a lane's batch) and write its PUTs with one {@link #putAll} per node, so a thread
+     * that keeps many PUTs outstanding gets them in few round trips. A failure fails the PUTs of its node in
+     * that batch (the write may or may not have happened, as for {@link #put}); a bad key or value fails only
+     * its own future.
+     */
     public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
     {
-        return CompletableFuture.runAsync(() -> put(key, value), async);
+        return asyncBatches.put(key, value);
     }
 
     public CompletableFuture<Boolean> putIfVersionAsync(final byte[] key, final byte[] value, final long version)
@@ -301,6 +308,7 @@ public final class KvClient implements AutoCloseable
         return CompletableFuture.supplyAsync(() -> putIfVersion(key, value, version), async);
     }
 
+    /** Removes {@code key}, later, on one of the async threads (a DELETE is not batched). */
     public CompletableFuture<Boolean> deleteAsync(final byte[] key)
     {
         return CompletableFuture.supplyAsync(() -> delete(key), async);
@@ -477,7 +485,7 @@ public final class KvClient implements AutoCloseable
         closed = true;
         janitor.close();
         async.shutdownNow();
-        asyncGets.close();
+        asyncBatches.close();
         if (metrics != null)
         {
             metrics.unregister();

@@ -322,6 +322,40 @@ class BatchTest
         assertTrue(e.getCause() instanceof KeyTooLargeException, e.toString());
     }
 
+    @Test
+    void manyPutAsyncInFlightWriteInBatchesAndABadValueFailsOnlyItsOwn()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        cold = KvClient.connect(LocalCluster.clientConfig(seed));
+        for (int i = 0; i < 60; i++)
+        {
+            client.put(key(i), value(i));
+        }
+        final ClientStats before = client.stats();
+        final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 60; i++)
+        {
+            inFlight.add(client.putAsync(key(i), LocalCluster.bytes("async " + i)));
+        }
+        final CompletableFuture<Void> bad = client.putAsync(key(61), new byte[client.maxValueLength() + 1]);
+        inFlight.add(client.putAsync(key(62), LocalCluster.bytes("async 62")));
+        inFlight.forEach(CompletableFuture::join);
+        final ClientStats after = client.stats();
+
+        for (int i = 0; i < 60; i++)
+        {
+            assertArrayEquals(LocalCluster.bytes("async " + i), cold.get(key(i)), "key " + i);
+        }
+        assertArrayEquals(LocalCluster.bytes("async 62"), cold.get(key(62)));
+        final CompletionException e = assertThrows(CompletionException.class, bad::join);
+        assertTrue(e.getCause() instanceof ValueTooLargeException, e.toString());
+        assertNull(cold.get(key(61)));
+        assertEquals(61, after.puts() - before.puts());
+        final long trips = after.getRoundTrips() - before.getRoundTrips();
+        assertTrue(trips < 60, trips + " round trips for 60 cached updates and an insert: they went in batches");
+    }
+
     /** Two doorbells per 16 keys of a node, with room for the keys a batch leaves to single GETs. */
     private static long maxBatchTrips()
     {
