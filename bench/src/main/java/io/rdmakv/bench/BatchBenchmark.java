@@ -212,7 +212,8 @@ public final class BatchBenchmark
         Result(final int ops, final long nanos, final ClientStats before, final ClientStats after, final long missing)
         {
             this(ops / (nanos / 1e9),
-                (after.getRoundTrips() - before.getRoundTrips()) / (double)Math.max(1, puts ?
+                (puts ? after.putRoundTrips() - before.putRoundTrips() : after.getRoundTrips() - before.getRoundTrips())
+                    / (double)Math.max(1, puts ?
                     after.puts() - before.puts() : after.gets() - before.gets()),
                 ratio(after.cacheHits() - before.cacheHits(), after.cacheMisses() - before.cacheMisses()), missing);
         }
