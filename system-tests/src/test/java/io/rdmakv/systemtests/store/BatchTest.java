@@ -1,5 +1,8 @@
 package io.rdmakv.systemtests.store;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KeyTooLargeException;
 import io.rdmakv.client.KvClient;
@@ -13,13 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
-import io.rdmakv.testsupport.linearizability.KeyedHistory;
-import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
-import io.rdmakv.testsupport.linearizability.Op;
 
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,14 +25,9 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -168,110 +161,6 @@ class BatchTest
         }
     }
 
-    /**
-     * Threads writing every hot key with putAll race threads that PUT, GET and getAll them one at a time; every
-     * key's history must be linearizable (each entry of a batch is one operation of its key, between the
-     * call's start and end).
-     */
-    @Test
-    void batchesRacingSinglePutsStayLinearizable() throws Exception
-    {
-        final String seed = startCluster();
-        client = KvClient.connect(LocalCluster.clientConfig(seed));
-        final int keys = 6;
-        final KeyedHistory<Integer> history = new KeyedHistory<>();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        final CountDownLatch start = new CountDownLatch(1);
-        final Thread[] threads = new Thread[6];
-        for (int t = 0; t < threads.length; t++)
-        {
-            final int process = t;
-            threads[t] = Thread.ofPlatform().name("batch-race-" + t).start(() ->
-            {
-                try
-                {
-                    start.await();
-                    race(client, history, process, keys);
-                }
-                catch (final Throwable e)
-                {
-                    failures.add(e);
-                }
-            });
-        }
-        start.countDown();
-        for (final Thread t : threads)
-        {
-            t.join(TimeUnit.SECONDS.toMillis(120));
-        }
-        assertEquals(List.of(), failures);
-        final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
-        assertTrue(result.isLinearizable(), result.summary());
-        assertTrue(client.stats().casRetries() > 0, "the writers actually raced: " + client.stats());
-    }
-
-    private static void race(final KvClient client, final KeyedHistory<Integer> history, final int process,
-        final int keys)
-    {
-        final SplittableRandom random = new SplittableRandom(77 + process);
-        for (int i = 0; i < 150; i++)
-        {
-            final long invoke = history.invoke();
-            final int dice = random.nextInt(100);
-            if (process % 2 == 0 && dice < 60)
-            {
-                final Map<byte[], byte[]> entries = new LinkedHashMap<>();
-                final long[] written = new long[keys];
-                for (int k = 0; k < keys; k++)
-                {
-                    written[k] = ((long)(process + 1) << 32) | ((long)i << 8) | k;
-                    entries.put(raceKey(k), ByteBuffer.allocate(8 + random.nextInt(100)).putLong(written[k]).array());
-                }
-                client.putAll(entries);
-                final long response = history.now();
-                for (int k = 0; k < keys; k++)
-                {
-                    history.record(k, Op.put(process, written[k], invoke, response));
-                }
-                continue;
-            }
-            final int k = random.nextInt(keys);
-            if (dice < 70)
-            {
-                final long value = ((long)(process + 1) << 32) | ((long)i << 8) | k;
-                client.put(raceKey(k), ByteBuffer.allocate(8 + random.nextInt(100)).putLong(value).array());
-                history.record(k, Op.put(process, value, invoke, history.now()));
-            }
-            else if (dice < 85)
-            {
-                final byte[] v = client.get(raceKey(k));
-                history.record(k, Op.get(process, invoke, history.now(),
-                    v == null ? OptionalLong.empty() : OptionalLong.of(ByteBuffer.wrap(v).getLong())));
-            }
-            else
-            {
-                final List<byte[]> all = new ArrayList<>();
-                for (int j = 0; j < keys; j++)
-                {
-                    all.add(raceKey(j));
-                }
-                final List<byte[]> values = client.getAll(all);
-                final long response = history.now();
-                for (int j = 0; j < keys; j++)
-                {
-                    final byte[] v = values.get(j);
-                    history.record(j, Op.get(process, invoke, response,
-                        v == null ? OptionalLong.empty() : OptionalLong.of(ByteBuffer.wrap(v).getLong())));
-                }
-            }
-        }
-    }
-
-    private static byte[] raceKey(final int k)
-    {
-        return LocalCluster.bytes("race-" + k);
-    }
-
     @Test
     void anOversizedKeyOrValueFailsTheWholeBatchAndLosesNothing()
     {
@@ -362,6 +251,48 @@ class BatchTest
         assertTrue(trips < 60, trips + " round trips for 60 cached updates and an insert: they went in batches");
     }
 
+    @Test
+    void batchedOperationsAreCountedInThePerOperationMetrics()
+    {
+        final String seed = startCluster();
+        final PrometheusRegistry registry = new PrometheusRegistry();
+        client = KvClient.connect(LocalCluster.clientConfig(seed).withMetrics(registry));
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+        final List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            entries.put(key(i), value(i));
+            keys.add(key(i));
+        }
+        keys.add(key(99));
+        client.putAll(entries);
+        client.putAll(entries);
+        client.getAll(keys);
+
+        assertEquals(80, operations(registry, "put", "ok"), "each entry of both putAlls, batched or single");
+        assertEquals(40, operations(registry, "get", "ok"));
+        assertEquals(1, operations(registry, "get", "not_found"));
+    }
+
+    /** {@code rdmakv_client_operations_total{op,result}} in {@code registry} now. */
+    private static double operations(final PrometheusRegistry registry, final String op, final String result)
+    {
+        for (final MetricSnapshot s : registry.scrape())
+        {
+            if (s instanceof CounterSnapshot c && c.getMetadata().getName().equals("rdmakv_client_operations"))
+            {
+                for (final CounterSnapshot.CounterDataPointSnapshot p : c.getDataPoints())
+                {
+                    if (op.equals(p.getLabels().get("op")) && result.equals(p.getLabels().get("result")))
+                    {
+                        return p.getValue();
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
     /** Two doorbells per 16 keys of a node, with room for the keys a batch leaves to single GETs. */
     private static long maxBatchTrips()
     {
@@ -370,13 +301,19 @@ class BatchTest
 
     private String startCluster()
     {
+        return startCluster(dir, servers);
+    }
+
+    /** Starts {@code servers.length} nodes of one cluster (its map in {@code dir}); returns the first's address. */
+    static String startCluster(final Path dir, final KvServer[] servers)
+    {
         for (int attempt = 1; ; attempt++)
         {
-            final int[] ports = ClusterFiles.freePorts(NODES);
+            final int[] ports = ClusterFiles.freePorts(servers.length);
             final Path map = ClusterFiles.write(dir, ports);
             try
             {
-                for (int id = 0; id < NODES; id++)
+                for (int id = 0; id < servers.length; id++)
                 {
                     servers[id] = LocalCluster.startNode(ServerConfig.local(8L << 20).withCluster(id, map)
                         .withListen("127.0.0.1", ports[id]));
