@@ -4,12 +4,14 @@ import io.rdmakv.common.hash.KeyHash;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 
 import static io.rdmakv.client.internal.Doorbells.READ_BLOCK;
 import static io.rdmakv.client.internal.Doorbells.READ_GROUPS;
 import static io.rdmakv.client.internal.Doorbells.READ_SLOT_BLOCK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A batched PUT: every WRITE in the first doorbell, the CASes together after it; an entry the batch cannot
@@ -125,6 +127,34 @@ class BatchPutPathTest extends TwoLanes
         assertEquals(Status.OK, lane.lane().putBatchOutcome(0));
         assertEquals(Lane.BATCH_PENDING, lane.lane().putBatchOutcome(1), "its CAS expected the old word");
         assertValue("k", "first");
+    }
+
+    @Test
+    void aBatchStopsAtTheEndOfItsExtentAndTheRestAllocsAnother()
+    {
+        final String value = "v".repeat(3_900);
+        final String[] pairs = new String[2 * LaneBuffers.BATCH];
+        for (int i = 0; i < LaneBuffers.BATCH; i++)
+        {
+            assertEquals(Status.OK, lane.put("k" + i, "old"));
+            pairs[2 * i] = "k" + i;
+            pairs[2 * i + 1] = value + i;
+        }
+        for (int j = 0; j < 4; j++)
+        {
+            assertEquals(Status.OK, lane.put("big" + j, "b".repeat(60_000)));
+        }
+
+        final int taken = batch(pairs);
+
+        assertTrue(taken >= 1 && taken < LaneBuffers.BATCH, "the extent holds only some: " + taken);
+        final int mark = lane.mark();
+        assertEquals(LaneBuffers.BATCH - taken, batch(Arrays.copyOfRange(pairs, 2 * taken, pairs.length)));
+        assertEquals(Doorbells.ALLOC, lane.doorbellsSince(mark).get(0), "the rest goes in a new extent");
+        for (int i = 0; i < LaneBuffers.BATCH; i++)
+        {
+            assertValue("k" + i, value + i);
+        }
     }
 
     /** Stages key/value pairs as batch entries and runs the batch; returns what {@link Lane#putBatch} returns. */
