@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One thread: synchronous GETs against the same GETs 16 at a time (KvClient.getAll), side by side in one
-# run against a running cluster (key=value lines: ops/s, round trips per GET, cache hit ratio, speed-up).
-# Builds what it needs. Usage: bench/batch.sh --hosts HOST:PORT [--transport T] [--records N] [--ops N]
+# One thread: synchronous GETs (or PUTs, --mode put) against the same 16 at a time (getAll/putAll) and 16
+# getAsync/putAsync outstanding, side by side in one
+# run against a running cluster (key=value lines: ops/s, round trips per operation, cache hit ratio, speed-ups).
+# Builds what it needs. Usage: bench/batch.sh --hosts HOST:PORT [--transport T] [--mode get|put] [--records N] [--ops N]
 #                              [--batch N] [--value-size B]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

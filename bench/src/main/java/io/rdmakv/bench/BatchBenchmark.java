@@ -7,17 +7,22 @@ import io.rdmakv.client.KvClientConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One thread, synchronous GETs against the same GETs 16 at a time ({@code getAll}) and 16 {@code getAsync}
- * outstanding at a time, side by side in one run against a running cluster: loads records, warms both paths (and the slot cache), then times each
- * over the same number of GETs of random keys and prints {@code key=value} lines: ops/s, round trips per
- * GET and the cache hit ratio of each, and the batch's speed-up. Usage: {@code BatchBenchmark --hosts H:P
- * [--transport T] [--records N] [--ops N] [--batch N] [--value-size B]}.
+ * One thread, synchronous operations against the same operations 16 at a time ({@code getAll} /
+ * {@code putAll}) and 16 {@code getAsync} / {@code putAsync} outstanding at a time, side by side in one run
+ * against a running cluster: loads records, warms every path (and the slot cache), then times each over the
+ * same number of operations on random keys and prints {@code key=value} lines: ops/s, round trips per
+ * operation and the cache hit ratio of each, and the speed-ups. {@code --mode get} (the default) times GETs,
+ * {@code --mode put} PUTs (updates of loaded keys, then reads every record back to check none was lost).
+ * Usage: {@code BatchBenchmark --hosts H:P [--transport T] [--mode get|put] [--records N] [--ops N] [--batch N]
+ * [--value-size B]}.
  */
 public final class BatchBenchmark
 {
@@ -33,6 +38,7 @@ public final class BatchBenchmark
         int ops = 200_000;
         int batch = 16;
         int valueSize = 1024;
+        String mode = "get";
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -43,23 +49,26 @@ public final class BatchBenchmark
                 case "--ops" -> ops = Integer.parseInt(args[++i]);
                 case "--batch" -> batch = Integer.parseInt(args[++i]);
                 case "--value-size" -> valueSize = Integer.parseInt(args[++i]);
-                default ->
-                {
-                    System.err.println("usage: BatchBenchmark --hosts H:P [--transport T] [--records N] [--ops N] " +
-                        "[--batch N] [--value-size B]");
-                    System.exit(2);
-                }
+                case "--mode" -> mode = args[++i];
+                default -> usage();
             }
         }
+        if (!mode.equals("get") && !mode.equals("put"))
+        {
+            usage();
+        }
+        puts = mode.equals("put");
         try (KvClient client = KvClient.connect(KvClientConfig.of(hosts).withTransport(transport)
             .withOpTimeout(Duration.ofSeconds(10))))
         {
             final byte[] value = new byte[valueSize];
             new SplittableRandom(1).nextBytes(value);
+            BatchBenchmark.value = value;
             for (int r = 0; r < records; r++)
             {
                 client.put(key(r), value);
             }
+            System.out.println("mode=" + mode);
             System.out.println("records=" + records);
             System.out.println("ops=" + ops);
             System.out.println("batch=" + batch);
@@ -74,13 +83,46 @@ public final class BatchBenchmark
             async.print("async");
             print("batch_speedup", batches.opsPerSec / sync.opsPerSec);
             print("async_speedup", async.opsPerSec / sync.opsPerSec);
-            final long missing = sync.missing + batches.missing + async.missing;
+            long missing = sync.missing + batches.missing + async.missing;
+            if (puts)
+            {
+                missing += missing(client, records);
+            }
             if (missing > 0)
             {
                 System.out.println("errors=" + missing + " (loaded keys read as absent)");
                 System.exit(1);
             }
         }
+    }
+
+    private static boolean puts;
+    private static byte[] value;
+
+    private static void usage()
+    {
+        System.err.println("usage: BatchBenchmark --hosts H:P [--transport T] [--mode get|put] [--records N] " +
+            "[--ops N] [--batch N] [--value-size B]");
+        System.exit(2);
+    }
+
+    /** Loaded records that read back as absent. */
+    private static long missing(final KvClient client, final int records)
+    {
+        long missing = 0;
+        final List<byte[]> keys = new ArrayList<>();
+        for (int r = 0; r < records; r++)
+        {
+            keys.add(key(r));
+        }
+        for (final byte[] v : client.getAll(keys))
+        {
+            if (v == null || v.length != value.length)
+            {
+                missing++;
+            }
+        }
+        return missing;
     }
 
     private static Result synchronous(final KvClient client, final int records, final int ops, final long seed)
@@ -91,7 +133,11 @@ public final class BatchBenchmark
         final long start = System.nanoTime();
         for (int i = 0; i < ops; i++)
         {
-            if (client.get(key(random.nextInt(records))) == null)
+            if (puts)
+            {
+                client.put(key(random.nextInt(records)), value);
+            }
+            else if (client.get(key(random.nextInt(records))) == null)
             {
                 missing++;
             }
@@ -107,12 +153,20 @@ public final class BatchBenchmark
         final ClientStats before = client.stats();
         long missing = 0;
         final long start = System.nanoTime();
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
         for (int done = 0; done < ops; done += batch)
         {
             keys.clear();
             for (int j = 0; j < batch; j++)
             {
                 keys.add(key(random.nextInt(records)));
+            }
+            if (puts)
+            {
+                entries.clear();
+                keys.forEach(k -> entries.put(k, value));
+                client.putAll(entries);
+                continue;
             }
             for (final byte[] v : client.getAll(keys))
             {
@@ -125,12 +179,12 @@ public final class BatchBenchmark
         return new Result(ops, System.nanoTime() - start, before, client.stats(), missing);
     }
 
-    /** {@code batch} getAsync calls outstanding at a time from this one thread. */
+    /** {@code batch} getAsync (putAsync) calls outstanding at a time from this one thread. */
     private static Result outstanding(final KvClient client, final int records, final int ops, final int batch,
         final long seed)
     {
         final SplittableRandom random = new SplittableRandom(seed);
-        final List<CompletableFuture<byte[]>> inFlight = new ArrayList<>(batch);
+        final List<CompletableFuture<?>> inFlight = new ArrayList<>(batch);
         final ClientStats before = client.stats();
         long missing = 0;
         final long start = System.nanoTime();
@@ -139,11 +193,12 @@ public final class BatchBenchmark
             inFlight.clear();
             for (int j = 0; j < batch; j++)
             {
-                inFlight.add(client.getAsync(key(random.nextInt(records))));
+                final byte[] key = key(random.nextInt(records));
+                inFlight.add(puts ? client.putAsync(key, value) : client.getAsync(key));
             }
-            for (final CompletableFuture<byte[]> f : inFlight)
+            for (final CompletableFuture<?> f : inFlight)
             {
-                if (f.join() == null)
+                if (f.join() == null && !puts)
                 {
                     missing++;
                 }
@@ -152,19 +207,21 @@ public final class BatchBenchmark
         return new Result(ops, System.nanoTime() - start, before, client.stats(), missing);
     }
 
-    private record Result(double opsPerSec, double roundTripsPerGet, double hitRatio, long missing)
+    private record Result(double opsPerSec, double roundTripsPerOp, double hitRatio, long missing)
     {
         Result(final int ops, final long nanos, final ClientStats before, final ClientStats after, final long missing)
         {
             this(ops / (nanos / 1e9),
-                (after.getRoundTrips() - before.getRoundTrips()) / (double)Math.max(1, after.gets() - before.gets()),
+                (puts ? after.putRoundTrips() - before.putRoundTrips() : after.getRoundTrips() - before.getRoundTrips())
+                    / (double)Math.max(1, puts ?
+                    after.puts() - before.puts() : after.gets() - before.gets()),
                 ratio(after.cacheHits() - before.cacheHits(), after.cacheMisses() - before.cacheMisses()), missing);
         }
 
         void print(final String mode)
         {
             BatchBenchmark.print(mode + "_ops_per_sec", opsPerSec);
-            BatchBenchmark.print(mode + "_rtt_per_get", roundTripsPerGet);
+            BatchBenchmark.print(mode + (puts ? "_rtt_per_put" : "_rtt_per_get"), roundTripsPerOp);
             BatchBenchmark.print(mode + "_cache_hit_ratio", hitRatio);
         }
 

@@ -4,6 +4,8 @@ import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.Status;
+import io.rdmakv.client.metrics.OperationRecorder;
+import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.hash.KeyHash;
 
 import java.lang.foreign.MemorySegment;
@@ -15,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** {@link KvClient#getAll} and the checks of {@link KvClient#putAll}: keys grouped by node, batches per lane. */
+/** {@link KvClient#getAll} and {@link KvClient#putAll}: keys grouped by node, batches per lane. */
 final class Batches
 {
     private Batches()
@@ -70,7 +72,7 @@ final class Batches
         final int rc;
         try
         {
-            rc = readBatches(session.lane(), keys, hashes, indices, values, single);
+            rc = readBatches(client, session, keys, hashes, indices, values, single);
         }
         finally
         {
@@ -78,15 +80,19 @@ final class Batches
         }
         if (rc < 0)
         {
-            throw client.batchFailed(session, rc);
+            throw client.batchFailed(session, rc, "getAll");
         }
     }
 
-    private static int readBatches(final Lane lane, final byte[][] keys, final long[] hashes, final int[] indices,
-        final byte[][] values, final List<Integer> single)
+    private static int readBatches(final KvClient client, final Session session, final byte[][] keys,
+        final long[] hashes, final int[] indices, final byte[][] values, final List<Integer> single)
     {
+        final Lane lane = session.lane();
         for (int from = 0; from < indices.length; from += Lane.batchSize())
         {
+            final OperationRecorder recorder = client.batchRecorder(session);
+            int found = 0;
+            int absent = 0;
             final int count = Math.min(Lane.batchSize(), indices.length - from);
             for (int j = 0; j < count; j++)
             {
@@ -109,13 +115,120 @@ final class Batches
                         MemorySegment.copy(lane.batchValueSegment(j), ValueLayout.JAVA_BYTE, lane.batchValueOffset(j),
                             value, 0, value.length);
                         values[i] = value;
+                        found++;
                     }
-                    case Status.NOT_FOUND -> values[i] = null;
+                    case Status.NOT_FOUND ->
+                    {
+                        values[i] = null;
+                        absent++;
+                    }
                     default -> single.add(i);
                 }
             }
+            if (recorder != null)
+            {
+                recorder.endBatch(Operations.GET, found, absent);
+            }
         }
         return Status.OK;
+    }
+
+    /** {@link KvClient#putAll}: checks every entry, then writes them per node a batch at a time. */
+    static void putAll(final KvClient client, final Map<byte[], byte[]> entries)
+    {
+        checkEntries(entries, client.maxKeyLength(), client.maxValueLength());
+        final int n = entries.size();
+        final byte[][] keys = new byte[n][];
+        final byte[][] values = new byte[n][];
+        final long[] hashes = new long[n];
+        int e = 0;
+        for (final Map.Entry<byte[], byte[]> entry : entries.entrySet())
+        {
+            keys[e] = entry.getKey();
+            values[e] = entry.getValue();
+            hashes[e] = KeyHash.hash(keys[e]);
+            e++;
+        }
+        final Router router = client.router();
+        final int[] mine = new int[n];
+        final List<Integer> single = new ArrayList<>();
+        for (int node = 0; node < router.nodeCount(); node++)
+        {
+            int count = 0;
+            for (int i = 0; i < n; i++)
+            {
+                if (router.nodeOf(hashes[i]) != node)
+                {
+                    continue;
+                }
+                if (values[i].length > Lane.maxBatchValueLength(keys[i].length))
+                {
+                    single.add(i);
+                }
+                else
+                {
+                    mine[count++] = i;
+                }
+            }
+            if (count > 0)
+            {
+                writeNode(client, node, keys, values, hashes, Arrays.copyOf(mine, count), single);
+            }
+        }
+        for (final int i : single)
+        {
+            client.put(keys[i], values[i]);
+        }
+    }
+
+    /** Writes the entries {@code indices} of node {@code node}, a lane's batch at a time; the unsettled to {@code single}. */
+    private static void writeNode(final KvClient client, final int node, final byte[][] keys, final byte[][] values,
+        final long[] hashes, final int[] indices, final List<Integer> single)
+    {
+        final Session session = client.batchSession(node);
+        session.enter();
+        int rc = Status.OK;
+        try
+        {
+            final Lane lane = session.lane();
+            for (int from = 0; from < indices.length && rc >= 0; )
+            {
+                final int count = Math.min(Lane.batchSize(), indices.length - from);
+                for (int j = 0; j < count; j++)
+                {
+                    final int i = indices[from + j];
+                    lane.batchEntry(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i],
+                        MemorySegment.ofArray(values[i]), 0, values[i].length);
+                }
+                final OperationRecorder recorder = client.batchRecorder(session);
+                rc = lane.putBatch(count);
+                int written = 0;
+                for (int j = 0; j < rc; j++)
+                {
+                    if (lane.putBatchOutcome(j) == Status.OK)
+                    {
+                        written++;
+                    }
+                    else
+                    {
+                        single.add(indices[from + j]);
+                    }
+                }
+                if (recorder != null)
+                {
+                    recorder.endBatch(Operations.PUT, written, 0);
+                }
+                from += Math.max(rc, 0);
+            }
+        }
+        finally
+        {
+            session.exit();
+        }
+        if (rc < 0)
+        {
+            throw client.batchFailed(session, rc, "putAll");
+        }
     }
 
     /** Every key and value present and within the node's limits, or the exception a single PUT would throw. */

@@ -55,7 +55,7 @@ public final class KvClient implements AutoCloseable
     private final int maxKeyLength;
     private final int maxValueLength;
     private final ExecutorService async;
-    private final AsyncGets asyncGets;
+    private final AsyncBatches asyncBatches;
     private final ClientMetrics metrics;
     private final NodeQueries queries;
     private final ClientJanitor janitor;
@@ -76,7 +76,7 @@ public final class KvClient implements AutoCloseable
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
-        asyncGets = new AsyncGets(this, config.asyncThreads());
+        asyncBatches = new AsyncBatches(this, config.asyncThreads());
         janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
     }
 
@@ -233,9 +233,14 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
-     * Inserts or replaces every entry of {@code entries}. Every key and value is checked before anything is
-     * written, so a bad entry fails the call with nothing written. Each entry is one PUT (in the map's order);
-     * a failure midway leaves the entries before it written.
+     * Inserts or replaces every entry of {@code entries}, with few round trips: the entries of each node go
+     * {@link Lane#batchSize()} at a time in two doorbells when their slots are cached (WRITE every block and
+     * confirm the slots; then every CAS; one when the entries are fresh), three when not (WRITE and READ the
+     * groups; READ the candidate blocks; CAS); an entry the batch cannot settle (a key to insert, a lost
+     * race, a stale cache entry, a block over 4 KiB) is then written as a single PUT. Every key and value is
+     * checked before anything is written, so a bad entry fails the call with nothing written. Each entry is
+     * linearizable on its own, as a single PUT; the call is not atomic across keys: a reader may see some
+     * entries written and not others, and a failure midway leaves some entries written.
      *
      * @throws KeyTooLargeException   when a key is too long (nothing is written)
      * @throws ValueTooLargeException when a value is too long (nothing is written)
@@ -243,11 +248,7 @@ public final class KvClient implements AutoCloseable
      */
     public void putAll(final Map<byte[], byte[]> entries)
     {
-        Batches.checkEntries(entries, maxKeyLength, maxValueLength);
-        for (final Map.Entry<byte[], byte[]> e : entries.entrySet())
-        {
-            put(e.getKey(), e.getValue());
-        }
+        Batches.putAll(this, entries);
     }
 
     /** This thread's session with node {@code node}, for a batch (opened if needed). */
@@ -262,9 +263,15 @@ public final class KvClient implements AutoCloseable
     }
 
     /** A batch's lane failure as the exception a single operation would throw. */
-    KvException batchFailed(final Session session, final int status)
+    KvException batchFailed(final Session session, final int status, final String operation)
     {
-        return failed(session, status, "getAll");
+        return failed(session, status, operation);
+    }
+
+    /** This thread's recorder begun on {@code session}'s lane for a batch, or null when metrics are off. */
+    OperationRecorder batchRecorder(final Session session)
+    {
+        return metrics == null ? null : metrics.recorder().begin(session.counters());
     }
 
     // ---- asynchronous API -------------------------------------------------------------------
@@ -276,7 +283,7 @@ public final class KvClient implements AutoCloseable
      */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        return asyncGets.get(key);
+        return asyncBatches.get(key);
     }
 
     public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
@@ -284,9 +291,16 @@ public final class KvClient implements AutoCloseable
         return CompletableFuture.supplyAsync(() -> getVersioned(key), async);
     }
 
+    /**
+     * Inserts or replaces, later. PUTs in flight are written together: the async threads take what is waiting
+     * (GETs and PUTs, up to a lane's batch) and write its PUTs with one {@link #putAll} per node, so a thread
+     * that keeps many PUTs outstanding gets them in few round trips. A failure fails the PUTs of its node in
+     * that batch (the write may or may not have happened, as for {@link #put}); a bad key or value fails only
+     * its own future.
+     */
     public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
     {
-        return CompletableFuture.runAsync(() -> put(key, value), async);
+        return asyncBatches.put(key, value);
     }
 
     public CompletableFuture<Boolean> putIfVersionAsync(final byte[] key, final byte[] value, final long version)
@@ -294,6 +308,7 @@ public final class KvClient implements AutoCloseable
         return CompletableFuture.supplyAsync(() -> putIfVersion(key, value, version), async);
     }
 
+    /** Removes {@code key}, later, on one of the async threads (a DELETE is not batched). */
     public CompletableFuture<Boolean> deleteAsync(final byte[] key)
     {
         return CompletableFuture.supplyAsync(() -> delete(key), async);
@@ -470,7 +485,7 @@ public final class KvClient implements AutoCloseable
         closed = true;
         janitor.close();
         async.shutdownNow();
-        asyncGets.close();
+        asyncBatches.close();
         if (metrics != null)
         {
             metrics.unregister();

@@ -18,8 +18,8 @@ import java.util.List;
  * @param tcpBindHost    address the {@code tcp} transport's endpoint listens on (reachable by the nodes)
  * @param opTimeout      how long one operation may take before it fails with {@link KvTimeoutException}
  * @param connectTimeout how long opening a session may take
- * @param asyncThreads   threads that run the asynchronous API's operations (getAsync: each takes the GETs
- *                       waiting, up to 16, and reads them as one batch)
+ * @param asyncThreads   threads that run the asynchronous API's operations (getAsync, putAsync: each takes
+ *                       the GETs and PUTs waiting, up to 16, and runs them as one getAll and one putAll per node)
  * @param metrics        where the client registers its metrics ({@code rdmakv_client_*}), or null for none;
  *                       one client per registry
  * @param waitStrategy   how a thread waits for its round trip's completion (default {@link WaitStrategy#ADAPTIVE})

@@ -10,8 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The doorbells of a batch: one chain of up to {@code 2 * BATCH} READs, each aimed at key {@code i}'s own
- * buffers ({@link LaneBuffers#batchGroups}, {@link LaneBuffers#batchSlot}, {@link LaneBuffers#batchBlock}),
+ * The doorbells of a batch: one chain of up to {@code 3 * BATCH} requests (READs; a PUT's WRITEs and CASes), each
+ * aimed at key {@code i}'s own buffers ({@link LaneBuffers#batchGroups}, {@link LaneBuffers#batchSlot},
+ * {@link LaneBuffers#batchBlock}, {@link LaneBuffers#batchWrite}, {@link LaneBuffers#batchCas}),
  * appended per key and rung once: a whole phase of a batch costs one round trip. The work requests are
  * allocated once per lane; a chain is relinked each time (its length varies).
  */
@@ -20,7 +21,7 @@ final class BatchRequests implements AutoCloseable
     private final LaneIo io;
     private final RemoteIndex remote;
     private final MemorySegment mem;
-    private final SendWorkRequests wrs = SendWorkRequests.allocate(2 * LaneBuffers.BATCH, 1);
+    private final SendWorkRequests wrs = SendWorkRequests.allocate(3 * LaneBuffers.BATCH, 1);
     private int count;
 
     BatchRequests(final LaneRequests requests, final MemorySegment mem)
@@ -59,6 +60,26 @@ final class BatchRequests implements AutoCloseable
     {
         next().rdmaRead(io.localAddress(LaneBuffers.batchBlock(i)), SlotWord.blockLength(word), io.lkey(),
             remote.blockAddress(word), remote.dataRkey());
+    }
+
+    /** Appends WRITE of key {@code i}'s new block to where {@code word} names, with the grant's {@code rkey}. */
+    void writeBlock(final int i, final long word, final int rkey)
+    {
+        next().rdmaWrite(io.localAddress(LaneBuffers.batchWrite(i)), SlotWord.blockLength(word), io.lkey(),
+            remote.blockAddress(word), rkey);
+    }
+
+    /** Appends CAS of the slot at {@code slotAddress} from {@code expected} to {@code swap}, for key {@code i}. */
+    void casSlot(final int i, final long slotAddress, final long expected, final long swap)
+    {
+        next().compareAndSwap(io.localAddress(LaneBuffers.batchCas(i)), io.lkey(), slotAddress, remote.indexRkey(),
+            expected, swap);
+    }
+
+    /** The word key {@code i}'s slot held when its CAS ran (the CAS won when it is the expected word). */
+    long casRead(final int i)
+    {
+        return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.batchCas(i));
     }
 
     /** Requests appended since {@link #clear()}. */

@@ -32,6 +32,7 @@ public final class Lane implements AutoCloseable
     private final DamageRepair repair;
     private final BatchRequests batchRequests;
     private final BatchGet batch;
+    private final BatchPut batchPut;
     private final int maxKeyLength;
     private final int maxValueLength;
 
@@ -57,6 +58,7 @@ public final class Lane implements AutoCloseable
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
         batchRequests = new BatchRequests(requests, mem);
         batch = new BatchGet(mem, batchRequests, remote, cached, counters, clock, trustNanos);
+        batchPut = new BatchPut(mem, batchRequests, remote, cached, space, counters, clock, trustNanos);
         maxKeyLength = remote.geometry().maxKeyLength();
         maxValueLength = remote.geometry().maxValueLength();
     }
@@ -121,6 +123,41 @@ public final class Lane implements AutoCloseable
     public long batchVersion(final int i)
     {
         return batch.version(i);
+    }
+
+    /** The longest value a batched PUT entry with a {@code keyLength}-byte key takes (a longer one: {@link #put()}). */
+    public static int maxBatchValueLength(final int keyLength)
+    {
+        return BatchPut.maxValueLength(keyLength);
+    }
+
+    /** Stages entry {@code i} of the next {@link #putBatch} (lengths checked by the caller, the value's against {@link #maxBatchValueLength}). */
+    public void batchEntry(final int i, final MemorySegment key, final long keyOffset, final int keyLength,
+        final long hash, final MemorySegment value, final long valueOffset, final int valueLength)
+    {
+        batchPut.entry(i, key, keyOffset, keyLength, hash, value, valueOffset, valueLength);
+    }
+
+    /**
+     * PUTs the staged entries {@code 0 .. count - 1} in two or three doorbells ({@link BatchPut}), as many as
+     * the lane's extent holds: returns how many it took (then {@link #putBatchOutcome} of each says
+     * {@link Status#OK} or {@link #BATCH_PENDING}: run that entry as a single {@link #put()}), or the failure.
+     */
+    public int putBatch(final int count)
+    {
+        final long trips = counters.get(ClientCounter.ROUND_TRIPS);
+        final int rc = batchPut.put(count);
+        counters.add(ClientCounter.PUT_ROUND_TRIPS, counters.get(ClientCounter.ROUND_TRIPS) - trips);
+        if (rc < 0)
+        {
+            counters.increment(ClientCounter.ERRORS);
+        }
+        return rc;
+    }
+
+    public int putBatchOutcome(final int i)
+    {
+        return batchPut.outcome(i);
     }
 
     /** How many times an operation retries after lost races before it gives up. */

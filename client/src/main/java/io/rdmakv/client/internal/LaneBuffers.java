@@ -23,6 +23,8 @@ import io.rdmakv.common.protocol.MessageHeaderDescriptor;
  *      + BATCH_GROUPS  their bucket groups (two groups each)
  *      + BATCH_SLOTS   their cached slots' words
  *      + BATCH_BLOCKS  their blocks (BATCH_BLOCK_LENGTH each; a longer block is read on its own)
+ *      + BATCH_CAS     original values of a batched PUT's slot CASes
+ *      + BATCH_WRITES  a batched PUT's new blocks (BATCH_BLOCK_LENGTH each; a longer one is a single PUT)
  * </pre>
  */
 final class LaneBuffers
@@ -40,7 +42,7 @@ final class LaneBuffers
     static final int CONTROL_LENGTH = MessageHeaderDescriptor.MAX_MESSAGE_LENGTH;
     static final int RECV_BUFFERS = 4;
     static final int CONTROL_RECV = CONTROL_SEND + CONTROL_LENGTH;
-    /** Keys per batched doorbell: two requests each, 32 of the send queue's 64. */
+    /** Keys per batched doorbell: up to three requests each (a PUT's WRITE, READ slot, READ block), 48 of the send queue's 64. */
     static final int BATCH = 16;
     /** The longest block a batch reads for a key (4 KiB: a 1 KB record with room to spare). */
     static final int BATCH_BLOCK_LENGTH = 4096;
@@ -48,7 +50,9 @@ final class LaneBuffers
     static final int BATCH_GROUPS = BATCH_KEYS + BATCH * KvBlockDescriptor.MAX_KEY_LENGTH;
     static final int BATCH_SLOTS = BATCH_GROUPS + BATCH * 2 * BucketDescriptor.GROUP_LENGTH;
     static final int BATCH_BLOCKS = align(BATCH_SLOTS + BATCH * 8, 4096);
-    static final int LENGTH = BATCH_BLOCKS + BATCH * BATCH_BLOCK_LENGTH;
+    static final int BATCH_CAS = BATCH_BLOCKS + BATCH * BATCH_BLOCK_LENGTH;
+    static final int BATCH_WRITES = align(BATCH_CAS + BATCH * 8, 4096);
+    static final int LENGTH = BATCH_WRITES + BATCH * BATCH_BLOCK_LENGTH;
 
     static
     {
@@ -80,6 +84,16 @@ final class LaneBuffers
     static int batchBlock(final int i)
     {
         return BATCH_BLOCKS + i * BATCH_BLOCK_LENGTH;
+    }
+
+    static int batchCas(final int i)
+    {
+        return BATCH_CAS + i * 8;
+    }
+
+    static int batchWrite(final int i)
+    {
+        return BATCH_WRITES + i * BATCH_BLOCK_LENGTH;
     }
 
     static int controlRecv(final int i)

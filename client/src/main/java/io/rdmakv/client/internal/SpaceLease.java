@@ -35,6 +35,8 @@ final class SpaceLease
     private long extentEnd;
     private long cursor;
     private int writeRkey;
+    private long reserved;
+    private long batchOffset;
     private AllocFailedMessage refusal;
 
     SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
@@ -99,6 +101,87 @@ final class SpaceLease
     void commit(final int length)
     {
         cursor += length;
+    }
+
+    // ---- a batch's blocks: several reservations in flight, settled together --------------------
+
+    /**
+     * True when a batch's next block of {@code length} bytes can follow the blocks it reserved already in this
+     * extent (its first block always can: {@link #reserveNext} ALLOCs for it). A batch stops at the first block
+     * that does not fit, so that all of its blocks share one extent and one {@link #writeRkey()}.
+     */
+    boolean fitsNext(final int length)
+    {
+        return reserved == 0 || extentEnd - cursor - reserved >= length;
+    }
+
+    /**
+     * Reserves a batch's next block (after {@link #fitsNext} said it fits): on {@link Status#OK} it goes at
+     * {@link #batchOffset()}. The batch ends with {@link #settle} or, when the lane failed, {@link #abandon}.
+     */
+    int reserveNext(final int length)
+    {
+        if (reserved == 0)
+        {
+            final int rc = reserve(length);
+            if (rc != Status.OK)
+            {
+                return rc;
+            }
+        }
+        batchOffset = cursor + reserved;
+        reserved += length;
+        return Status.OK;
+    }
+
+    /** Where the block {@link #reserveNext} reserved last goes. */
+    long batchOffset()
+    {
+        return batchOffset;
+    }
+
+    /**
+     * Ends a batch whose blocks {@code 0 .. count - 1} are at {@code offsets} with {@code lengths}, in the
+     * order they were reserved; {@code committed[j]} says whether a slot now names block {@code j}. The space
+     * up to the last committed block is taken; each block before it that no slot names goes to FREE (it was
+     * written but never referenced, so nobody can read it); the blocks after it are reused by the next write,
+     * as a single PUT reuses its lost block.
+     */
+    int settle(final long[] offsets, final int[] lengths, final boolean[] committed, final int count)
+    {
+        reserved = 0;
+        int last = -1;
+        for (int j = 0; j < count; j++)
+        {
+            if (committed[j])
+            {
+                last = j;
+            }
+        }
+        if (last < 0)
+        {
+            return Status.OK;
+        }
+        cursor = offsets[last] + lengths[last];
+        int rc = Status.OK;
+        for (int j = 0; j < last; j++)
+        {
+            if (!committed[j] && rc == Status.OK)
+            {
+                rc = release(offsets[j], lengths[j]);
+            }
+        }
+        return rc;
+    }
+
+    /**
+     * Ends a batch whose outcome is unknown (the lane failed while its CASes were in flight): every block it
+     * reserved may be referenced, so none is reused or freed.
+     */
+    void abandon()
+    {
+        cursor += reserved;
+        reserved = 0;
     }
 
     /** Queues a superseded block for FREE (sends the batch first when it is full). */

@@ -30,6 +30,10 @@
  *     in the first doorbell, commit), LaneResult (version, value), Backoff
  *     BatchGet              up to 16 keys in two doorbells (BatchRequests: chains of varying length into
  *                           per-key buffers); what it cannot settle the caller runs as single GETs
+ *     BatchPut              up to 16 entries: WRITE all blocks with the CASes, confirmations or groups;
+ *                           then the CASes (and candidate blocks, then their CASes); blocks reserved
+ *                           together in the SpaceLease and settled (FREE or reuse of the unused ones);
+ *                           what it cannot settle the caller runs as single PUTs
  * LaneBuffers         layout of a lane's registered memory; RemoteIndex: the node's addresses and rkeys
  * ClientCounter       every counter, one enum constant; LaneCounters holds them in a long[]
  * Status              the data path's result codes (no exceptions on the data path)

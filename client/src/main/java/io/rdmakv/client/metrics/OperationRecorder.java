@@ -2,6 +2,7 @@ package io.rdmakv.client.metrics;
 
 import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.LaneCounters;
+import io.rdmakv.client.internal.Status;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -52,6 +53,30 @@ public final class OperationRecorder
         latencyNanos[op] += nanos;
         roundTrips[op * Buckets.ROUND_TRIP_COUNT + Buckets.of(Buckets.ROUND_TRIPS, trips)]++;
         roundTripSum[op] += trips;
+    }
+
+    /**
+     * Ends a batch begun last (one {@link #begin} for one lane's doorbells): counts {@code ok} operations
+     * {@code op} with result OK and {@code notFound} with NOT_FOUND, each with the batch's latency (what its
+     * caller waited) and its share of the batch's round trips (shares differ by at most one and add up to the
+     * batch's). Operations the batch left to single ones are counted by those. Owner thread only.
+     */
+    public void endBatch(final int op, final int ok, final int notFound)
+    {
+        final long nanos = System.nanoTime() - startNanos;
+        final long trips = lane.get(ClientCounter.ROUND_TRIPS) - startRoundTrips;
+        lane = null;
+        final int count = ok + notFound;
+        for (int j = 0; j < count; j++)
+        {
+            final long share = trips / count + (j < trips % count ? 1 : 0);
+            results[op * Operations.RESULT_COUNT + (j < ok ? Operations.resultIndex(Status.OK) :
+                Operations.resultIndex(Status.NOT_FOUND))]++;
+            latency[op * Buckets.LATENCY_COUNT + Buckets.of(Buckets.LATENCY_NANOS, nanos)]++;
+            latencyNanos[op] += nanos;
+            roundTrips[op * Buckets.ROUND_TRIP_COUNT + Buckets.of(Buckets.ROUND_TRIPS, share)]++;
+            roundTripSum[op] += share;
+        }
     }
 
     /** True once the owning thread has ended (its counts can be folded into a retired total). */

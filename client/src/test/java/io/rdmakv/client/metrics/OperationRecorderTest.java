@@ -1,6 +1,7 @@
 package io.rdmakv.client.metrics;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.LaneCounters;
 import io.rdmakv.client.internal.Status;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,33 @@ class OperationRecorderTest
         assertEquals(Buckets.ROUND_TRIP_COUNT - 1, Buckets.of(Buckets.ROUND_TRIPS, 17));
         assertEquals(Double.POSITIVE_INFINITY, Buckets.LATENCY_SECONDS[Buckets.LATENCY_COUNT - 1]);
         assertEquals(2e-6, Buckets.LATENCY_SECONDS[0], 1e-15);
+    }
+
+    @Test
+    void aBatchCountsEachOperationWithItsShareOfTheRoundTrips()
+    {
+        final OperationRecorder recorder = new OperationRecorder(Thread.currentThread());
+        final LaneCounters lane = new LaneCounters();
+        recorder.begin(lane);
+        lane.add(ClientCounter.ROUND_TRIPS, 5);
+        recorder.endBatch(Operations.GET, 3, 1);
+
+        assertEquals(3, recorder.results[Operations.GET * Operations.RESULT_COUNT]);
+        assertEquals(1, recorder.results[Operations.GET * Operations.RESULT_COUNT +
+            Operations.resultIndex(Status.NOT_FOUND)]);
+        assertEquals(5, recorder.roundTripSum[Operations.GET], "the shares add up to the batch's round trips");
+        assertEquals(3, recorder.roundTrips[Operations.GET * Buckets.ROUND_TRIP_COUNT + Buckets.of(Buckets.ROUND_TRIPS,
+            1)], "shares of 2, 1, 1, 1");
+        long latencies = 0;
+        for (int b = 0; b < Buckets.LATENCY_COUNT; b++)
+        {
+            latencies += recorder.latency[Operations.GET * Buckets.LATENCY_COUNT + b];
+        }
+        assertEquals(4, latencies, "each operation has the batch's latency");
+
+        recorder.begin(lane);
+        recorder.endBatch(Operations.PUT, 0, 0);
+        assertEquals(0, recorder.results[Operations.PUT * Operations.RESULT_COUNT], "an empty batch counts nothing");
     }
 
     @Test

@@ -1,5 +1,8 @@
 package io.rdmakv.systemtests.store;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KeyTooLargeException;
 import io.rdmakv.client.KvClient;
@@ -12,6 +15,7 @@ import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -116,6 +120,48 @@ class BatchTest
     }
 
     @Test
+    void putAllSpanningThreeNodesWritesWhatSinglePutsWriteInFewerRoundTrips()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        cold = KvClient.connect(LocalCluster.clientConfig(seed));
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+        for (int i = 0; i < KEYS; i++)
+        {
+            if (i % 5 != 0)
+            {
+                client.put(key(i), value(i));
+            }
+            entries.put(key(i), LocalCluster.bytes("batched " + i));
+        }
+
+        client.putAll(entries);
+        for (int i = 0; i < KEYS; i += 2)
+        {
+            cold.put(key(i), LocalCluster.bytes("single " + i));
+        }
+
+        for (int i = 0; i < KEYS; i++)
+        {
+            final String expected = (i % 2 == 0 ? "single " : "batched ") + i;
+            assertArrayEquals(LocalCluster.bytes(expected), cold.get(key(i)), "key " + i);
+            assertArrayEquals(LocalCluster.bytes(expected), client.get(key(i)), "key " + i);
+        }
+
+        final ClientStats before = client.stats();
+        client.putAll(entries);
+        final ClientStats after = client.stats();
+        assertEquals(KEYS, after.puts() - before.puts(), "one PUT per entry");
+        final long trips = after.putRoundTrips() - before.putRoundTrips();
+        // every slot cached and fresh: one doorbell per 16 entries of a node (single PUTs: one round trip each)
+        assertTrue(trips <= KEYS / 16 + 2 * NODES + 4, trips + " round trips for " + KEYS + " cached entries");
+        for (int i = 0; i < KEYS; i++)
+        {
+            assertArrayEquals(LocalCluster.bytes("batched " + i), cold.get(key(i)), "key " + i);
+        }
+    }
+
+    @Test
     void anOversizedKeyOrValueFailsTheWholeBatchAndLosesNothing()
     {
         final String seed = startCluster();
@@ -171,6 +217,82 @@ class BatchTest
         assertTrue(e.getCause() instanceof KeyTooLargeException, e.toString());
     }
 
+    @Test
+    void manyPutAsyncInFlightWriteInBatchesAndABadValueFailsOnlyItsOwn()
+    {
+        final String seed = startCluster();
+        client = KvClient.connect(LocalCluster.clientConfig(seed));
+        cold = KvClient.connect(LocalCluster.clientConfig(seed));
+        for (int i = 0; i < 60; i++)
+        {
+            client.put(key(i), value(i));
+        }
+        final ClientStats before = client.stats();
+        final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 60; i++)
+        {
+            inFlight.add(client.putAsync(key(i), LocalCluster.bytes("async " + i)));
+        }
+        final CompletableFuture<Void> bad = client.putAsync(key(61), new byte[client.maxValueLength() + 1]);
+        inFlight.add(client.putAsync(key(62), LocalCluster.bytes("async 62")));
+        inFlight.forEach(CompletableFuture::join);
+        final ClientStats after = client.stats();
+
+        for (int i = 0; i < 60; i++)
+        {
+            assertArrayEquals(LocalCluster.bytes("async " + i), cold.get(key(i)), "key " + i);
+        }
+        assertArrayEquals(LocalCluster.bytes("async 62"), cold.get(key(62)));
+        final CompletionException e = assertThrows(CompletionException.class, bad::join);
+        assertTrue(e.getCause() instanceof ValueTooLargeException, e.toString());
+        assertNull(cold.get(key(61)));
+        assertEquals(61, after.puts() - before.puts());
+        final long trips = after.putRoundTrips() - before.putRoundTrips();
+        assertTrue(trips < 60, trips + " round trips for 60 cached updates and an insert: they went in batches");
+    }
+
+    @Test
+    void batchedOperationsAreCountedInThePerOperationMetrics()
+    {
+        final String seed = startCluster();
+        final PrometheusRegistry registry = new PrometheusRegistry();
+        client = KvClient.connect(LocalCluster.clientConfig(seed).withMetrics(registry));
+        final Map<byte[], byte[]> entries = new LinkedHashMap<>();
+        final List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            entries.put(key(i), value(i));
+            keys.add(key(i));
+        }
+        keys.add(key(99));
+        client.putAll(entries);
+        client.putAll(entries);
+        client.getAll(keys);
+
+        assertEquals(80, operations(registry, "put", "ok"), "each entry of both putAlls, batched or single");
+        assertEquals(40, operations(registry, "get", "ok"));
+        assertEquals(1, operations(registry, "get", "not_found"));
+    }
+
+    /** {@code rdmakv_client_operations_total{op,result}} in {@code registry} now. */
+    private static double operations(final PrometheusRegistry registry, final String op, final String result)
+    {
+        for (final MetricSnapshot s : registry.scrape())
+        {
+            if (s instanceof CounterSnapshot c && c.getMetadata().getName().equals("rdmakv_client_operations"))
+            {
+                for (final CounterSnapshot.CounterDataPointSnapshot p : c.getDataPoints())
+                {
+                    if (op.equals(p.getLabels().get("op")) && result.equals(p.getLabels().get("result")))
+                    {
+                        return p.getValue();
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
     /** Two doorbells per 16 keys of a node, with room for the keys a batch leaves to single GETs. */
     private static long maxBatchTrips()
     {
@@ -179,13 +301,19 @@ class BatchTest
 
     private String startCluster()
     {
+        return startCluster(dir, servers);
+    }
+
+    /** Starts {@code servers.length} nodes of one cluster (its map in {@code dir}); returns the first's address. */
+    static String startCluster(final Path dir, final KvServer[] servers)
+    {
         for (int attempt = 1; ; attempt++)
         {
-            final int[] ports = ClusterFiles.freePorts(NODES);
+            final int[] ports = ClusterFiles.freePorts(servers.length);
             final Path map = ClusterFiles.write(dir, ports);
             try
             {
-                for (int id = 0; id < NODES; id++)
+                for (int id = 0; id < servers.length; id++)
                 {
                     servers[id] = LocalCluster.startNode(ServerConfig.local(8L << 20).withCluster(id, map)
                         .withListen("127.0.0.1", ports[id]));
