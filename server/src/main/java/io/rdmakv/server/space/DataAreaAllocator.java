@@ -2,10 +2,12 @@ package io.rdmakv.server.space;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Who owns which bytes of a node's data area. Runs on the control agent's thread only.
@@ -41,6 +43,13 @@ public final class DataAreaAllocator
     private long bump;
     private final TreeMap<Long, long[]> granted = new TreeMap<>();
     private final TreeMap<Long, Long> free = new TreeMap<>();
+    /**
+     * The free ranges again, as {offset, length} ordered by length then offset: the largest is found in
+     * O(log n). A data area that has wrapped around holds ranges by the hundred thousand (every freed
+     * block between live ones), and a walk over them on each ALLOC made the control thread the bottleneck.
+     */
+    private final TreeSet<long[]> freeBySize = new TreeSet<>(
+        Comparator.<long[]>comparingLong(r -> r[1]).thenComparingLong(r -> r[0]));
     private final TreeMap<Long, Long> waiting = new TreeMap<>();
     private final ArrayDeque<long[]> grace = new ArrayDeque<>();
     private final ArrayDeque<long[]> quarantine = new ArrayDeque<>();
@@ -111,34 +120,33 @@ public final class DataAreaAllocator
 
     private Extent takeFree(final long min, final long preferred)
     {
-        // Copy the chosen range out: a TreeMap entry seen while iterating may be rewritten by remove().
-        long bestOffset = -1;
-        long bestLength = 0;
-        for (final Map.Entry<Long, Long> e : free.entrySet())
-        {
-            final long length = e.getValue();
-            if (length >= min && length > bestLength)
-            {
-                bestOffset = e.getKey();
-                bestLength = length;
-                if (length >= preferred)
-                {
-                    break;
-                }
-            }
-        }
-        if (bestOffset < 0)
+        final long[] largest = freeBySize.isEmpty() ? null : freeBySize.last();
+        if (largest == null || largest[1] < min)
         {
             return null;
         }
-        final long length = Math.min(preferred, bestLength);
-        free.remove(bestOffset);
-        if (bestLength > length)
+        final long offset = largest[0];
+        final long available = largest[1];
+        final long length = Math.min(preferred, available);
+        removeFree(offset, available);
+        if (available > length)
         {
-            free.put(bestOffset + length, bestLength - length);
+            putFree(offset + length, available - length);
         }
         freeBytes -= length;
-        return new Extent(bestOffset, length);
+        return new Extent(offset, length);
+    }
+
+    private void putFree(final long offset, final long length)
+    {
+        free.put(offset, length);
+        freeBySize.add(new long[] {offset, length});
+    }
+
+    private void removeFree(final long offset, final long length)
+    {
+        free.remove(offset);
+        freeBySize.remove(new long[] {offset, length});
     }
 
     /** True when {@code [offset, offset + length)} is aligned and lies inside one granted range. */
@@ -265,17 +273,17 @@ public final class DataAreaAllocator
         final Map.Entry<Long, Long> before = free.floorEntry(start);
         if (before != null && before.getKey() + before.getValue() == start)
         {
-            free.remove(before.getKey());
+            removeFree(before.getKey(), before.getValue());
             start = before.getKey();
             len += before.getValue();
         }
         final Long afterLength = free.get(offset + length);
         if (afterLength != null)
         {
-            free.remove(offset + length);
+            removeFree(offset + length, afterLength);
             len += afterLength;
         }
-        free.put(start, len);
+        putFree(start, len);
         freeBytes += length;
     }
 

@@ -118,6 +118,30 @@ class DataAreaAllocatorTest
         assertTrue(a.release(y.offset() + 64, 64, 0));
     }
 
+    /** Once the bump pointer is spent, an ALLOC gets the largest free range, however many small ones lie around. */
+    @Test
+    void aWrappedAreaGrantsItsLargestFreeRange()
+    {
+        final int unit = 64;
+        final int units = 20_000;
+        final DataAreaAllocator a = new DataAreaAllocator((long)unit * units, unit, GRACE);
+        final Extent all = a.grant(unit, (long)unit * units, 0, 1);
+        assertEquals((long)unit * (units - 1), all.length());
+        // every other unit of the first 16,000 freed (8,000 single-unit ranges), then one run of 100 units
+        for (long u = 1; u < 16_000; u += 2)
+        {
+            assertTrue(a.release(u * unit, unit, 0));
+        }
+        final long runStart = 17_000L * unit;
+        assertTrue(a.release(runStart, 100L * unit, 0));
+        final long free = a.freeBytes();
+        assertEquals(new Extent(runStart, 40L * unit), a.grant(unit, 40L * unit, GRACE, 2), "carved from the 100-unit run");
+        assertEquals(new Extent(runStart + 40L * unit, 60L * unit), a.grant(unit, 1000L * unit, GRACE, 2),
+            "the rest of the run: still the largest");
+        assertEquals(unit, a.grant(unit, 1000L * unit, GRACE, 3).length(), "then the single units");
+        assertEquals(free + 8_000L * unit + 100L * unit - 101L * unit, a.freeBytes(), "free bytes accounted");
+    }
+
     /** Random grants and releases: no byte is ever granted twice while it is held. */
     @Test
     void neverGrantsHeldSpaceAgain()
