@@ -1,5 +1,7 @@
 package io.rdmakv.client;
 
+import io.rdmakv.verbs.util.AdaptiveSpin;
+
 import java.util.Locale;
 
 /**
@@ -23,7 +25,7 @@ public enum WaitStrategy
     BLOCKING("blocking");
 
     /** The longest an {@link #ADAPTIVE} wait spins before it blocks, in microseconds. */
-    public static final long ADAPTIVE_SPIN_CAP_MICROS = 50;
+    public static final long ADAPTIVE_SPIN_CAP_MICROS = AdaptiveSpin.SPIN_CAP_MICROS;
 
     private final String label;
 

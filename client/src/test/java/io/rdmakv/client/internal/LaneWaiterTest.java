@@ -176,23 +176,6 @@ final class LaneWaiterTest
     }
 
     @Test
-    void theSpinBudgetFollowsTheRoundTripsAndIsCapped()
-    {
-        final LaneWaiter waiter = new LaneWaiter(WaitStrategy.ADAPTIVE, clock);
-        for (int i = 0; i < 200; i++)
-        {
-            waiter.roundTrip(4_000);
-        }
-        assertTrue(Math.abs(waiter.roundTripNanos() - 4_000) < 100, "estimate " + waiter.roundTripNanos());
-        assertEquals(5_000, waiter.spinBudgetNanos(), "one and a quarter round trips");
-        for (int i = 0; i < 200; i++)
-        {
-            waiter.roundTrip(10_000_000);
-        }
-        assertEquals(LaneWaiter.SPIN_CAP_NANOS, waiter.spinBudgetNanos(), "capped");
-    }
-
-    @Test
     void strategiesParseFromTheirLabelsAndABadOneIsNamed()
     {
         assertEquals(WaitStrategy.BUSY_SPIN, WaitStrategy.parse("busy-spin"));

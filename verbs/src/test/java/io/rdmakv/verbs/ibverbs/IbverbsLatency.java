@@ -13,6 +13,7 @@ import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.VerbsConfig;
 import io.rdmakv.verbs.WorkCompletions;
+import io.rdmakv.verbs.util.AdaptiveSpin;
 import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.Arena;
@@ -24,16 +25,14 @@ import java.lang.foreign.MemorySegment;
  * request at a time, busy-polling the completion queue. Each sample is post to completion, a full
  * round trip (for WRITE: the data out and the ACK back). Prints p50/p99 per operation; READ also with the
  * client's other wait strategies side by side: {@code READ/adaptive} (spin about one round trip, then
- * block in the completion channel: the client's default, as {@code LaneWaiter} does it) and
+ * block in the completion channel: the client's default, with the same {@link AdaptiveSpin} policy as
+ * the client's {@code LaneWaiter}) and
  * {@code READ/blocking} (block in the completion channel at once).
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... io.rdmakv.verbs.ibverbs.IbverbsLatency [iterations] [warmup] [bytes]</pre>
  */
 public final class IbverbsLatency
 {
-    /** The adaptive wait's round-trip estimate at start and its spin cap, as the client's LaneWaiter has them. */
-    private static final long INITIAL_ROUND_TRIP_NANOS = 20_000;
-    private static final long SPIN_CAP_NANOS = 50_000;
     private static final long WAIT_NANOS = 10_000_000_000L;
 
     private IbverbsLatency()
@@ -111,7 +110,7 @@ public final class IbverbsLatency
         final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
         final boolean adaptive = name.endsWith("/adaptive");
         final boolean blocking = name.endsWith("/blocking");
-        long roundTrip = INITIAL_ROUND_TRIP_NANOS;
+        final AdaptiveSpin policy = new AdaptiveSpin();
         for (int i = 0; i < warmup + iterations; i++)
         {
             prepare.prepare(i);
@@ -126,21 +125,19 @@ public final class IbverbsLatency
             {
                 n = cq.await(completions, WAIT_NANOS);
             }
+            else if (adaptive)
+            {
+                n = adaptiveWait(policy, cq, completions, start);
+            }
             else
             {
-                final long spinEnd = adaptive ? start + Math.min(SPIN_CAP_NANOS, roundTrip + (roundTrip >> 2)) :
-                    Long.MAX_VALUE;
-                while ((n = cq.poll(completions)) == 0 && (!adaptive || System.nanoTime() - spinEnd < 0))
+                while ((n = cq.poll(completions)) == 0)
                 {
                     Thread.onSpinWait();
                 }
-                if (n == 0)
-                {
-                    n = cq.await(completions, WAIT_NANOS);
-                }
             }
             final long elapsed = System.nanoTime() - start;
-            roundTrip += (elapsed - roundTrip) >> 3;
+            policy.roundTrip(elapsed);
             if (n <= 0 || !completions.at(0).isSuccess())
             {
                 throw new IllegalStateException(name + ": completion failed: " + (n <= 0 ? n : completions.at(0)));
@@ -154,5 +151,34 @@ public final class IbverbsLatency
             name, histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3,
             histogram.getMean() / 1e3, histogram.getMinValue() / 1e3, histogram.getMaxValue() / 1e3,
             histogram.getTotalCount());
+    }
+
+    /** Waits as the client's adaptive lane does ({@link AdaptiveSpin}): spin about one round trip, then block. */
+    private static int adaptiveWait(
+        final AdaptiveSpin policy, final CompletionQueue cq, final WorkCompletions completions, final long posted)
+    {
+        final boolean spinNow = policy.enter();
+        try
+        {
+            if (spinNow)
+            {
+                final long spinEnd = posted + policy.spinBudgetNanos();
+                int n;
+                while ((n = cq.poll(completions)) == 0 && System.nanoTime() - spinEnd < 0)
+                {
+                    Thread.onSpinWait();
+                }
+                policy.spun(n != 0);
+                if (n != 0)
+                {
+                    return n;
+                }
+            }
+            return cq.await(completions, WAIT_NANOS);
+        }
+        finally
+        {
+            policy.exit();
+        }
     }
 }
