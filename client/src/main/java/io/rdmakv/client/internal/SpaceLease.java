@@ -1,6 +1,7 @@
 package io.rdmakv.client.internal;
 
 import io.rdmakv.common.SpaceTiming;
+import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
@@ -59,7 +60,7 @@ final class SpaceLease
         }
         final ControlMessage reply = control.call(new AllocMessage(control.nextRequestId(), length));
         refusal = reply instanceof AllocFailedMessage failed ? failed : null;
-        if (reply instanceof AllocOkMessage ok && ok.chunkLength() >= length)
+        if (reply instanceof AllocOkMessage ok && usable(ok, length))
         {
             if (extentEnd > cursor)
             {
@@ -73,6 +74,20 @@ final class SpaceLease
         }
         return reply == null ? control.failure() : reply instanceof AllocFailedMessage ?
             Status.OUT_OF_SPACE : Status.REMOTE_ERROR;
+    }
+
+    /**
+     * Whether a granted extent can take a block of {@code length} bytes and be named by slot words: its
+     * offset a multiple of {@link SlotWord#UNIT}, at least the first unit, and its end within
+     * {@link SlotWord#MAX_DATA_LENGTH}. A node that grants anything else gets the operation REMOTE_ERROR, not an
+     * exception from {@link SlotWord#encodeBlock} on the caller's thread.
+     */
+    private static boolean usable(final AllocOkMessage ok, final int length)
+    {
+        final long offset = ok.chunkOffset();
+        return ok.chunkLength() >= length && (offset & (SlotWord.UNIT - 1)) == 0 &&
+            offset >= SlotWord.FIRST_OFFSET_UNIT * SlotWord.UNIT &&
+            ok.chunkLength() <= SlotWord.MAX_DATA_LENGTH - offset;
     }
 
     /** Why the node refused the last ALLOC (quota or a full node), or null when it did not. */

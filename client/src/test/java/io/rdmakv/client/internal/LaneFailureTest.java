@@ -51,6 +51,15 @@ class LaneFailureTest extends TwoLanes
     }
 
     @Test
+    void aGrantAtAnOffsetNoSlotCanNameIsARemoteErrorNotAnException()
+    {
+        node.misalignNextGrant();
+
+        assertEquals(Status.REMOTE_ERROR, lane.put("k", "v"));
+        assertEquals(List.of(), node.slotsHolding("k"));
+    }
+
+    @Test
     void noSpaceForTheFirstPutIsOutOfSpace()
     {
         node.exhaustSpace();

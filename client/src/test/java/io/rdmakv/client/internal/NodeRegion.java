@@ -57,6 +57,7 @@ final class NodeRegion implements AutoCloseable
     private RepairRefusal repairRefusal;
     private long allocCursor = SlotWord.UNIT;
     private long allocLimit = geometry.dataLength();
+    private boolean misalignNextGrant;
     /** Each grant's window: its rkey, at FIRST_WINDOW_RKEY + index, and where it starts and ends. */
     private final List<long[]> windows = new ArrayList<>();
     private boolean dataRegionRegistered = true;
@@ -131,6 +132,12 @@ final class NodeRegion implements AutoCloseable
         allocLimit = allocCursor;
     }
 
+    /** The next ALLOC_OK names an offset that is not a multiple of {@link SlotWord#UNIT} (a lying node). */
+    void misalignNextGrant()
+    {
+        misalignNextGrant = true;
+    }
+
     // ---- control plane ----------------------------------------------------------------------
 
     /** What the node answers to a control message (null: no reply). */
@@ -147,7 +154,9 @@ final class NodeRegion implements AutoCloseable
             final long offset = allocCursor;
             allocCursor += length;
             windows.add(new long[] {offset, length});
-            return new AllocOkMessage(alloc.requestId(), offset, length, FIRST_WINDOW_RKEY + windows.size() - 1);
+            final long skew = misalignNextGrant ? 8 : 0;
+            misalignNextGrant = false;
+            return new AllocOkMessage(alloc.requestId(), offset + skew, length, FIRST_WINDOW_RKEY + windows.size() - 1);
         }
         if (request instanceof RepairMessage repair)
         {
