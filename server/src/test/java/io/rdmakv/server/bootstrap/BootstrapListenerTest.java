@@ -6,7 +6,6 @@ import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.testsupport.net.SlowPeer;
 import io.rdmakv.verbs.QueuePairEndpoint;
@@ -14,10 +13,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -104,13 +101,6 @@ class BootstrapListenerTest
 
     private static ControlMessage read(final Socket socket) throws IOException
     {
-        final DataInputStream in = new DataInputStream(socket.getInputStream());
-        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
-        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-        final byte[] message = new byte[length];
-        System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
-        return ControlCodec.fromBytes(message);
+        return ControlCodec.read(socket.getInputStream());
     }
 }

@@ -4,7 +4,6 @@ import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.ServerConfig;
@@ -19,9 +18,7 @@ import org.junit.jupiter.api.Test;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -188,14 +185,7 @@ class BootstrapTlsTest
 
     private static ControlMessage read(final Socket socket) throws IOException
     {
-        final DataInputStream in = new DataInputStream(socket.getInputStream());
-        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
-        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-        final byte[] message = new byte[length];
-        System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
-        return ControlCodec.fromBytes(message);
+        return ControlCodec.read(socket.getInputStream());
     }
 
     private static CompletableFuture<Long> closedAt(final Socket socket)
