@@ -2,17 +2,14 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 
 import io.rdmakv.common.tls.TlsContexts;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
@@ -81,14 +78,7 @@ final class BootstrapConnection implements AutoCloseable
         final OutputStream out = socket.getOutputStream();
         out.write(ControlCodec.toBytes(request));
         out.flush();
-        final DataInputStream in = new DataInputStream(socket.getInputStream());
-        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
-        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-        final byte[] message = new byte[length];
-        System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
-        return ControlCodec.fromBytes(message);
+        return ControlCodec.read(socket.getInputStream());
     }
 
     /**

@@ -1,5 +1,8 @@
 package io.rdmakv.common.protocol;
 
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
@@ -182,6 +185,30 @@ public final class ControlCodec
     public static ControlMessage fromBytes(final byte[] bytes)
     {
         return decode(MemorySegment.ofArray(bytes), 0, bytes.length);
+    }
+
+    /**
+     * Reads one whole message from {@code in} (its header, then as many bytes as the header's length says)
+     * and returns its bytes; blocks as {@code in} does. For the bootstrap connection, never the data path.
+     *
+     * @throws java.io.EOFException when the stream ends first
+     */
+    public static byte[] readFrame(final InputStream in) throws IOException
+    {
+        final DataInputStream data = new DataInputStream(in);
+        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
+        data.readFully(header);
+        final int length = checkHeader(MemorySegment.ofArray(header), 0, header.length);
+        final byte[] message = new byte[length];
+        System.arraycopy(header, 0, message, 0, header.length);
+        data.readFully(message, header.length, length - header.length);
+        return message;
+    }
+
+    /** Reads and decodes one message from {@code in} ({@link #readFrame}). */
+    public static ControlMessage read(final InputStream in) throws IOException
+    {
+        return fromBytes(readFrame(in));
     }
 
     private static void checkRange(final MemorySegment segment, final long offset, final long available)

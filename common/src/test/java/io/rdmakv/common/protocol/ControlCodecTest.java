@@ -9,6 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -183,6 +186,21 @@ class ControlCodecTest
             assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes));
         assertEquals(MalformedMessageException.Kind.BAD_FIELD, e.kind());
         assertTrue(e.getMessage().contains("magic"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @MethodSource("messages")
+    void readsOneFramedMessageFromAStreamAndStopsAtItsEnd(final ControlMessage message) throws IOException
+    {
+        final byte[] bytes = ControlCodec.toBytes(message);
+        final byte[] twice = Arrays.copyOf(bytes, 2 * bytes.length);
+        System.arraycopy(bytes, 0, twice, bytes.length, bytes.length);
+        final ByteArrayInputStream in = new ByteArrayInputStream(twice);
+        assertArrayEquals(bytes, ControlCodec.readFrame(in));
+        assertEquals(message, ControlCodec.read(in));
+        assertEquals(-1, in.read());
+        assertThrows(EOFException.class,
+            () -> ControlCodec.readFrame(new ByteArrayInputStream(Arrays.copyOf(bytes, bytes.length - 1))));
     }
 
     @ParameterizedTest

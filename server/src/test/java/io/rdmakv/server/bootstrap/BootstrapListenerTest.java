@@ -6,21 +6,18 @@ import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.testsupport.net.SlowPeer;
 import io.rdmakv.verbs.QueuePairEndpoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +31,7 @@ class BootstrapListenerTest
 {
     private static final Duration DEADLINE = Duration.ofMillis(1000);
     private static final int WAIT_MS = 10_000;
+    private static final String STILL_OPEN = "not closed within " + WAIT_MS + " ms";
 
     private BootstrapListener listener;
 
@@ -62,9 +60,10 @@ class BootstrapListenerTest
         final long opened = System.nanoTime();
         try (Socket idle = connect(); Socket trickling = connect())
         {
-            final CompletableFuture<Long> idleClosed = closedAt(idle);
-            final CompletableFuture<Long> tricklingClosed = closedAt(trickling);
-            Thread.ofVirtual().start(() -> trickle(trickling, hello));
+            final CompletableFuture<Long> idleClosed = SlowPeer.closedAt(idle, STILL_OPEN);
+            final CompletableFuture<Long> tricklingClosed = SlowPeer.closedAt(trickling, STILL_OPEN);
+            // one byte every 200 ms: each read waits far less than the deadline, the whole HELLO far more
+            Thread.ofVirtual().start(() -> SlowPeer.trickle(trickling, hello, 200));
 
             try (Socket good = connect())
             {
@@ -102,55 +101,6 @@ class BootstrapListenerTest
 
     private static ControlMessage read(final Socket socket) throws IOException
     {
-        final DataInputStream in = new DataInputStream(socket.getInputStream());
-        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
-        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-        final byte[] message = new byte[length];
-        System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
-        return ControlCodec.fromBytes(message);
-    }
-
-    /** One byte every 200 ms: each read waits far less than the deadline, the whole HELLO far more. */
-    private static void trickle(final Socket socket, final byte[] bytes)
-    {
-        try
-        {
-            for (final byte b : bytes)
-            {
-                socket.getOutputStream().write(b);
-                Thread.sleep(200);
-            }
-        }
-        catch (final IOException | InterruptedException e)
-        {
-            // closed by the listener: what the test waits for
-        }
-    }
-
-    private static CompletableFuture<Long> closedAt(final Socket socket)
-    {
-        final CompletableFuture<Long> closed = new CompletableFuture<>();
-        Thread.ofVirtual().start(() ->
-        {
-            try
-            {
-                while (socket.getInputStream().read() >= 0)
-                {
-                    // nothing is answered to an unfinished HELLO: wait for the end
-                }
-                closed.complete(System.nanoTime());
-            }
-            catch (final SocketTimeoutException e)
-            {
-                closed.completeExceptionally(new AssertionError("not closed within " + WAIT_MS + " ms"));
-            }
-            catch (final IOException e)
-            {
-                closed.complete(System.nanoTime());
-            }
-        });
-        return closed;
+        return ControlCodec.read(socket.getInputStream());
     }
 }

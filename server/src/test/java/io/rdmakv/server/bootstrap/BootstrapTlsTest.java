@@ -4,11 +4,11 @@ import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.server.health.NodeHealth;
+import io.rdmakv.testsupport.net.SlowPeer;
 import io.rdmakv.testsupport.tls.TestCertificates;
 import io.rdmakv.testsupport.tls.TlsFixture;
 import io.rdmakv.verbs.QueuePairEndpoint;
@@ -18,14 +18,13 @@ import org.junit.jupiter.api.Test;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -92,7 +91,8 @@ class BootstrapTlsTest
             final CompletableFuture<Long> idleClosed = closedAt(idle);
             final CompletableFuture<Long> tricklingClosed = closedAt(trickling);
             // a handshake record of 512 bytes, one byte every 100 ms: each read is quick, the whole is not
-            Thread.ofVirtual().start(() -> trickle(trickling, new byte[] {0x16, 0x03, 0x01, 0x02, 0x00}, 512));
+            final byte[] record = Arrays.copyOf(new byte[] {0x16, 0x03, 0x01, 0x02, 0x00}, 5 + 512);
+            Thread.ofVirtual().start(() -> SlowPeer.trickle(trickling, record, 100));
 
             final ControlMessage reply = helloOverTls(TlsContexts.trusting(TlsFixture.get().ca()));
             assertEquals("seen", assertInstanceOf(HelloRefusedMessage.class, reply).text());
@@ -185,30 +185,7 @@ class BootstrapTlsTest
 
     private static ControlMessage read(final Socket socket) throws IOException
     {
-        final DataInputStream in = new DataInputStream(socket.getInputStream());
-        final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-        in.readFully(header);
-        final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-        final byte[] message = new byte[length];
-        System.arraycopy(header, 0, message, 0, header.length);
-        in.readFully(message, header.length, length - header.length);
-        return ControlCodec.fromBytes(message);
-    }
-
-    private static void trickle(final Socket socket, final byte[] head, final int bodyLength)
-    {
-        try
-        {
-            for (int i = 0; i < head.length + bodyLength; i++)
-            {
-                socket.getOutputStream().write(i < head.length ? head[i] : 0);
-                Thread.sleep(100);
-            }
-        }
-        catch (final IOException | InterruptedException e)
-        {
-            // closed by the listener: what the test waits for
-        }
+        return ControlCodec.read(socket.getInputStream());
     }
 
     private static CompletableFuture<Long> closedAt(final Socket socket)

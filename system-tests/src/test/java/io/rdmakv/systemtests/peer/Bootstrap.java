@@ -2,7 +2,6 @@ package io.rdmakv.systemtests.peer;
 
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.systemtests.LocalCluster;
 
 import io.rdmakv.common.tls.TlsContexts;
@@ -10,11 +9,9 @@ import io.rdmakv.common.tls.TlsContexts;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -95,14 +92,7 @@ public final class Bootstrap implements AutoCloseable
     {
         try
         {
-            final DataInputStream in = new DataInputStream(socket.getInputStream());
-            final byte[] header = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
-            in.readFully(header);
-            final int length = ControlCodec.checkHeader(MemorySegment.ofArray(header), 0, header.length);
-            final byte[] message = new byte[length];
-            System.arraycopy(header, 0, message, 0, header.length);
-            in.readFully(message, header.length, length - header.length);
-            return ControlCodec.fromBytes(message);
+            return ControlCodec.read(socket.getInputStream());
         }
         catch (final EOFException e)
         {

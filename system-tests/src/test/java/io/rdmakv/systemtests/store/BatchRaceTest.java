@@ -3,6 +3,7 @@ package io.rdmakv.systemtests.store;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.testsupport.concurrent.Racers;
 import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
 import io.rdmakv.testsupport.linearizability.KeyedHistory;
 import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
@@ -13,15 +14,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,30 +53,8 @@ class BatchRaceTest
         client = KvClient.connect(LocalCluster.clientConfig(seed));
         final int keys = 6;
         final KeyedHistory<Integer> history = new KeyedHistory<>();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        final CountDownLatch start = new CountDownLatch(1);
-        final Thread[] threads = new Thread[6];
-        for (int t = 0; t < threads.length; t++)
-        {
-            final int process = t;
-            threads[t] = Thread.ofPlatform().name("batch-race-" + t).start(() ->
-            {
-                try
-                {
-                    start.await();
-                    race(client, history, process, keys);
-                }
-                catch (final Throwable e)
-                {
-                    failures.add(e);
-                }
-            });
-        }
-        start.countDown();
-        for (final Thread t : threads)
-        {
-            t.join(TimeUnit.SECONDS.toMillis(120));
-        }
+        final List<Throwable> failures = Racers.run("batch-race-", 6,
+            process -> race(client, history, process, keys), Duration.ofSeconds(120));
         assertEquals(List.of(), failures);
         final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());
         assertTrue(result.isLinearizable(), result.summary());

@@ -6,6 +6,7 @@ import io.rdmakv.client.Versioned;
 import io.rdmakv.server.MemoryWindowMode;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.testsupport.concurrent.Racers;
 import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
 import io.rdmakv.testsupport.linearizability.KeyedHistory;
 import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
@@ -13,13 +14,11 @@ import io.rdmakv.testsupport.linearizability.Op;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,30 +93,8 @@ class StoreLinearizabilityTest
     {
         final KvClient[] clients = {even, odd};
         final KeyedHistory<Integer> history = new KeyedHistory<>();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
-        final CountDownLatch start = new CountDownLatch(1);
-        final Thread[] threads = new Thread[THREADS];
-        for (int t = 0; t < THREADS; t++)
-        {
-            final int process = t;
-            threads[t] = Thread.ofPlatform().name("lin-" + t).start(() ->
-            {
-                try
-                {
-                    start.await();
-                    run(clients[process % 2], history, process, keys);
-                }
-                catch (final Throwable e)
-                {
-                    failures.add(e);
-                }
-            });
-        }
-        start.countDown();
-        for (final Thread t : threads)
-        {
-            t.join(TimeUnit.SECONDS.toMillis(120));
-        }
+        final List<Throwable> failures = Racers.run("lin-", THREADS,
+            process -> run(clients[process % 2], history, process, keys), Duration.ofSeconds(120));
         assertEquals(List.of(), failures);
         assertTrue(history.ops().size() >= THREADS * OPS_PER_THREAD, "every operation recorded");
         final KeyedCheckResult<Integer> result = history.check(new LinearizabilityChecker());

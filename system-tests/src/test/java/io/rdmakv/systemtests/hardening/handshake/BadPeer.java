@@ -1,6 +1,7 @@
 package io.rdmakv.systemtests.hardening.handshake;
 
 import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.testsupport.net.SlowPeer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -27,9 +27,8 @@ final class BadPeer implements AutoCloseable
     private static final int TIMEOUT_MS = 20_000;
 
     private final Socket socket;
-    private final CompletableFuture<Long> closedAt = new CompletableFuture<>();
+    private CompletableFuture<Long> closedAt;
     private final long openedAt;
-    private boolean watching;
 
     BadPeer(final String host, final int port)
     {
@@ -58,21 +57,8 @@ final class BadPeer implements AutoCloseable
     static BadPeer trickling(final int port, final byte[] bytes, final Duration pause)
     {
         final BadPeer peer = new BadPeer("127.0.0.1", port);
-        Thread.ofVirtual().name("trickle-" + port).start(() ->
-        {
-            try
-            {
-                for (final byte b : bytes)
-                {
-                    peer.socket.getOutputStream().write(b);
-                    Thread.sleep(pause);
-                }
-            }
-            catch (final IOException | InterruptedException e)
-            {
-                // cut off by the node
-            }
-        });
+        Thread.ofVirtual().name("trickle-" + port)
+            .start(() -> SlowPeer.trickle(peer.socket, bytes, pause.toMillis()));
         return peer;
     }
 
@@ -118,28 +104,9 @@ final class BadPeer implements AutoCloseable
      */
     synchronized CompletableFuture<Long> closedAfterMs()
     {
-        if (!closedAt.isDone() && !watching)
+        if (closedAt == null)
         {
-            watching = true;
-            Thread.ofVirtual().start(() ->
-            {
-                try
-                {
-                    while (socket.getInputStream().read() >= 0)
-                    {
-                        // the node answers nothing to an unfinished handshake: wait for the end
-                    }
-                    closedAt.complete(System.nanoTime());
-                }
-                catch (final SocketTimeoutException e)
-                {
-                    closedAt.completeExceptionally(new AssertionError("still open after " + TIMEOUT_MS + " ms"));
-                }
-                catch (final IOException e)
-                {
-                    closedAt.complete(System.nanoTime());
-                }
-            });
+            closedAt = SlowPeer.closedAt(socket, "still open after " + TIMEOUT_MS + " ms");
         }
         return closedAt.thenApply(end -> (end - openedAt) / 1_000_000);
     }

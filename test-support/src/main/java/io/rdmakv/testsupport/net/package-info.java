@@ -1,0 +1,2 @@
+/** Socket peers for tests of a listener's deadlines: one that trickles bytes, a watch for the close. */
+package io.rdmakv.testsupport.net;
