@@ -149,9 +149,10 @@ class LeaseTest
             final long frozenAt = System.nanoTime();
             final long detected = Await.until("the frozen child's two leases expire",
                 Duration.ofMillis(LEASE_MS + MARGIN_MS + 5_000),
-                // at least the child's two; an emulated VM can starve a healthy session's heartbeats too
+                // at least the child's two; an emulated VM can starve a healthy session's heartbeats too, and
+                // a session of an earlier test may count its close late: so also wait until only ours is open
                 () -> counters.get(ServerCounter.LEASES_EXPIRED) >= expiredBefore + 2 &&
-                    counters.sessionsClosed() >= closedBefore + 2,
+                    counters.sessionsClosed() >= closedBefore + 2 && server.sessionCount() == 1,
                 () -> counters.get(ServerCounter.LEASES_EXPIRED) - expiredBefore + " expired, " +
                     server.sessionCount() + " sessions");
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(detected);
