@@ -149,10 +149,13 @@ class LeaseTest
             final long frozenAt = System.nanoTime();
             final long detected = Await.until("the frozen child's two leases expire",
                 Duration.ofMillis(LEASE_MS + MARGIN_MS + 5_000),
-                // at least the child's two; an emulated VM can starve a healthy session's heartbeats too, and
-                // a session of an earlier test may count its close late: so also wait until only ours is open
+                // at least the child's two; an emulated VM can starve a healthy session's heartbeats too, and a
+                // session of an earlier test may count its close late: so also wait until only ours is open and a
+                // departure released a lock (the node counts closes and releases after its index scan, which takes
+                // seconds under emulation)
                 () -> counters.get(ServerCounter.LEASES_EXPIRED) >= expiredBefore + 2 &&
-                    counters.sessionsClosed() >= closedBefore + 2 && server.sessionCount() == 1,
+                    counters.sessionsClosed() >= closedBefore + 2 && server.sessionCount() == 1 &&
+                    counters.get(ServerCounter.LOCKS_RELEASED) > releasedBefore,
                 () -> counters.get(ServerCounter.LEASES_EXPIRED) - expiredBefore + " expired, " +
                     server.sessionCount() + " sessions");
             final long detectedMs = TimeUnit.NANOSECONDS.toMillis(detected);
