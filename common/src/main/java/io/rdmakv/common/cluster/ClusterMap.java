@@ -36,6 +36,10 @@ public final class ClusterMap
     private final List<ClusterNode> nodes;
     private final int[] assignment;
     private final ClusterNode[] byPartition;
+    private final int replicationFactor;
+    private final List<ReplicaGroup> groups;
+    private final int[] partitionGroup;
+    private final boolean simple;
 
     /**
      * A map with an explicit assignment ({@code assignment[p]} is the id of partition p's node), or
@@ -58,22 +62,11 @@ public final class ClusterMap
         {
             throw new InvalidClusterMapException("cluster map has no nodes");
         }
-        final List<ClusterNode> sorted = new ArrayList<>(nodes);
-        sorted.sort(Comparator.comparingInt(ClusterNode::id));
+        final List<ClusterNode> sorted = sortedUnique(nodes);
         final Map<Integer, ClusterNode> byId = new HashMap<>();
-        final Map<String, ClusterNode> byAddress = new HashMap<>();
         for (final ClusterNode node : sorted)
         {
-            if (byId.putIfAbsent(node.id(), node) != null)
-            {
-                throw new InvalidClusterMapException("cluster map lists node id " + node.id() + " twice");
-            }
-            final ClusterNode other = byAddress.putIfAbsent(node.address(), node);
-            if (other != null)
-            {
-                throw new InvalidClusterMapException(
-                    "cluster map nodes " + other.id() + " and " + node.id() + " share the address " + node.address());
-            }
+            byId.put(node.id(), node);
         }
         if (partitionCount < sorted.size())
         {
@@ -102,6 +95,117 @@ public final class ClusterMap
             }
             byPartition[p] = node;
         }
+        this.replicationFactor = 1;
+        final List<ReplicaGroup> derived = new ArrayList<>(this.nodes.size());
+        final Map<Integer, Integer> groupIndex = new HashMap<>();
+        for (final ClusterNode node : this.nodes)
+        {
+            groupIndex.put(node.id(), derived.size());
+            derived.add(ReplicaGroup.single(node.id()));
+        }
+        this.groups = List.copyOf(derived);
+        this.partitionGroup = new int[partitionCount];
+        for (int p = 0; p < partitionCount; p++)
+        {
+            partitionGroup[p] = groupIndex.get(this.assignment[p]);
+        }
+        this.simple = true;
+    }
+
+    /**
+     * A replicated map: every partition belongs to a replica group ({@code partitionGroups[p]} is the id of
+     * partition p's group), and each group lists its replicas, primary first. Nodes that are in no group are
+     * spares (they hold nothing until a group needs them).
+     *
+     * @throws InvalidClusterMapException saying which rule the map breaks: epoch below 0, factor outside
+     *     1..{@value ReplicaGroup#MAX_REPLICAS}, partition count out of range, no group, a node unlisted or in two
+     *     groups, a partition of an unknown group, a group id twice.
+     */
+    public ClusterMap(final long epoch, final int partitionCount, final List<ClusterNode> nodes,
+        final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups)
+    {
+        if (epoch < 0)
+        {
+            throw new InvalidClusterMapException("cluster map epoch " + epoch + " is negative");
+        }
+        if (partitionCount < 1 || partitionCount > MAX_PARTITIONS)
+        {
+            throw new InvalidClusterMapException(
+                "cluster map partition count " + partitionCount + " outside 1.." + MAX_PARTITIONS);
+        }
+        if (replicationFactor < 1 || replicationFactor > ReplicaGroup.MAX_REPLICAS)
+        {
+            throw new InvalidClusterMapException(
+                "cluster map replication factor " + replicationFactor + " outside 1.." + ReplicaGroup.MAX_REPLICAS);
+        }
+        if (nodes == null || nodes.isEmpty())
+        {
+            throw new InvalidClusterMapException("cluster map has no nodes");
+        }
+        if (groups == null || groups.isEmpty())
+        {
+            throw new InvalidClusterMapException("cluster map has no replica groups");
+        }
+        final List<ClusterNode> sorted = sortedUnique(nodes);
+        final Map<Integer, ClusterNode> byId = new HashMap<>();
+        for (final ClusterNode node : sorted)
+        {
+            byId.put(node.id(), node);
+        }
+        final Map<Integer, Integer> groupIndex = new HashMap<>();
+        final Map<Integer, Integer> groupOfNode = new HashMap<>();
+        for (int g = 0; g < groups.size(); g++)
+        {
+            final ReplicaGroup group = groups.get(g);
+            if (groupIndex.putIfAbsent(group.id(), g) != null)
+            {
+                throw new InvalidClusterMapException("cluster map lists replica group " + group.id() + " twice");
+            }
+            for (int i = 0; i < group.memberCount() + group.copyingCount(); i++)
+            {
+                final int id = i < group.memberCount() ? group.member(i) : group.copying(i - group.memberCount());
+                if (!byId.containsKey(id))
+                {
+                    throw new InvalidClusterMapException(
+                        "cluster map replica group " + group.id() + " names node " + id + ", which it does not list");
+                }
+                final Integer other = groupOfNode.putIfAbsent(id, group.id());
+                if (other != null)
+                {
+                    throw new InvalidClusterMapException(
+                        "cluster map puts node " + id + " in replica groups " + other + " and " + group.id());
+                }
+            }
+        }
+        if (partitionGroups == null || partitionGroups.length != partitionCount)
+        {
+            throw new InvalidClusterMapException(
+                "cluster map assigns " + (partitionGroups == null ? 0 : partitionGroups.length) + " partitions to groups, it has " +
+                partitionCount);
+        }
+        this.epoch = epoch;
+        this.partitionCount = partitionCount;
+        this.nodes = List.copyOf(sorted);
+        this.replicationFactor = replicationFactor;
+        this.groups = List.copyOf(groups);
+        this.partitionGroup = new int[partitionCount];
+        this.assignment = new int[partitionCount];
+        this.byPartition = new ClusterNode[partitionCount];
+        for (int p = 0; p < partitionCount; p++)
+        {
+            final Integer g = groupIndex.get(partitionGroups[p]);
+            if (g == null)
+            {
+                throw new InvalidClusterMapException(
+                    "cluster map assigns partition " + p + " to replica group " + partitionGroups[p] +
+                    ", which it does not list");
+            }
+            partitionGroup[p] = g;
+            final int primary = this.groups.get(g).primary();
+            assignment[p] = primary;
+            byPartition[p] = primary < 0 ? null : byId.get(primary);
+        }
+        this.simple = false;
     }
 
     /** A round-robin map of {@link #DEFAULT_PARTITIONS} partitions. */
@@ -157,10 +261,67 @@ public final class ClusterMap
         return null;
     }
 
-    /** A copy of the assignment: element p is the id of partition p's node. */
+    /** A copy of the assignment: element p is the id of partition p's node (its primary; -1: group lost). */
     public int[] assignment()
     {
         return assignment.clone();
+    }
+
+    /** Replicas every partition should have (1: no replication). */
+    public int replicationFactor()
+    {
+        return replicationFactor;
+    }
+
+    /**
+     * Whether this is a map without replication in its plain form (each node its own group, factor 1):
+     * the form static config files use.
+     */
+    public boolean isSimple()
+    {
+        return simple;
+    }
+
+    /** The replica groups (for a simple map, one per node, its id the node's). */
+    public List<ReplicaGroup> groups()
+    {
+        return groups;
+    }
+
+    /** The replica group of partition {@code partition}. */
+    public ReplicaGroup groupFor(final int partition)
+    {
+        return groups.get(partitionGroup[partition]);
+    }
+
+    /** The index into {@link #groups()} of partition {@code partition}'s group (data path: no allocation). */
+    public int groupIndexOf(final int partition)
+    {
+        return partitionGroup[partition];
+    }
+
+    /** A copy of the partition-to-group table: element p is the id of partition p's group. */
+    public int[] partitionGroups()
+    {
+        final int[] ids = new int[partitionCount];
+        for (int p = 0; p < partitionCount; p++)
+        {
+            ids[p] = groups.get(partitionGroup[p]).id();
+        }
+        return ids;
+    }
+
+    /** The group that has node {@code nodeId} as a member or copying, or null (a spare, or unknown). */
+    public ReplicaGroup groupOfNode(final int nodeId)
+    {
+        for (final ReplicaGroup group : groups)
+        {
+            if (group.contains(nodeId))
+            {
+                return group;
+            }
+        }
+        return null;
     }
 
     /** The partition a key hash ({@link KeyHash#hash}) falls in. */
@@ -169,7 +330,7 @@ public final class ClusterMap
         return KeyHash.partition(keyHash, partitionCount);
     }
 
-    /** The node that holds partition {@code partition}. */
+    /** The node that holds partition {@code partition} (its group's primary), or null when its group is lost. */
     public ClusterNode nodeFor(final int partition)
     {
         if (partition < 0 || partition >= partitionCount)
@@ -195,7 +356,9 @@ public final class ClusterMap
     public boolean equals(final Object o)
     {
         return o instanceof ClusterMap m && epoch == m.epoch && partitionCount == m.partitionCount &&
-            nodes.equals(m.nodes) && Arrays.equals(assignment, m.assignment);
+            nodes.equals(m.nodes) && Arrays.equals(assignment, m.assignment) &&
+            replicationFactor == m.replicationFactor && groups.equals(m.groups) &&
+            Arrays.equals(partitionGroup, m.partitionGroup);
     }
 
     @Override
@@ -207,7 +370,30 @@ public final class ClusterMap
     @Override
     public String toString()
     {
-        return "ClusterMap{epoch=" + epoch + " partitions=" + partitionCount + " nodes=" + nodes + "}";
+        return "ClusterMap{epoch=" + epoch + " partitions=" + partitionCount + " nodes=" + nodes +
+            (simple ? "" : " replicas=" + replicationFactor + " groups=" + groups) + "}";
+    }
+
+    private static List<ClusterNode> sortedUnique(final List<ClusterNode> nodes)
+    {
+        final List<ClusterNode> sorted = new ArrayList<>(nodes);
+        sorted.sort(Comparator.comparingInt(ClusterNode::id));
+        final Map<Integer, ClusterNode> byId = new HashMap<>();
+        final Map<String, ClusterNode> byAddress = new HashMap<>();
+        for (final ClusterNode node : sorted)
+        {
+            if (byId.putIfAbsent(node.id(), node) != null)
+            {
+                throw new InvalidClusterMapException("cluster map lists node id " + node.id() + " twice");
+            }
+            final ClusterNode other = byAddress.putIfAbsent(node.address(), node);
+            if (other != null)
+            {
+                throw new InvalidClusterMapException(
+                    "cluster map nodes " + other.id() + " and " + node.id() + " share the address " + node.address());
+            }
+        }
+        return sorted;
     }
 
     private static int[] roundRobin(final int partitionCount, final List<ClusterNode> sortedNodes)

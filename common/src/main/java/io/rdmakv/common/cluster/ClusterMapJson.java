@@ -31,6 +31,13 @@ import java.util.Set;
  * }
  * </pre>
  *
+ * A replicated map (the form ZooKeeper holds) has, instead of {@code assignment}:
+ * <pre>
+ *   "replicas": 2,
+ *   "groups": [{"id": 0, "members": [1, 2], "copying": [], "sealed": false}, ...],
+ *   "partition_groups": [0, 1, 0, 1, ...]   group id per partition
+ * </pre>
+ *
  * Unknown fields, repeated fields and trailing content are rejected (a misspelt field should not be
  * silently ignored).
  */
@@ -40,7 +47,9 @@ public final class ClusterMapJson
         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .build();
-    private static final Set<String> MAP_FIELDS = Set.of("epoch", "partitions", "nodes", "assignment");
+    private static final Set<String> MAP_FIELDS = Set.of("epoch", "partitions", "nodes", "assignment", "replicas", "groups",
+        "partition_groups");
+    private static final Set<String> GROUP_FIELDS = Set.of("id", "members", "copying", "sealed");
     private static final Set<String> NODE_FIELDS = Set.of("id", "host", "port");
 
     private ClusterMapJson()
@@ -88,10 +97,38 @@ public final class ClusterMapJson
         {
             nodes.addObject().put("id", node.id()).put("host", node.host()).put("port", node.port());
         }
-        final ArrayNode assignment = root.putArray("assignment");
-        for (final int id : map.assignment())
+        if (map.isSimple())
         {
-            assignment.add(id);
+            final ArrayNode assignment = root.putArray("assignment");
+            for (final int id : map.assignment())
+            {
+                assignment.add(id);
+            }
+        }
+        else
+        {
+            root.put("replicas", map.replicationFactor());
+            final ArrayNode groups = root.putArray("groups");
+            for (final ReplicaGroup group : map.groups())
+            {
+                final ObjectNode g = groups.addObject().put("id", group.id());
+                final ArrayNode members = g.putArray("members");
+                for (final int id : group.members())
+                {
+                    members.add(id);
+                }
+                final ArrayNode copying = g.putArray("copying");
+                for (final int id : group.copying())
+                {
+                    copying.add(id);
+                }
+                g.put("sealed", group.sealed());
+            }
+            final ArrayNode partitionGroups = root.putArray("partition_groups");
+            for (final int id : map.partitionGroups())
+            {
+                partitionGroups.add(id);
+            }
         }
         try
         {
@@ -135,6 +172,40 @@ public final class ClusterMapJson
             }
             nodes.add(new ClusterNode(intField(node, "id", where), host.textValue(), intField(node, "port", where)));
         }
+        if (root.has("groups"))
+        {
+            if (root.has("assignment"))
+            {
+                throw new InvalidClusterMapException("cluster map: \"assignment\" and \"groups\" exclude each other");
+            }
+            final int replicas = intField(root, "replicas", "cluster map");
+            final List<ReplicaGroup> groups = new ArrayList<>();
+            final JsonNode groupsNode = root.get("groups");
+            if (!groupsNode.isArray())
+            {
+                throw new InvalidClusterMapException("cluster map: \"groups\" must be an array of groups");
+            }
+            int g = 0;
+            for (final JsonNode group : groupsNode)
+            {
+                final String where = "cluster map group #" + g++;
+                if (!group.isObject())
+                {
+                    throw new InvalidClusterMapException(where + " must be an object");
+                }
+                checkFields(group, GROUP_FIELDS, where);
+                final JsonNode sealed = group.get("sealed");
+                if (sealed != null && !sealed.isBoolean())
+                {
+                    throw new InvalidClusterMapException(where + ": \"sealed\" must be true or false");
+                }
+                groups.add(new ReplicaGroup(intField(group, "id", where), intArray(group, "members", where),
+                    group.has("copying") ? intArray(group, "copying", where) : new int[0],
+                    sealed != null && sealed.booleanValue()));
+            }
+            return new ClusterMap(epoch, partitions, nodes, replicas, groups,
+                intArray(root, "partition_groups", "cluster map"));
+        }
         int[] assignment = null;
         final JsonNode assignmentNode = root.get("assignment");
         if (assignmentNode != null && !assignmentNode.isNull())
@@ -156,6 +227,26 @@ public final class ClusterMapJson
             }
         }
         return new ClusterMap(epoch, partitions, nodes, assignment);
+    }
+
+    private static int[] intArray(final JsonNode node, final String field, final String where)
+    {
+        final JsonNode array = node.get(field);
+        if (array == null || !array.isArray())
+        {
+            throw new InvalidClusterMapException(where + ": \"" + field + "\" must be an array of integers");
+        }
+        final int[] values = new int[array.size()];
+        for (int i = 0; i < values.length; i++)
+        {
+            final JsonNode v = array.get(i);
+            if (!v.isIntegralNumber() || !v.canConvertToInt())
+            {
+                throw new InvalidClusterMapException(where + ": \"" + field + "\"[" + i + "] must be an integer, not " + v);
+            }
+            values[i] = v.intValue();
+        }
+        return values;
     }
 
     private static void checkFields(final JsonNode node, final Set<String> known, final String where)

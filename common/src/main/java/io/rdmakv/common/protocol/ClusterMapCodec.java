@@ -2,6 +2,7 @@ package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.cluster.InvalidClusterMapException;
 
 import java.nio.BufferUnderflowException;
@@ -34,6 +35,18 @@ import static io.rdmakv.common.protocol.MalformedMessageException.Kind.OVERSIZED
  *   20 nodes             node_count times: id u32 (at least 0), port u16, host_length u16
  *                              (1..{@link ClusterNode#MAX_HOST_LENGTH}), host (UTF-8); in ascending id order
  *   .. assignment        partition_count times: u16, the partition's node as an index into the nodes
+ *                        (kind {@value #EXPLICIT} only)
+ * </pre>
+ *
+ * Kind {@value #GROUPS} (replicated maps, {@link ClusterMap#isSimple()} false) has, after the nodes:
+ * <pre>
+ *    replication_factor  u8    1..{@link ReplicaGroup#MAX_REPLICAS}
+ *    reserved            u8    zero
+ *    group_count         u16   1..partition_count
+ *    groups              group_count times: id u32, member_count u8, copying_count u8, flags u8 (bit 0:
+ *                              sealed), reserved u8, then member_count + copying_count u16 node indexes
+ *                              (members primary first, then copying)
+ *    partition_groups    partition_count times: u16, the partition's group as an index into the groups
  * </pre>
  *
  * Decoding checks every count against the bytes left before it allocates, rejects malformed UTF-8,
@@ -46,6 +59,7 @@ public final class ClusterMapCodec
     public static final int FORMAT = 1;
     public static final int ROUND_ROBIN = 0;
     public static final int EXPLICIT = 1;
+    public static final int GROUPS = 2;
     /** The fixed part's length: everything before the first node. */
     public static final int NODES_OFFSET = 20;
     /** The fewest bytes one node takes (id, port, host length, one byte of host). */
@@ -59,6 +73,14 @@ public final class ClusterMapCodec
     public static int encodedLength(final ClusterMap map)
     {
         int length = NODES_OFFSET + (isRoundRobin(map) ? 0 : map.partitionCount() * Short.BYTES);
+        if (!map.isSimple())
+        {
+            length += 4;
+            for (final ReplicaGroup group : map.groups())
+            {
+                length += 8 + (group.memberCount() + group.copyingCount()) * Short.BYTES;
+            }
+        }
         for (final ClusterNode node : map.nodes())
         {
             length += MIN_NODE_LENGTH - 1 + node.host().getBytes(StandardCharsets.UTF_8).length;
@@ -71,20 +93,25 @@ public final class ClusterMapCodec
     {
         final List<ClusterNode> nodes = map.nodes();
         final boolean roundRobin = isRoundRobin(map);
+        final int kind = !map.isSimple() ? GROUPS : roundRobin ? ROUND_ROBIN : EXPLICIT;
         final byte[][] hosts = new byte[nodes.size()][];
         for (int i = 0; i < hosts.length; i++)
         {
             hosts[i] = nodes.get(i).host().getBytes(StandardCharsets.UTF_8);
         }
         final ByteBuffer out = ByteBuffer.allocate(encodedLength(map)).order(ByteOrder.LITTLE_ENDIAN);
-        out.put((byte)FORMAT).put((byte)(roundRobin ? ROUND_ROBIN : EXPLICIT)).putShort((short)0)
+        out.put((byte)FORMAT).put((byte)kind).putShort((short)0)
             .putInt(nodes.size()).putInt(map.partitionCount()).putLong(map.epoch());
         for (int i = 0; i < hosts.length; i++)
         {
             out.putInt(nodes.get(i).id()).putShort((short)nodes.get(i).port()).putShort((short)hosts[i].length)
                 .put(hosts[i]);
         }
-        if (!roundRobin)
+        if (kind == GROUPS)
+        {
+            encodeGroups(map, out);
+        }
+        else if (!roundRobin)
         {
             final int[] assignment = map.assignment();
             for (final int id : assignment)
@@ -123,9 +150,9 @@ public final class ClusterMapCodec
                 BAD_VERSION, "cluster map of format " + format + ": this build reads format " + FORMAT);
         }
         final int kind = in.get() & 0xFF;
-        if (kind != ROUND_ROBIN && kind != EXPLICIT)
+        if (kind != ROUND_ROBIN && kind != EXPLICIT && kind != GROUPS)
         {
-            throw new MalformedMessageException(BAD_FIELD, "cluster map assignment kind " + kind + " is not 0 or 1");
+            throw new MalformedMessageException(BAD_FIELD, "cluster map assignment kind " + kind + " is not 0, 1 or 2");
         }
         if (in.getShort() != 0)
         {
@@ -139,10 +166,11 @@ public final class ClusterMapCodec
             throw new MalformedMessageException(
                 OVERSIZED, "cluster map partition count " + partitions + " outside 1.." + ClusterMap.MAX_PARTITIONS);
         }
-        if (nodeCount < 1 || nodeCount > partitions || nodeCount * MIN_NODE_LENGTH > in.remaining())
+        final long maxNodes = kind == GROUPS ? 0xFFFF : partitions;
+        if (nodeCount < 1 || nodeCount > maxNodes || nodeCount * MIN_NODE_LENGTH > in.remaining())
         {
             throw new MalformedMessageException(
-                OVERSIZED, "cluster map node count " + nodeCount + " outside 1.." + partitions + " or past its " +
+                OVERSIZED, "cluster map node count " + nodeCount + " outside 1.." + maxNodes + " or past its " +
                 in.remaining() + " bytes of nodes");
         }
         final List<ClusterNode> nodes = new ArrayList<>((int)nodeCount);
@@ -166,6 +194,10 @@ public final class ClusterMapCodec
             }
             previousId = id;
             nodes.add(new ClusterNode(id, host(in, hostLength, i), port));
+        }
+        if (kind == GROUPS)
+        {
+            return decodeGroups(in, epoch, (int)partitions, nodes);
         }
         int[] assignment = null;
         if (kind == EXPLICIT)
@@ -196,6 +228,102 @@ public final class ClusterMapCodec
         return new ClusterMap(epoch, (int)partitions, nodes, assignment);
     }
 
+    private static void encodeGroups(final ClusterMap map, final ByteBuffer out)
+    {
+        final List<ClusterNode> nodes = map.nodes();
+        out.put((byte)map.replicationFactor()).put((byte)0).putShort((short)map.groups().size());
+        for (final ReplicaGroup group : map.groups())
+        {
+            out.putInt(group.id()).put((byte)group.memberCount()).put((byte)group.copyingCount())
+                .put((byte)(group.sealed() ? 1 : 0)).put((byte)0);
+            for (int i = 0; i < group.memberCount(); i++)
+            {
+                out.putShort((short)indexOf(nodes, group.member(i)));
+            }
+            for (int i = 0; i < group.copyingCount(); i++)
+            {
+                out.putShort((short)indexOf(nodes, group.copying(i)));
+            }
+        }
+        for (int p = 0; p < map.partitionCount(); p++)
+        {
+            out.putShort((short)map.groupIndexOf(p));
+        }
+    }
+
+    private static ClusterMap decodeGroups(final ByteBuffer in, final long epoch, final int partitions,
+        final List<ClusterNode> nodes)
+    {
+        final int factor = in.get() & 0xFF;
+        if (in.get() != 0)
+        {
+            throw new MalformedMessageException(BAD_FIELD, "cluster map reserved group field is not zero");
+        }
+        final int groupCount = in.getShort() & 0xFFFF;
+        if (groupCount < 1 || groupCount > partitions || (long)groupCount * 8 > in.remaining())
+        {
+            throw new MalformedMessageException(
+                OVERSIZED, "cluster map group count " + groupCount + " outside 1.." + partitions + " or past its " +
+                in.remaining() + " bytes");
+        }
+        final List<ReplicaGroup> groups = new ArrayList<>(groupCount);
+        for (int g = 0; g < groupCount; g++)
+        {
+            final int id = in.getInt();
+            final int memberCount = in.get() & 0xFF;
+            final int copyingCount = in.get() & 0xFF;
+            final int flags = in.get() & 0xFF;
+            if ((flags & ~1) != 0 || in.get() != 0)
+            {
+                throw new MalformedMessageException(BAD_FIELD, "cluster map group #" + g + " has reserved bits set");
+            }
+            if (memberCount + copyingCount > ReplicaGroup.MAX_REPLICAS)
+            {
+                throw new MalformedMessageException(
+                    OVERSIZED, "cluster map group #" + g + " has " + (memberCount + copyingCount) + " nodes, at most " +
+                    ReplicaGroup.MAX_REPLICAS);
+            }
+            final int[] members = new int[memberCount];
+            final int[] copying = new int[copyingCount];
+            for (int i = 0; i < memberCount + copyingCount; i++)
+            {
+                final int index = in.getShort() & 0xFFFF;
+                if (index >= nodes.size())
+                {
+                    throw new MalformedMessageException(
+                        BAD_FIELD, "cluster map group #" + g + " names node index " + index + " of " + nodes.size());
+                }
+                if (i < memberCount)
+                {
+                    members[i] = nodes.get(index).id();
+                }
+                else
+                {
+                    copying[i - memberCount] = nodes.get(index).id();
+                }
+            }
+            groups.add(new ReplicaGroup(id, members, copying, flags == 1));
+        }
+        if ((long)partitions * Short.BYTES != in.remaining())
+        {
+            throw new MalformedMessageException(
+                BAD_LENGTH, "cluster map group table of " + partitions + " partitions needs " +
+                partitions * Short.BYTES + " bytes, has " + in.remaining());
+        }
+        final int[] partitionGroups = new int[partitions];
+        for (int p = 0; p < partitions; p++)
+        {
+            final int index = in.getShort() & 0xFFFF;
+            if (index >= groupCount)
+            {
+                throw new MalformedMessageException(
+                    BAD_FIELD, "cluster map puts partition " + p + " in group index " + index + " of " + groupCount);
+            }
+            partitionGroups[p] = groups.get(index).id();
+        }
+        return new ClusterMap(epoch, partitions, nodes, factor, groups, partitionGroups);
+    }
+
     private static String host(final ByteBuffer in, final int length, final int node)
     {
         if (length > in.remaining())
@@ -217,6 +345,10 @@ public final class ClusterMapCodec
 
     private static boolean isRoundRobin(final ClusterMap map)
     {
+        if (!map.isSimple())
+        {
+            return false;
+        }
         final List<ClusterNode> nodes = map.nodes();
         for (int p = 0; p < map.partitionCount(); p++)
         {

@@ -32,9 +32,10 @@ public final class MessageHeaderDescriptor
 {
     /**
      * The version of the control protocol, carried in HELLO and HELLO_OK. 3: HELLO_OK carries the cluster map
-     * in binary, and ALLOC_OK the rkey a chunk is written with (a memory window per grant).
+     * in binary, and ALLOC_OK the rkey a chunk is written with (a memory window per grant). 4: the map may
+     * carry replica groups (kind 2).
      */
-    public static final int PROTOCOL_VERSION = 3;
+    public static final int PROTOCOL_VERSION = 4;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;

@@ -106,7 +106,7 @@ class ClusterMapCodecTest
     void refusesBadFixedFields()
     {
         final byte[] bytes = ClusterMapCodec.encode(Samples.MAP);
-        malformed(patched(bytes, 1, 2), Kind.BAD_FIELD);
+        malformed(patched(bytes, 1, 3), Kind.BAD_FIELD);
         malformed(patched(bytes, 2, 1), Kind.BAD_FIELD);
         // counts that would allocate far more than the bytes carry
         malformed(patched(bytes, 4, 0xFF, 0xFF, 0xFF, 0xFF), Kind.OVERSIZED);
@@ -192,5 +192,41 @@ class ClusterMapCodecTest
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).put(mapAt, (byte)1).putInt(mapAt + 4, 0);
         assertEquals(Kind.OVERSIZED,
             assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes)).kind());
+    }
+
+    @Test
+    void replicatedMapRoundTripsWithItsGroups()
+    {
+        final java.util.List<io.rdmakv.common.cluster.ClusterNode> nodes = java.util.List.of(
+            new io.rdmakv.common.cluster.ClusterNode(1, "127.0.0.1", 7401),
+            new io.rdmakv.common.cluster.ClusterNode(2, "127.0.0.1", 7402),
+            new io.rdmakv.common.cluster.ClusterNode(3, "127.0.0.1", 7403));
+        final io.rdmakv.common.cluster.ReplicaGroup group =
+            new io.rdmakv.common.cluster.ReplicaGroup(7, new int[] {2, 1}, new int[] {3}, true);
+        final io.rdmakv.common.cluster.ClusterMap map = new io.rdmakv.common.cluster.ClusterMap(
+            5, 4, nodes, 2, java.util.List.of(group), new int[] {7, 7, 7, 7});
+        final byte[] bytes = ClusterMapCodec.encode(map);
+        assertEquals(bytes.length, ClusterMapCodec.encodedLength(map));
+        final io.rdmakv.common.cluster.ClusterMap back = ClusterMapCodec.decode(bytes);
+        assertEquals(map, back);
+        assertEquals(2, back.nodeFor(3).id());
+        assertEquals(group, back.groupFor(0));
+        assertEquals(true, back.groupFor(0).sealed());
+        assertEquals(map, io.rdmakv.common.cluster.ClusterMap.fromJson(map.toJson()));
+        // a group naming a node index past the list
+        final byte[] bad = bytes.clone();
+        bad[bytes.length - 4 * 2 - 2] = 9;
+        malformed(bad, Kind.BAD_FIELD);
+    }
+
+    @Test
+    void lostGroupHasNoPrimary()
+    {
+        final io.rdmakv.common.cluster.ClusterMap map = new io.rdmakv.common.cluster.ClusterMap(
+            1, 2, java.util.List.of(new io.rdmakv.common.cluster.ClusterNode(1, "127.0.0.1", 7401)), 2,
+            java.util.List.of(new io.rdmakv.common.cluster.ReplicaGroup(0, new int[0], new int[] {1}, false)),
+            new int[] {0, 0});
+        assertEquals(null, map.nodeFor(0));
+        assertEquals(map, ClusterMapCodec.decode(ClusterMapCodec.encode(map)));
     }
 }
