@@ -29,7 +29,9 @@ public enum ReasonCode
     /** The server failed for a reason of its own. */
     INTERNAL(11),
     /** HELLO in plaintext to a node that speaks only TLS on its bootstrap port. */
-    TLS_REQUIRED(12);
+    TLS_REQUIRED(12),
+    /** HELLO to a node that is not (yet, or no longer) in its cluster's map: ask another node. */
+    NOT_IN_CLUSTER(13);
 
     private final int code;
 
