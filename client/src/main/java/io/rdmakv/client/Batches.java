@@ -41,19 +41,42 @@ final class Batches
         final byte[][] values = new byte[k.length][];
         final int[] mine = new int[k.length];
         final List<Integer> single = new ArrayList<>();
-        for (int node = 0; node < router.nodeCount(); node++)
+        try
         {
-            int count = 0;
-            for (int i = 0; i < k.length; i++)
+            for (int node = 0; node < router.nodeCount(); node++)
             {
-                if (router.nodeOf(hashes[i]) == node)
+                int count = 0;
+                for (int i = 0; i < k.length; i++)
                 {
-                    mine[count++] = i;
+                    if (router.nodeOf(hashes[i]) == node)
+                    {
+                        mine[count++] = i;
+                    }
+                }
+                if (count > 0)
+                {
+                    readNode(client, node, k, hashes, Arrays.copyOf(mine, count), values, single);
                 }
             }
-            if (count > 0)
+            for (int i = 0; i < k.length; i++)
             {
-                readNode(client, node, k, hashes, Arrays.copyOf(mine, count), values, single);
+                if (router.nodeOf(hashes[i]) == Router.LOST)
+                {
+                    single.add(i);
+                }
+            }
+        }
+        catch (final KvConnectionException | KvTimeoutException e)
+        {
+            if (!router.replicated())
+            {
+                throw e;
+            }
+            // the cluster is changing: each key on its own, which follows the map and retries
+            single.clear();
+            for (int i = 0; i < k.length; i++)
+            {
+                single.add(i);
             }
         }
         for (final int i : single)
@@ -150,6 +173,15 @@ final class Batches
             e++;
         }
         final Router router = client.router();
+        if (router.replicated())
+        {
+            // a batch's CASes go to the primary only: a replicated key commits along its chain, one by one
+            for (int i = 0; i < n; i++)
+            {
+                client.put(keys[i], values[i]);
+            }
+            return;
+        }
         final int[] mine = new int[n];
         final List<Integer> single = new ArrayList<>();
         for (int node = 0; node < router.nodeCount(); node++)

@@ -86,7 +86,7 @@ final class Connector
             {
                 seed.close();
             }
-            return new KvClient(config, context, pd, router, hello.geometry().maxKeyLength(),
+            return new KvClient(config, context, pd, router, opener, hello.geometry().maxKeyLength(),
                 hello.geometry().maxValueLength());
         }
         catch (final RuntimeException e)

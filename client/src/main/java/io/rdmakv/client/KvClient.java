@@ -2,6 +2,7 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.ClientJanitor;
+import io.rdmakv.client.internal.GroupLostException;
 import io.rdmakv.client.internal.JanitorDuties;
 import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.LaneCounters;
@@ -10,12 +11,14 @@ import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.client.internal.StaleMapException;
 import io.rdmakv.client.internal.Status;
 import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -50,7 +53,9 @@ public final class KvClient implements AutoCloseable
 
     private final Context context;
     private final ProtectionDomain pd;
-    private final Router router;
+    private final MapFollower follower;
+    /** Per thread, the session the last operation completed on (its lane holds the result). */
+    private final ThreadLocal<Session[]> last = ThreadLocal.withInitial(() -> new Session[1]);
     private final Failures failures;
     private final int maxKeyLength;
     private final int maxValueLength;
@@ -62,22 +67,22 @@ public final class KvClient implements AutoCloseable
     private volatile boolean closed;
 
     KvClient(final KvClientConfig config, final Context context, final ProtectionDomain pd, final Router router,
-        final int maxKeyLength, final int maxValueLength)
+        final Router.SessionOpener opener, final int maxKeyLength, final int maxValueLength)
     {
         this.context = context;
         this.pd = pd;
-        this.router = router;
+        this.follower = new MapFollower(router, opener, config.seeds(), config.opTimeout().toNanos());
         this.failures = new Failures(config.opTimeout(), Lane.maxAttempts());
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;
-        metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), router::totals,
-            router::openSessions);
-        queries = new NodeQueries(router, this::session, this::failed);
+        metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), () -> follower.router().totals(),
+            () -> follower.router().openSessions());
+        queries = new NodeQueries(follower::router, this::session, this::failed);
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
         asyncBatches = new AsyncBatches(this, config.asyncThreads());
-        janitor = new ClientJanitor(router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
+        janitor = new ClientJanitor(follower::router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
     }
 
     /**
@@ -98,7 +103,7 @@ public final class KvClient implements AutoCloseable
     /** The cluster map this client routes by. */
     public ClusterMap clusterMap()
     {
-        return router.map();
+        return follower.router().map();
     }
 
     public int maxKeyLength()
@@ -123,11 +128,12 @@ public final class KvClient implements AutoCloseable
     /** The value and version of {@code key}, or null when the key does not exist. */
     public Versioned getVersioned(final byte[] key)
     {
-        final Session session = staged(MemorySegment.ofArray(key), key.length);
-        if (run(session, Operations.GET, 0L) == Status.NOT_FOUND)
+        final MemorySegment k = MemorySegment.ofArray(key);
+        if (execute(k, key.length, null, Operations.GET, 0L) == Status.NOT_FOUND)
         {
             return null;
         }
+        final Session session = last.get()[0];
         final LaneResult result = session.lane().result();
         final byte[] value = new byte[result.valueLength()];
         MemorySegment.copy(result.valueSegment(), ValueLayout.JAVA_BYTE, result.valueOffset(), value, 0, value.length);
@@ -141,11 +147,11 @@ public final class KvClient implements AutoCloseable
      */
     public long get(final MemorySegment key, final MemorySegment dst)
     {
-        final Session session = staged(key, key.byteSize());
-        if (run(session, Operations.GET, 0L) == Status.NOT_FOUND)
+        if (execute(key, key.byteSize(), null, Operations.GET, 0L) == Status.NOT_FOUND)
         {
             return -1;
         }
+        final Session session = last.get()[0];
         final LaneResult result = session.lane().result();
         final int length = result.valueLength();
         if (length > dst.byteSize())
@@ -163,11 +169,11 @@ public final class KvClient implements AutoCloseable
      */
     public long getVersioned(final MemorySegment key, final MemorySegment dst, final long[] version)
     {
-        final Session session = staged(key, key.byteSize());
-        if (run(session, Operations.GET, 0L) == Status.NOT_FOUND)
+        if (execute(key, key.byteSize(), null, Operations.GET, 0L) == Status.NOT_FOUND)
         {
             return -1;
         }
+        final Session session = last.get()[0];
         final LaneResult result = session.lane().result();
         version[0] = result.version();
         final int length = result.valueLength();
@@ -188,7 +194,7 @@ public final class KvClient implements AutoCloseable
     /** Inserts or replaces, key and value in (native or heap) segments; allocates nothing. */
     public void put(final MemorySegment key, final MemorySegment value)
     {
-        run(staged(key, key.byteSize(), value), Operations.PUT, 0L);
+        execute(key, key.byteSize(), value, Operations.PUT, 0L);
     }
 
     /**
@@ -199,20 +205,20 @@ public final class KvClient implements AutoCloseable
      */
     public boolean putIfVersion(final byte[] key, final byte[] value, final long expectedVersion)
     {
-        final Session session = staged(MemorySegment.ofArray(key), key.length, MemorySegment.ofArray(value));
-        return run(session, Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
+        return execute(MemorySegment.ofArray(key), key.length, MemorySegment.ofArray(value), Operations.COMPARE_AND_SET,
+            expectedVersion) == Status.OK;
     }
 
     /** {@link #putIfVersion(byte[], byte[], long)}, key and value in (native or heap) segments; allocates nothing. */
     public boolean putIfVersion(final MemorySegment key, final MemorySegment value, final long expectedVersion)
     {
-        return run(staged(key, key.byteSize(), value), Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
+        return execute(key, key.byteSize(), value, Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
     }
 
     /** Removes {@code key}; returns false when it did not exist. */
     public boolean delete(final byte[] key)
     {
-        return run(staged(MemorySegment.ofArray(key), key.length), Operations.DELETE, 0L) == Status.OK;
+        return execute(MemorySegment.ofArray(key), key.length, null, Operations.DELETE, 0L) == Status.OK;
     }
 
     // ---- batches ----------------------------------------------------------------------------
@@ -259,7 +265,7 @@ public final class KvClient implements AutoCloseable
 
     Router router()
     {
-        return router;
+        return follower.router();
     }
 
     /** A batch's lane failure as the exception a single operation would throw. */
@@ -319,7 +325,7 @@ public final class KvClient implements AutoCloseable
     /** The client's counters, summed over every lane it has had. */
     public ClientStats stats()
     {
-        final LaneCounters t = router.totals();
+        final LaneCounters t = follower.router().totals();
         return new ClientStats(t.get(ClientCounter.GETS), t.get(ClientCounter.PUTS), t.get(ClientCounter.DELETES),
             t.get(ClientCounter.COMPARE_AND_SETS), t.get(ClientCounter.NOT_FOUND), t.get(ClientCounter.CONFLICTS),
             t.get(ClientCounter.ERRORS), t.get(ClientCounter.ROUND_TRIPS), t.get(ClientCounter.CAS_RETRIES),
@@ -355,46 +361,130 @@ public final class KvClient implements AutoCloseable
 
     // ---- the one operation template ---------------------------------------------------------
 
-    /** Checks the key, hashes it once, routes it to this thread's lane to its node and stages it there. */
-    private Session staged(final MemorySegment key, final long keyLength)
+    /**
+     * Runs operation {@code op} on the key's lane: checks the key (and value), hashes the key once, routes it
+     * to this thread's lane to its node (its primary), stages it there, sets the lane's replica chain for a
+     * write, runs it, gives the lane back ({@link Session#exit()}; the janitor never touches what a GET left in
+     * the lane's read buffer), records it (when metrics are on), and returns its outcome ({@link Status#OK},
+     * {@link Status#NOT_FOUND} or {@link Status#CONFLICT}; the session it ran on is {@code last.get()[0]}) or
+     * throws its failure.
+     *
+     * <p>In a replicated cluster, an operation that cannot go on (its node unreachable or fenced, a newer map
+     * out, its group sealed for a copy) follows the map ({@link MapFollower}) and runs again, within the
+     * operation timeout. A compare-and-set whose lane failed is not run again: it may have happened.
+     */
+    private int execute(final MemorySegment key, final long keyLength, final MemorySegment value, final int op,
+        final long expectedVersion)
     {
         if (keyLength > maxKeyLength)
         {
             throw Failures.keyTooLarge(keyLength, maxKeyLength);
         }
-        final long hash = KeyHash.hash(key, 0, (int)keyLength);
-        final Session session = route(hash);
-        session.enter();
-        session.lane().key(key, 0, (int)keyLength, hash);
-        return session;
-    }
-
-    /** {@link #staged(MemorySegment, long)} plus the block of {@code value}. */
-    private Session staged(final MemorySegment key, final long keyLength, final MemorySegment value)
-    {
-        if (value.byteSize() > maxValueLength)
+        if (value != null && value.byteSize() > maxValueLength)
         {
             throw Failures.valueTooLarge(value.byteSize(), maxValueLength);
         }
-        final Session session = staged(key, keyLength);
-        try
+        final long hash = KeyHash.hash(key, 0, (int)keyLength);
+        final boolean write = op != Operations.GET;
+        long deadline = 0L;
+        while (true)
         {
-            session.lane().value(value, 0, (int)value.byteSize());
+            checkOpen();
+            final Router router = follower.router();
+            final Session session;
+            try
+            {
+                if (write && router.replicated() && router.sealed(hash))
+                {
+                    deadline = follower.await(router, deadline, "the key's replica group is sealed for a copy");
+                    continue;
+                }
+                session = router.route(hash);
+            }
+            catch (final StaleMapException e)
+            {
+                follower.adopt(router, e);
+                continue;
+            }
+            catch (final GroupLostException e)
+            {
+                throw new KvConnectionException(e.getMessage(), e);
+            }
+            catch (final SessionRefusedException | SessionFailedException e)
+            {
+                if (!router.replicated() || !isTransient(e))
+                {
+                    throw connectFailed(e);
+                }
+                deadline = follower.await(router, deadline, e.getMessage());
+                continue;
+            }
+            session.enter();
+            try
+            {
+                session.lane().key(key, 0, (int)keyLength, hash);
+                if (value != null)
+                {
+                    session.lane().value(value, 0, (int)value.byteSize());
+                }
+                if (write && router.replicated())
+                {
+                    router.prepareChain(hash, session.lane());
+                }
+            }
+            catch (final StaleMapException e)
+            {
+                session.exit();
+                follower.adopt(router, e);
+                continue;
+            }
+            catch (final SessionRefusedException | SessionFailedException e)
+            {
+                session.exit();
+                if (!isTransient(e))
+                {
+                    throw connectFailed(e);
+                }
+                deadline = follower.await(router, deadline, e.getMessage());
+                continue;
+            }
+            catch (final RuntimeException e)
+            {
+                session.exit();
+                throw e;
+            }
+            final int status = run(session, op, expectedVersion);
+            if (status >= 0)
+            {
+                last.get()[0] = session;
+                return status;
+            }
+            if (!router.replicated() || !retryable(status, op))
+            {
+                throw failed(session, status, API_NAMES[op]);
+            }
+            router.dropIfBroken(session);
+            router.dropBrokenChain(session.lane());
+            deadline = follower.await(router, deadline, "lost the connection to node " + session.hello().nodeId());
         }
-        catch (final RuntimeException e)
-        {
-            session.exit();
-            throw e;
-        }
-        return session;
     }
 
-    /**
-     * Runs operation {@code op} on the staged lane and gives the lane back ({@link Session#exit()}; the
-     * janitor never touches what a GET left in the lane's read buffer): records it (when metrics are on),
-     * and returns its outcome ({@link Status#OK}, {@link Status#NOT_FOUND} or {@link Status#CONFLICT}) or
-     * throws its failure.
-     */
+    /** Whether a session refused or failed now may be had later: the node is down, leaving, or not in the map. */
+    private static boolean isTransient(final RuntimeException e)
+    {
+        return !(e instanceof SessionRefusedException refused) ||
+            refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.SHUTTING_DOWN.code();
+    }
+
+    /** Whether a failed operation may run again after a map refresh: it changed nothing, or may change it twice. */
+    private static boolean retryable(final int status, final int op)
+    {
+        final boolean lost = status == Status.CONNECTION_LOST || status == Status.NODE_SHUTTING_DOWN ||
+            status == Status.TIMEOUT;
+        return lost && op != Operations.COMPARE_AND_SET;
+    }
+
+    /** Runs the staged operation and gives the lane back; records it; returns its status (negative: failed). */
     private int run(final Session session, final int op, final long expectedVersion)
     {
         final Lane lane = session.lane();
@@ -418,24 +508,7 @@ public final class KvClient implements AutoCloseable
         {
             recorder.end(op, status);
         }
-        if (status < 0)
-        {
-            throw failed(session, status, API_NAMES[op]);
-        }
         return status;
-    }
-
-    private Session route(final long hash)
-    {
-        checkOpen();
-        try
-        {
-            return router.route(hash);
-        }
-        catch (final SessionRefusedException | SessionFailedException e)
-        {
-            throw connectFailed(e);
-        }
     }
 
     private Session session(final int node)
@@ -443,7 +516,7 @@ public final class KvClient implements AutoCloseable
         checkOpen();
         try
         {
-            return router.session(node);
+            return follower.router().session(node);
         }
         catch (final SessionRefusedException | SessionFailedException e)
         {
@@ -463,7 +536,7 @@ public final class KvClient implements AutoCloseable
     private KvException failed(final Session session, final int status, final String operation)
     {
         final KvException e = failures.of(session, status, operation);
-        router.dropIfBroken(session);
+        follower.router().dropIfBroken(session);
         return e;
     }
 
@@ -490,7 +563,7 @@ public final class KvClient implements AutoCloseable
         {
             metrics.unregister();
         }
-        router.close();
+        follower.close();
         pd.close();
         context.close();
     }

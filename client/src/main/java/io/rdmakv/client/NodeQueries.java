@@ -25,13 +25,14 @@ final class NodeQueries
         KvException of(Session session, int status, String operation);
     }
 
-    private final Router router;
+    private final java.util.function.Supplier<Router> routers;
     private final IntFunction<Session> sessions;
     private final Failure failure;
 
-    NodeQueries(final Router router, final IntFunction<Session> sessions, final Failure failure)
+    NodeQueries(final java.util.function.Supplier<Router> routers, final IntFunction<Session> sessions,
+        final Failure failure)
     {
-        this.router = router;
+        this.routers = routers;
         this.sessions = sessions;
         this.failure = failure;
     }
@@ -39,7 +40,7 @@ final class NodeQueries
     Map<Integer, StatsOkMessage> nodeStats()
     {
         final Map<Integer, StatsOkMessage> result = new LinkedHashMap<>();
-        for (final ClusterNode node : router.map().nodes())
+        for (final ClusterNode node : routers.get().map().nodes())
         {
             result.put(node.id(), nodeStats(node.id()));
         }
@@ -48,7 +49,7 @@ final class NodeQueries
 
     StatsOkMessage nodeStats(final int nodeId)
     {
-        final List<ClusterNode> nodes = router.map().nodes();
+        final List<ClusterNode> nodes = routers.get().map().nodes();
         for (int i = 0; i < nodes.size(); i++)
         {
             if (nodes.get(i).id() == nodeId)
@@ -64,9 +65,9 @@ final class NodeQueries
     DamageReport damagedSlots(final int limit)
     {
         final DamageListing listing = new DamageListing(limit);
-        for (int i = 0; i < router.nodeCount(); i++)
+        for (int i = 0; i < routers.get().nodeCount(); i++)
         {
-            final int id = router.map().nodes().get(i).id();
+            final int id = routers.get().map().nodes().get(i).id();
             ask(i, "damagedSlots", session -> listing.collect(session, id));
         }
         return listing.report();

@@ -24,7 +24,7 @@ public final class ClientJanitor implements AutoCloseable
         void run(Session session, long nowNanos);
     }
 
-    private final Router router;
+    private final java.util.function.Supplier<Router> routers;
     private final List<Duty> duties;
     private final long tickNanos;
     private final Thread thread;
@@ -32,7 +32,14 @@ public final class ClientJanitor implements AutoCloseable
 
     public ClientJanitor(final Router router, final long tickNanos, final List<Duty> duties)
     {
-        this.router = router;
+        this(() -> router, tickNanos, duties);
+    }
+
+    /** A janitor that follows the client's current router (a new one each time the cluster map changes). */
+    public ClientJanitor(final java.util.function.Supplier<Router> routers, final long tickNanos,
+        final List<Duty> duties)
+    {
+        this.routers = routers;
         this.duties = List.copyOf(duties);
         this.tickNanos = tickNanos;
         thread = Thread.ofPlatform().daemon().name("rdmakv-janitor").unstarted(this::loop);
@@ -50,7 +57,7 @@ public final class ClientJanitor implements AutoCloseable
         {
             LockSupport.parkNanos(tickNanos);
             final long now = System.nanoTime();
-            router.forEachOpen(session ->
+            routers.get().forEachOpen(session ->
             {
                 for (final Duty duty : duties)
                 {

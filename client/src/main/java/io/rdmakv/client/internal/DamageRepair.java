@@ -40,9 +40,12 @@ final class DamageRepair
     private final NanoClock clock;
     private String lastRefusal = "";
 
+    private final ReplicaChain chain;
+
     DamageRepair(final ControlChannel control, final KeyLocation key, final BlockSearch search,
-        final MemorySegment mem, final LaneCounters counters, final NanoClock clock)
+        final MemorySegment mem, final LaneCounters counters, final NanoClock clock, final ReplicaChain chain)
     {
+        this.chain = chain;
         this.control = control;
         this.key = key;
         this.search = search;
@@ -59,6 +62,12 @@ final class DamageRepair
      */
     int repair()
     {
+        if (chain.active())
+        {
+            // the node clears a damaged slot on its own index only; with backups that would put the primary
+            // behind its first backup, so a replicated key's damage is reported, not repaired
+            return Status.CORRUPTED;
+        }
         final int candidate = search.suspectCandidate();
         final long word = search.suspectWord();
         final long group = key.group(candidate);

@@ -52,7 +52,7 @@ public final class Lane implements AutoCloseable
         block = new NewBlock(mem, key, requests, space, cached, result, clock);
         final InsertProtocol insert = new InsertProtocol(key, requests, search, block, counters, lockWord);
         get = new GetProtocol(key, requests, search, cached, counters, result, clock);
-        repair = new DamageRepair(control, key, search, mem, counters, clock);
+        repair = new DamageRepair(control, key, search, mem, counters, clock, requests.chain());
         put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
         delete = new DeleteProtocol(key, requests, search, cached, space, repair, counters);
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
@@ -61,6 +61,17 @@ public final class Lane implements AutoCloseable
         batchPut = new BatchPut(mem, batchRequests, remote, cached, space, counters, clock, trustNanos);
         maxKeyLength = remote.geometry().maxKeyLength();
         maxValueLength = remote.geometry().maxValueLength();
+    }
+
+    /** The backups this lane's next write commits along (set by the router per operation). */
+    ReplicaChain chain()
+    {
+        return requests.chain();
+    }
+
+    LaneRequests requests()
+    {
+        return requests;
     }
 
     /** Shares the client's slot cache (before the lane's first operation; a lane starts with none). */

@@ -27,7 +27,15 @@ import java.lang.foreign.ValueLayout;
  *   casSlotAndUnlock          CAS empty slot, CAS insert lock free    insert commit
  *   unlock                    CAS insert lock free (unsignaled)       insert that found the key after all
  *   send                      SEND control message                    ALLOC, FREE, STATS, BYE
+ *   writeBlock                WRITE block                             replicated commit, block not out yet
+ *   replicaWrite              WRITE another lane's block              a backup's or copying node's copy
+ *   replicaWriteAndCas        WRITE another lane's block, CAS slot    the first backup of a chain
+ *   replicaCas                CAS slot                                the other backups of a chain
  * </pre>
+ *
+ * <p>When the key's group has backups ({@link ReplicaChain#active()}), every slot commit on the primary
+ * ({@code casSlot}, {@code writeAndCasSlot}, {@code casSlotAndUnlock}) first goes along the chain; a chain
+ * lost to another writer helps that writer's word onto the primary and reports the CAS lost.
  *
  * Results land in the lane's buffers ({@link LaneBuffers}); read them with {@link #casResult()},
  * {@link #lockResult()} and {@link #slotRead()}.
@@ -45,12 +53,17 @@ final class LaneRequests implements AutoCloseable
     private static final int CAS_SLOT_UNLOCK = 17;
     private static final int UNLOCK = 19;
     private static final int SEND = 20;
-    private static final int COUNT = 21;
+    private static final int WRITE_BLOCK = 21;
+    private static final int REPLICA_WRITE = 22;
+    private static final int REPLICA_WRITE_CAS = 23;
+    private static final int REPLICA_CAS = 25;
+    private static final int COUNT = 26;
 
     private final LaneIo io;
     private final RemoteIndex remote;
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
+    private final ReplicaChain chain = new ReplicaChain();
 
     LaneRequests(final LaneIo io, final RemoteIndex remote, final MemorySegment mem)
     {
@@ -73,6 +86,11 @@ final class LaneRequests implements AutoCloseable
         atomic(CAS_SLOT_UNLOCK + 1, LaneBuffers.UNLOCK);
         atomic(UNLOCK, LaneBuffers.UNLOCK);
         wrs.at(SEND).send(io.localAddress(LaneBuffers.CONTROL_SEND), 0, io.lkey());
+        blockWrite(WRITE_BLOCK);
+        blockWrite(REPLICA_WRITE);
+        blockWrite(REPLICA_WRITE_CAS);
+        atomic(REPLICA_WRITE_CAS + 1, LaneBuffers.ATOMIC);
+        atomic(REPLICA_CAS, LaneBuffers.ATOMIC);
         link(READ_GROUPS, 2);
         link(WRITE_READ_GROUPS, 3);
         link(READ_SLOT_BLOCK, 2);
@@ -83,6 +101,10 @@ final class LaneRequests implements AutoCloseable
         link(LOCK_READ_GROUPS, 3);
         link(CAS_SLOT_UNLOCK, 2);
         link(SEND, 1);
+        link(WRITE_BLOCK, 1);
+        link(REPLICA_WRITE, 1);
+        link(REPLICA_WRITE_CAS, 2);
+        link(REPLICA_CAS, 1);
         wrs.at(UNLOCK).sendFlags(0).wrId(0).next(null);
     }
 
@@ -122,6 +144,14 @@ final class LaneRequests implements AutoCloseable
 
     int casSlot(final long slotAddress, final long expected, final long swap)
     {
+        if (chain.active())
+        {
+            final int rc = chain(slotAddress, expected, swap);
+            if (rc != ReplicaChain.COMMITTED)
+            {
+                return rc == ReplicaChain.LOST ? helpPrimary(slotAddress, expected) : rc;
+            }
+        }
         wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(CAS_SLOT, 1);
     }
@@ -129,6 +159,13 @@ final class LaneRequests implements AutoCloseable
     int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
         final long swap)
     {
+        if (chain.active())
+        {
+            // the primary's copy of the block first: a backup's CAS may be helped onto the primary
+            patchBlockWrite(WRITE_BLOCK, blockWord, writeRkey);
+            final int written = ring(WRITE_BLOCK, 1);
+            return written != Status.OK ? written : casSlot(slotAddress, expected, swap);
+        }
         patchBlockWrite(WRITE_CAS_SLOT, blockWord, writeRkey);
         wrs.at(WRITE_CAS_SLOT + 1).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(WRITE_CAS_SLOT, 2);
@@ -148,6 +185,25 @@ final class LaneRequests implements AutoCloseable
 
     int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
     {
+        if (chain.active())
+        {
+            final int rc = chain(slotAddress, 0L, swap);
+            if (rc == ReplicaChain.LOST)
+            {
+                // help the winner's word onto the primary's slot and release the lock, in one doorbell
+                final long winner = chain.found();
+                wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, winner);
+                wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
+                final int helped = ring(CAS_SLOT_UNLOCK, 2);
+                mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, winner == 0L ? -1L : winner);
+                return helped;
+            }
+            if (rc != ReplicaChain.COMMITTED)
+            {
+                unlock(key, lockWord);
+                return rc;
+            }
+        }
         wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
         wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
         return ring(CAS_SLOT_UNLOCK, 2);
@@ -260,6 +316,63 @@ final class LaneRequests implements AutoCloseable
     {
         wrs.at(first).rdma(slotAddress, remote.indexRkey());
         patchBlock(first + 1, word);
+    }
+
+    /** This lane's backups for the operation under way (the router sets them; empty when not replicated). */
+    ReplicaChain chain()
+    {
+        return chain;
+    }
+
+    // ---- a backup's side of a chain (called on the backup's lane) ------------------------------
+
+    /** WRITEs the block {@code word} names from another lane's buffer (same protection domain) to this node. */
+    int replicaWrite(final long localAddress, final int lkey, final long word)
+    {
+        patchForeignBlock(REPLICA_WRITE, localAddress, lkey, word);
+        return ring(REPLICA_WRITE, 1);
+    }
+
+    /** WRITEs the block, then CASes the slot at {@code slotOffset} from {@code expected} to {@code word}. */
+    int replicaWriteAndCas(final long localAddress, final int lkey, final long word, final long slotOffset,
+        final long expected)
+    {
+        patchForeignBlock(REPLICA_WRITE_CAS, localAddress, lkey, word);
+        wrs.at(REPLICA_WRITE_CAS + 1).atomic(remote.indexAddress() + slotOffset, remote.indexRkey(), expected, word);
+        return ring(REPLICA_WRITE_CAS, 2);
+    }
+
+    int replicaCas(final long slotOffset, final long expected, final long swap)
+    {
+        wrs.at(REPLICA_CAS).atomic(remote.indexAddress() + slotOffset, remote.indexRkey(), expected, swap);
+        return ring(REPLICA_CAS, 1);
+    }
+
+    private int chain(final long slotAddress, final long expected, final long swap)
+    {
+        return chain.commit(slotAddress - remote.indexAddress(), expected, swap,
+            io.localAddress(LaneBuffers.WRITE_BLOCK), io.lkey());
+    }
+
+    /**
+     * The chain was lost to the word the first backup holds: help it onto the primary (CAS from the word we
+     * expected; a no-op if its writer got there first) and leave that word as the CAS's result, so the
+     * protocol sees a lost CAS.
+     */
+    private int helpPrimary(final long slotAddress, final long expected)
+    {
+        final long winner = chain.found();
+        wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, winner);
+        final int rc = ring(CAS_SLOT, 1);
+        mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, winner);
+        return rc;
+    }
+
+    /** Points a WRITE at the block {@code word} names, from another lane's buffer. */
+    private void patchForeignBlock(final int index, final long localAddress, final int lkey, final long word)
+    {
+        wrs.at(index).sge(0, localAddress, SlotWord.blockLength(word), lkey).rdma(remote.blockAddress(word),
+            remote.dataRkey());
     }
 
     /** Points a block READ at the block a slot word names, with the block's length. */

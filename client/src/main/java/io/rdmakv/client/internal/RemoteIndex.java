@@ -29,6 +29,12 @@ final class RemoteIndex
         this.groupCount = geometry.groupCount();
     }
 
+    /** The index's remote address: slot addresses minus this are the same on every replica. */
+    long indexAddress()
+    {
+        return indexAddress;
+    }
+
     long groupCount()
     {
         return groupCount;

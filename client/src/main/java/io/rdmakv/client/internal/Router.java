@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 
@@ -33,6 +34,10 @@ public final class Router implements AutoCloseable
     private final ClusterMap map;
     private final InetSocketAddress[] nodes;
     private final int[] partitionToNode;
+    /** Per group (index into the map's groups): its backups' node indexes in chain order, then copying. */
+    private final int[][] backupNodes;
+    private final int[][] copyingNodes;
+    private final boolean[] sealed;
     private final SessionOpener opener;
     private final ThreadLocal<Session[]> mine;
     private final Set<Session> open = ConcurrentHashMap.newKeySet();
@@ -60,7 +65,26 @@ public final class Router implements AutoCloseable
         partitionToNode = new int[map.partitionCount()];
         for (int p = 0; p < partitionToNode.length; p++)
         {
-            partitionToNode[p] = indexById.get(map.nodeFor(p).id());
+            partitionToNode[p] = map.nodeFor(p) == null ? LOST : indexById.get(map.nodeFor(p).id());
+        }
+        final List<ReplicaGroup> groups = map.groups();
+        backupNodes = new int[groups.size()][];
+        copyingNodes = new int[groups.size()][];
+        sealed = new boolean[groups.size()];
+        for (int g = 0; g < groups.size(); g++)
+        {
+            final ReplicaGroup group = groups.get(g);
+            backupNodes[g] = new int[Math.max(0, group.memberCount() - 1)];
+            for (int i = 1; i < group.memberCount(); i++)
+            {
+                backupNodes[g][i - 1] = indexById.get(group.member(i));
+            }
+            copyingNodes[g] = new int[group.copyingCount()];
+            for (int i = 0; i < group.copyingCount(); i++)
+            {
+                copyingNodes[g][i] = indexById.get(group.copying(i));
+            }
+            sealed[g] = group.sealed();
         }
         mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
         @SuppressWarnings("unchecked")
@@ -92,6 +116,48 @@ public final class Router implements AutoCloseable
         return nodes.length;
     }
 
+    /** {@link #nodeOf} of a key whose group has lost every replica. */
+    public static final int LOST = -1;
+
+    /** Whether the map replicates (writes go along chains, failures are retried after a map refresh). */
+    public boolean replicated()
+    {
+        return !map.isSimple();
+    }
+
+    /** Whether writes to the key's group wait: a copying node is making its last pass. */
+    public boolean sealed(final long hash)
+    {
+        return sealed[map.groupIndexOf(map.partitionOf(hash))];
+    }
+
+    /**
+     * Sets {@code lane}'s chain for a write of the key whose hash is {@code hash}: this thread's lanes to the
+     * group's backups in chain order and to its copying nodes (a copying node that cannot be reached is left
+     * out). Opens sessions as needed (may throw as {@link #session} does).
+     */
+    public void prepareChain(final long hash, final Lane lane)
+    {
+        final ReplicaChain chain = lane.chain();
+        chain.clear();
+        final int group = map.groupIndexOf(map.partitionOf(hash));
+        for (final int node : backupNodes[group])
+        {
+            chain.backup(session(node).lane());
+        }
+        for (final int node : copyingNodes[group])
+        {
+            try
+            {
+                chain.copying(session(node).lane());
+            }
+            catch (final SessionFailedException | SessionRefusedException e)
+            {
+                // a copying node is not a replica yet: writes go on without it
+            }
+        }
+    }
+
     /** The node (an index into the map's node list) that owns the key whose {@code KeyHash.hash} is {@code hash}. */
     public int nodeOf(final long hash)
     {
@@ -101,7 +167,12 @@ public final class Router implements AutoCloseable
     /** This thread's session with the node that owns the key whose {@code KeyHash.hash} is {@code hash}. */
     public Session route(final long hash)
     {
-        return session(nodeOf(hash));
+        final int node = nodeOf(hash);
+        if (node == LOST)
+        {
+            throw new GroupLostException(map.partitionOf(hash), map.groupFor(map.partitionOf(hash)).id());
+        }
+        return session(node);
     }
 
     /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */
@@ -133,6 +204,11 @@ public final class Router implements AutoCloseable
             retire(spare);
         }
         final Session session = opener.open(nodes[node]);
+        final ClusterMap seen = session.hello().clusterMap();
+        if (seen != null && seen.epoch() > map.epoch())
+        {
+            throw new StaleMapException(seen, session);
+        }
         shareCache(node, session);
         open.add(session);
         sessions[node] = session;
@@ -182,6 +258,22 @@ public final class Router implements AutoCloseable
         }
     }
 
+    /** Drops, from this thread's table, every session of {@code lane}'s chain that broke. */
+    public void dropBrokenChain(final Lane lane)
+    {
+        final Session[] sessions = mine.get();
+        for (int i = 0; i < sessions.length; i++)
+        {
+            if (sessions[i] != null && sessions[i].isBroken())
+            {
+                final Session broken = sessions[i];
+                sessions[i] = null;
+                retire(broken);
+            }
+        }
+        lane.chain().clear();
+    }
+
     /** Runs {@code action} for every open session, all threads (for the janitor; the set is concurrent). */
     public void forEachOpen(final java.util.function.Consumer<Session> action)
     {
@@ -192,6 +284,15 @@ public final class Router implements AutoCloseable
     public int openSessions()
     {
         return open.size();
+    }
+
+    /** Counts {@code totals} (a previous router's, when the map changed) as this router's retired sessions'. */
+    public void inherit(final LaneCounters totals)
+    {
+        synchronized (retired)
+        {
+            totals.addTo(retired);
+        }
     }
 
     /** The counters of every session this router has had, summed (control path: allocates). */

@@ -181,7 +181,7 @@ public final class SlotCache
     }
 
     /** Drops every entry (control path: a node's region changed). Entries written meanwhile may stay. */
-    void clear()
+    public void clear()
     {
         for (int e = 0; e < table.length; e += STRIDE)
         {

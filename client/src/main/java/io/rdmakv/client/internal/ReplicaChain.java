@@ -1,0 +1,158 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.common.layout.SlotWord;
+
+/**
+ * The backups of the key a lane is writing, and the commit of a slot change along them (chain
+ * replication of the slot CAS, FUSEE-CR style). Set per operation by the router ({@link #clear()},
+ * {@link #backup}, {@link #copying}); every entry is this thread's lane to that node.
+ *
+ * <p>A commit, before the primary's CAS:
+ * <ol>
+ * <li>the new block is WRITTEN to every backup and every copying node, at the offset the primary granted
+ *     (same layout on every replica), and each WRITE has completed before any backup CAS: whoever later
+ *     finds the slot changed on a backup may push that word down the chain, so its block must already be
+ *     everywhere. (The primary's own WRITE went out in the operation's first doorbell, or is sent first by
+ *     {@link LaneRequests}.)</li>
+ * <li>the slot is CASed on the backups in chain order. The first backup decides races: a writer whose CAS
+ *     there finds another word {@code f} lost to the writer of {@code f}; it helps {@code f} down the rest of
+ *     the chain (CAS from the word it expected to {@code f}, a no-op where that writer already got through),
+ *     and {@link LaneRequests} helps it onto the primary and reports the CAS lost, so the protocol re-reads and
+ *     retries, or reports the conflict (compare-and-set, insert-if-absent).</li>
+ * </ol>
+ * So along backups 1..k then the primary, a prefix of the chain may be one step ahead of the rest, never
+ * behind: the first backup always holds the newest word, which is why failover promotes it.
+ *
+ * <p>Copying nodes get the block only (no CAS): they catch up with the primary's slots themselves. A copying
+ * node that cannot be reached is skipped (it will be dropped from its group, or will redo its copy).
+ *
+ * <p>Allocation-free; runs on the thread that owns every lane involved.
+ */
+final class ReplicaChain
+{
+    /** {@link #commit} outcome: every backup now holds the new word. */
+    static final int COMMITTED = 0;
+    /** {@link #commit} outcome: the first backup held another word ({@link #found()}); it was helped along. */
+    static final int LOST = 1;
+
+    /** Test hook: runs after the first backup's CAS succeeded, before the rest of the chain (fault injection). */
+    static volatile Runnable afterFirstBackup;
+
+    private final LaneRequests[] backups = new LaneRequests[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
+    private final LaneRequests[] copying = new LaneRequests[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
+    private int backupCount;
+    private int copyingCount;
+    private long found;
+
+    void clear()
+    {
+        for (int i = 0; i < backupCount; i++)
+        {
+            backups[i] = null;
+        }
+        for (int i = 0; i < copyingCount; i++)
+        {
+            copying[i] = null;
+        }
+        backupCount = 0;
+        copyingCount = 0;
+    }
+
+    /** Adds the next backup in chain order. */
+    void backup(final Lane lane)
+    {
+        backups[backupCount++] = lane.requests();
+    }
+
+    void copying(final Lane lane)
+    {
+        copying[copyingCount++] = lane.requests();
+    }
+
+    /** Whether a write must go along a chain (the key's group has backups or copying nodes). */
+    boolean active()
+    {
+        return backupCount + copyingCount > 0;
+    }
+
+    int backupCount()
+    {
+        return backupCount;
+    }
+
+    /** After {@link #LOST}: the word the first backup held. */
+    long found()
+    {
+        return found;
+    }
+
+    /**
+     * Writes the block (when {@code swap} names one, from {@code localAddress} under {@code lkey}) to every
+     * backup and copying node, then CASes slot {@code slotOffset} (from the index's start) from {@code expected}
+     * to {@code swap} along the backups. Returns {@link #COMMITTED}, {@link #LOST} or a failure (negative
+     * {@link Status}) of a backup's lane.
+     */
+    int commit(final long slotOffset, final long expected, final long swap, final long localAddress, final int lkey)
+    {
+        final boolean block = swap != SlotWord.EMPTY;
+        if (block)
+        {
+            for (int i = 0; i < copyingCount; i++)
+            {
+                copying[i].replicaWrite(localAddress, lkey, swap);
+            }
+            for (int i = 1; i < backupCount; i++)
+            {
+                final int rc = backups[i].replicaWrite(localAddress, lkey, swap);
+                if (rc != Status.OK)
+                {
+                    return rc;
+                }
+            }
+        }
+        if (backupCount == 0)
+        {
+            return COMMITTED;
+        }
+        final LaneRequests first = backups[0];
+        int rc = block ? first.replicaWriteAndCas(localAddress, lkey, swap, slotOffset, expected) :
+            first.replicaCas(slotOffset, expected, swap);
+        if (rc != Status.OK)
+        {
+            return rc;
+        }
+        final long seen = first.casResult();
+        if (seen != expected)
+        {
+            found = seen;
+            return help(slotOffset, expected, seen);
+        }
+        final Runnable hook = afterFirstBackup;
+        if (hook != null)
+        {
+            hook.run();
+        }
+        for (int i = 1; i < backupCount; i++)
+        {
+            if ((rc = backups[i].replicaCas(slotOffset, expected, swap)) != Status.OK)
+            {
+                return rc;
+            }
+        }
+        return COMMITTED;
+    }
+
+    /** Pushes {@code word}, which won the first backup, down the rest of the backups; returns {@link #LOST}. */
+    private int help(final long slotOffset, final long expected, final long word)
+    {
+        for (int i = 1; i < backupCount; i++)
+        {
+            final int rc = backups[i].replicaCas(slotOffset, expected, word);
+            if (rc != Status.OK)
+            {
+                return rc;
+            }
+        }
+        return LOST;
+    }
+}
