@@ -65,6 +65,8 @@ public final class ControlCodec
             case RepairReplyMessage m -> m.encodeBody(writer);
             case DamageScanMessage m -> m.encodeBody(writer);
             case DamageScanOkMessage m -> m.encodeBody(writer);
+            case HelpMessage m -> m.encodeBody(writer);
+            case HelpReplyMessage m -> m.encodeBody(writer);
             case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _ ->
             {
                 // header only
@@ -165,6 +167,8 @@ public final class ControlCodec
                 case REPAIR_REPLY -> RepairReplyMessage.decode(reader, requestId);
                 case DAMAGE_SCAN -> DamageScanMessage.decode(reader, requestId);
                 case DAMAGE_SCAN_OK -> DamageScanOkMessage.decode(reader, requestId);
+                case HELP -> HelpMessage.decode(reader, requestId);
+                case HELP_REPLY -> HelpReplyMessage.decode(reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

@@ -8,7 +8,7 @@ package io.rdmakv.common.protocol;
 public sealed interface ControlMessage permits
     HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
     StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, HeartbeatMessage, RepairMessage,
-    RepairReplyMessage, DamageScanMessage, DamageScanOkMessage
+    RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage
 {
     /** The message's type. */
     MessageType type();

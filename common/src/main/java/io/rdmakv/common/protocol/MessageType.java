@@ -40,7 +40,11 @@ public enum MessageType
     /** Client to node: list the damaged slots of a range of bucket groups. */
     DAMAGE_SCAN(16, DamageScanMessage.LENGTH, DamageScanMessage.LENGTH),
     /** Node to client: the damaged slots of a range of bucket groups, and where the next page starts. */
-    DAMAGE_SCAN_OK(17, DamageScanOkMessage.ENTRIES_OFFSET, MAX_MESSAGE_LENGTH);
+    DAMAGE_SCAN_OK(17, DamageScanOkMessage.ENTRIES_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Client to primary node: finish a replicated write stuck between its first backup and the primary. */
+    HELP(18, HelpMessage.KEY_OFFSET, HelpMessage.MAX_LENGTH),
+    /** Primary node to client: helped, refused (put the backups back) or changed. */
+    HELP_REPLY(19, HelpReplyMessage.LENGTH, HelpReplyMessage.LENGTH);
 
     private static final MessageType[] BY_CODE;
 

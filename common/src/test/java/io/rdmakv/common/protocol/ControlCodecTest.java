@@ -42,8 +42,8 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(3, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+        assertEquals(4, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -52,7 +52,7 @@ class ControlCodecTest
     {
         final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
             "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", "HEARTBEAT", "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
-            "DAMAGE_SCAN_OK"};
+            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY"};
         int known = 0;
         for (int code = 1; code <= names.length; code++)
         {
@@ -63,7 +63,7 @@ class ControlCodecTest
         }
         assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(18));
+        assertEquals(null, MessageType.of(20));
         assertEquals(null, MessageType.of(-1));
     }
 

@@ -133,7 +133,7 @@ class MalformedMessageTest
         final byte[] hello = bytes(new HelloMessage(1, new byte[4], Samples.CLIENT));
         final MalformedMessageException ex = malformed(
             withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 1), Kind.BAD_VERSION);
-        assertEquals("HELLO of protocol version 1: this build speaks version 3", ex.getMessage());
+        assertEquals("HELLO of protocol version 1: this build speaks version 4", ex.getMessage());
         // a HELLO of another version is refused on its version, whatever follows
         malformed(
             withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 7), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
