@@ -15,6 +15,7 @@ import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.health.NodeHealth;
+import io.rdmakv.server.control.ChainHelp;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
@@ -95,7 +96,9 @@ public final class KvServer implements AutoCloseable
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
-            memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
+            // replicas receive blocks granted by their primary: their data area must be writable to every session
+            memoryWindows = clusterMap.isSimple() &&
+                MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages(), memoryWindows);
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
             createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
@@ -127,6 +130,7 @@ public final class KvServer implements AutoCloseable
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
+        agent.useChainHelp(new ChainHelp(region.segment(), geometry, atomics, allocator, agent::isLive, counters));
         agentRunner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);

@@ -32,7 +32,9 @@ public enum ClientCounter
     DELETE_ROUND_TRIPS(null, null),
     COMPARE_AND_SET_ROUND_TRIPS(null, null),
     REPAIRED_SLOTS("rdmakv_client_repaired_slots_total", "Damaged slots a node cleared at this client's REPAIR " +
-        "(a PUT or DELETE of a key whose block was damaged)");
+        "(a PUT or DELETE of a key whose block was damaged)"),
+    CHAIN_HELPS("rdmakv_client_chain_helps_total", "Replicated writes found stuck between a key's first backup " +
+        "and its primary, and sent to the primary to finish (HELP)");
 
     private final String metricName;
     private final String help;

@@ -53,6 +53,7 @@ public final class Lane implements AutoCloseable
         final InsertProtocol insert = new InsertProtocol(key, requests, search, block, counters, lockWord);
         get = new GetProtocol(key, requests, search, cached, counters, result, clock);
         repair = new DamageRepair(control, key, search, mem, counters, clock, requests.chain());
+        requests.chain().resolver(new StuckWrite(control, key, mem, counters));
         put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
         delete = new DeleteProtocol(key, requests, search, cached, space, repair, counters);
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
@@ -260,7 +261,7 @@ public final class Lane implements AutoCloseable
 
     private int counted(final int status, final ClientCounter roundTrips, final long tripsBefore)
     {
-        counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore);
+        counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore + requests.chain().takeTrips());
         if (status == Status.NOT_FOUND)
         {
             counters.increment(ClientCounter.NOT_FOUND);

@@ -149,8 +149,10 @@ final class LaneRequests implements AutoCloseable
             final int rc = chain(slotAddress, expected, swap);
             if (rc != ReplicaChain.COMMITTED)
             {
-                return rc == ReplicaChain.LOST ? helpPrimary(slotAddress, expected) : rc;
+                return rc == ReplicaChain.LOST ? Status.OK : rc;
             }
+            wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
+            return helpedAlong(ring(CAS_SLOT, 1), expected, swap);
         }
         wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(CAS_SLOT, 1);
@@ -188,25 +190,19 @@ final class LaneRequests implements AutoCloseable
         if (chain.active())
         {
             final int rc = chain(slotAddress, 0L, swap);
-            if (rc == ReplicaChain.LOST)
-            {
-                // help the winner's word onto the primary's slot and release the lock, in one doorbell
-                final long winner = chain.found();
-                wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, winner);
-                wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
-                final int helped = ring(CAS_SLOT_UNLOCK, 2);
-                mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, winner == 0L ? -1L : winner);
-                return helped;
-            }
             if (rc != ReplicaChain.COMMITTED)
             {
+                // lost (the CAS result now says so) or failed: release the lock either way
+                final long result = casResult();
                 unlock(key, lockWord);
-                return rc;
+                lost(result);
+                return rc == ReplicaChain.LOST ? Status.OK : rc;
             }
         }
         wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
         wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
-        return ring(CAS_SLOT_UNLOCK, 2);
+        final int rc = ring(CAS_SLOT_UNLOCK, 2);
+        return chain.active() ? helpedAlong(rc, 0L, swap) : rc;
     }
 
     /** Releases the insert lock without waiting (it completes before the next doorbell's requests). */
@@ -348,24 +344,79 @@ final class LaneRequests implements AutoCloseable
         return ring(REPLICA_CAS, 1);
     }
 
+    /**
+     * Commits {@code expected -> swap} along the chain. When the first backup holds another writer's word,
+     * that write is finished first: a DELETE's empty word right here on the primary (it names no block), any
+     * other by the primary (HELP), or, when the primary refuses (its writer is gone), the backups are put
+     * back and the chain runs again. Returns {@link ReplicaChain#COMMITTED}, {@link ReplicaChain#LOST} (the
+     * lane's CAS result then holds the primary's word, never {@code expected}: the protocol sees a lost CAS)
+     * or a failure.
+     */
     private int chain(final long slotAddress, final long expected, final long swap)
     {
-        return chain.commit(slotAddress - remote.indexAddress(), expected, swap,
-            io.localAddress(LaneBuffers.WRITE_BLOCK), io.lkey());
+        final long slotOffset = slotAddress - remote.indexAddress();
+        for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
+        {
+            int rc = chain.commit(slotOffset, expected, swap, io.localAddress(LaneBuffers.WRITE_BLOCK), io.lkey());
+            if (rc != ReplicaChain.LOST)
+            {
+                return rc;
+            }
+            final long winner = chain.found();
+            if (winner == SlotWord.EMPTY)
+            {
+                wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, SlotWord.EMPTY);
+                if ((rc = ring(CAS_SLOT, 1)) != Status.OK)
+                {
+                    return rc;
+                }
+                final long seen = casResult();
+                lost(seen == expected ? SlotWord.EMPTY : seen);
+                return ReplicaChain.LOST;
+            }
+            final StuckWrite stuck = chain.stuck();
+            switch (stuck.help(slotAddress, expected, winner))
+            {
+                case HELPED, CHANGED ->
+                {
+                    lost(stuck.slot() == expected ? winner : stuck.slot());
+                    return ReplicaChain.LOST;
+                }
+                case REFUSED ->
+                {
+                    if ((rc = chain.revert(slotOffset, winner, expected)) != Status.OK)
+                    {
+                        return rc;
+                    }
+                }
+                case FAILED ->
+                {
+                    return stuck.failure();
+                }
+            }
+        }
+        return Status.RETRIES_EXHAUSTED;
     }
 
     /**
-     * The chain was lost to the word the first backup holds: help it onto the primary (CAS from the word we
-     * expected; a no-op if its writer got there first) and leave that word as the CAS's result, so the
-     * protocol sees a lost CAS.
+     * After the primary's CAS of a committed chain. The first backup took our word, so the write happens
+     * whatever the primary's CAS found: our word already there (a writer that found it on the first backup had
+     * the primary finish it), or even a later word (finished, then overwritten by a writer that read it). Only
+     * a write whose session is gone is ever undone. So the CAS's result says {@code expected}: done.
      */
-    private int helpPrimary(final long slotAddress, final long expected)
+    private int helpedAlong(final int rc, final long expected, final long swap)
     {
-        final long winner = chain.found();
-        wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, winner);
-        final int rc = ring(CAS_SLOT, 1);
-        mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, winner);
+        if (rc == Status.OK)
+        {
+            lost(expected);
+        }
         return rc;
+    }
+
+    /** Leaves {@code word} (not the expected one) as the last CAS's result: the protocol re-reads or conflicts. */
+    private void lost(final long word)
+    {
+        mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, word);
     }
 
     /** Points a WRITE at the block {@code word} names, from another lane's buffer. */

@@ -43,6 +43,8 @@ final class ReplicaChain
     private int backupCount;
     private int copyingCount;
     private long found;
+    private long trips;
+    private StuckWrite stuck;
 
     void clear()
     {
@@ -56,6 +58,25 @@ final class ReplicaChain
         }
         backupCount = 0;
         copyingCount = 0;
+    }
+
+    /** How a lost chain asks the primary to finish a stuck write (set once by the lane). */
+    void resolver(final StuckWrite stuck)
+    {
+        this.stuck = stuck;
+    }
+
+    StuckWrite stuck()
+    {
+        return stuck;
+    }
+
+    /** Round trips to backups since the last call (the operation's, counted with the primary's). */
+    long takeTrips()
+    {
+        final long t = trips;
+        trips = 0;
+        return t;
     }
 
     /** Adds the next backup in chain order. */
@@ -100,10 +121,12 @@ final class ReplicaChain
             for (int i = 0; i < copyingCount; i++)
             {
                 copying[i].replicaWrite(localAddress, lkey, swap);
+                trips++;
             }
             for (int i = 1; i < backupCount; i++)
             {
                 final int rc = backups[i].replicaWrite(localAddress, lkey, swap);
+                trips++;
                 if (rc != Status.OK)
                 {
                     return rc;
@@ -117,6 +140,7 @@ final class ReplicaChain
         final LaneRequests first = backups[0];
         int rc = block ? first.replicaWriteAndCas(localAddress, lkey, swap, slotOffset, expected) :
             first.replicaCas(slotOffset, expected, swap);
+        trips++;
         if (rc != Status.OK)
         {
             return rc;
@@ -134,6 +158,7 @@ final class ReplicaChain
         }
         for (int i = 1; i < backupCount; i++)
         {
+            trips++;
             if ((rc = backups[i].replicaCas(slotOffset, expected, swap)) != Status.OK)
             {
                 return rc;
@@ -147,6 +172,7 @@ final class ReplicaChain
     {
         for (int i = 1; i < backupCount; i++)
         {
+            trips++;
             final int rc = backups[i].replicaCas(slotOffset, expected, word);
             if (rc != Status.OK)
             {
@@ -154,5 +180,24 @@ final class ReplicaChain
             }
         }
         return LOST;
+    }
+
+    /**
+     * The primary refused to finish {@code word} (its writer is gone): puts every backup that holds it back
+     * to {@code expected}, last backup first, so that no backup is ever behind one after it. Returns a
+     * {@link Status}.
+     */
+    int revert(final long slotOffset, final long word, final long expected)
+    {
+        for (int i = backupCount - 1; i >= 0; i--)
+        {
+            trips++;
+            final int rc = backups[i].replicaCas(slotOffset, word, expected);
+            if (rc != Status.OK)
+            {
+                return rc;
+            }
+        }
+        return Status.OK;
     }
 }

@@ -12,6 +12,7 @@ import io.rdmakv.common.protocol.ErrorMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.HelpMessage;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
@@ -92,6 +93,8 @@ public final class ControlAgent implements Agent
     private final DeferredFrees deferred = new DeferredFrees();
     private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
     private final SlotRepair repair;
+    /** Set once before the agent's thread starts ({@link #useChainHelp}); null: HELP is refused as unexpected. */
+    private ChainHelp chainHelp;
     private final DamageScan damageScan;
     private final SessionRegistry sessions = new SessionRegistry();
     private final Departures departures;
@@ -142,6 +145,12 @@ public final class ControlAgent implements Agent
         this.lastExpiry = clock.nanoTime();
         this.departures = new Departures(sessions, deferred, space, scanner, clock, windows);
         space.publish();
+    }
+
+    /** Answers HELP with {@code help} (call before the agent's thread starts). */
+    public void useChainHelp(final ChainHelp help)
+    {
+        this.chainHelp = help;
     }
 
     /** Spins and yields briefly after work, then sleeps in {@link #sleep} until work arrives. */
@@ -390,6 +399,7 @@ public final class ControlAgent implements Agent
         {
             case AllocMessage alloc -> allocate(session, alloc);
             case RepairMessage request -> reply(session, repair.repair(request, session.toString()));
+            case HelpMessage request when chainHelp != null -> reply(session, chainHelp.help(request));
             case DamageScanMessage request -> reply(session, damageScan.scan(request));
             case ByeMessage bye ->
             {

@@ -41,6 +41,12 @@ public enum ServerCounter
     /** REPAIRs refused: not provably the key's damaged slot. */
     REFUSED_REPAIRS(ServerMetric.SLOT_REPAIRS, "refused"),
     DAMAGE_SCANS(ServerMetric.DAMAGE_SCANS),
+    /** HELPs that finished a stuck replicated write on this primary. */
+    CHAIN_HELPED(ServerMetric.CHAIN_HELPS, "helped"),
+    /** HELPs refused: the word's block is no live session's whole block of the key. */
+    CHAIN_HELPS_REFUSED(ServerMetric.CHAIN_HELPS, "refused"),
+    /** HELPs that found the primary's slot holding neither word. */
+    CHAIN_HELPS_CHANGED(ServerMetric.CHAIN_HELPS, "changed"),
     /** Sessions torn down because no heartbeat arrived within the lease timeout. */
     LEASES_EXPIRED(ServerMetric.LEASES_EXPIRED),
     /** Insert locks holding a value that was no live session's, cleared by the sweep. */

@@ -46,6 +46,9 @@ public enum ServerMetric
     SLOT_REPAIRS("rdmakv_slot_repairs_total", Type.COUNTER,
         "REPAIR requests by outcome: repaired (a damaged slot of the key cleared), deferred (damage not yet " +
         "seen for a grace period: asked to retry), refused (not provably the key's damaged slot)", "outcome"),
+    CHAIN_HELPS("rdmakv_chain_helps_total", Type.COUNTER,
+        "HELP requests (a replicated write stuck between its first backup and this primary) by outcome: helped " +
+        "(finished here), refused (its writer is gone: the client puts the backups back), changed", "outcome"),
     DAMAGE_SCANS("rdmakv_damage_scans_total", Type.COUNTER,
         "Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)"),
     LEASES_EXPIRED("rdmakv_leases_expired_total", Type.COUNTER,

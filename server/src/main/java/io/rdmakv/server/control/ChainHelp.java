@@ -1,0 +1,101 @@
+package io.rdmakv.server.control;
+
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.layout.SlotDamage;
+import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.protocol.HelpMessage;
+import io.rdmakv.common.protocol.HelpReplyMessage;
+import io.rdmakv.common.protocol.HelpReplyMessage.Outcome;
+import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.IndexAtomics;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.LongPredicate;
+
+/**
+ * Answers HELP on a primary: a client found the first backup of its key's slot holding a word this node's
+ * slot does not hold yet, so that word's writer is between its backup CAS and its primary CAS, or died
+ * there. This node finishes the write (CAS from the expected word, through {@link IndexAtomics}) only when
+ * its writer could still finish it itself: the block lies inside a grant of a session that is still live
+ * here, and it is a whole block (checksum, header) of the key asked about. A writer that is gone had its
+ * session fenced before its space was reclaimed, so it can never CAS here again: the answer is REFUSED and
+ * the client puts the backups back, which no one can then undo. Pushing a gone writer's word instead would
+ * make the slot name space the allocator has freed.
+ *
+ * <p>Control thread only (it decides with the allocator's view, which nothing else changes meanwhile).
+ */
+public final class ChainHelp
+{
+    private final RegionGeometry geometry;
+    private final IndexAtomics atomics;
+    private final SlotDamage block;
+    private final DataAreaAllocator allocator;
+    private final LongPredicate liveSession;
+    private final ServerCounters counters;
+
+    public ChainHelp(final MemorySegment region, final RegionGeometry geometry, final IndexAtomics atomics,
+        final DataAreaAllocator allocator, final LongPredicate liveSession, final ServerCounters counters)
+    {
+        this.geometry = geometry;
+        this.atomics = atomics;
+        this.block = new SlotDamage(region, geometry);
+        this.allocator = allocator;
+        this.liveSession = liveSession;
+        this.counters = counters;
+    }
+
+    public HelpReplyMessage help(final HelpMessage request)
+    {
+        final long id = request.requestId();
+        final long group = request.group();
+        final byte[] key = request.key();
+        final long hash = KeyHash.hash(key);
+        final long groups = geometry.groupCount();
+        if (group >= groups || group != KeyHash.group1(hash, groups) && group != KeyHash.group2(hash, groups))
+        {
+            return refused(id, 0L);
+        }
+        final long slotOffset = geometry.slotRegionOffset(group, request.slot());
+        final long word = request.word();
+        final long current = atomics.get(slotOffset);
+        if (current == word)
+        {
+            counters.increment(ServerCounter.CHAIN_HELPED);
+            return new HelpReplyMessage(id, Outcome.HELPED, current);
+        }
+        if (current != request.expected())
+        {
+            counters.increment(ServerCounter.CHAIN_HELPS_CHANGED);
+            return new HelpReplyMessage(id, Outcome.CHANGED, current);
+        }
+        if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash) ||
+            !SlotWord.isWithin(word, geometry.dataLength()))
+        {
+            return refused(id, current);
+        }
+        final long owner = allocator.ownerOf(SlotWord.blockOffset(word), SlotWord.blockLength(word));
+        if (owner <= DataAreaAllocator.NO_OWNER || !liveSession.test(owner))
+        {
+            return refused(id, current);
+        }
+        if (block.judge(word) != SlotDamage.NONE || !block.keyEquals(key))
+        {
+            return refused(id, current);
+        }
+        final long seen = atomics.compareAndSwap(slotOffset, request.expected(), word);
+        if (seen == request.expected() || seen == word)
+        {
+            counters.increment(ServerCounter.CHAIN_HELPED);
+            return new HelpReplyMessage(id, Outcome.HELPED, word);
+        }
+        counters.increment(ServerCounter.CHAIN_HELPS_CHANGED);
+        return new HelpReplyMessage(id, Outcome.CHANGED, seen);
+    }
+
+    private HelpReplyMessage refused(final long id, final long current)
+    {
+        counters.increment(ServerCounter.CHAIN_HELPS_REFUSED);
+        return new HelpReplyMessage(id, Outcome.REFUSED, current);
+    }
+}

@@ -1,0 +1,234 @@
+package io.rdmakv.systemtests.replication;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.Versioned;
+import io.rdmakv.client.internal.ChainFaults;
+import io.rdmakv.server.control.ServerCounter;
+import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.testsupport.concurrent.Racers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Replicated writes on the one-sided path (static replicated map, no ZooKeeper): every write reaches every
+ * replica's index and data area at the same places; racing writers leave the replicas equal and lose no
+ * successful compare-and-set; a writer stopped between its first backup's CAS and its primary's is finished
+ * by the primary when it may still finish itself, and undone when it is gone.
+ */
+class ChainReplicationTest
+{
+    @TempDir
+    Path dir;
+
+    private ReplicatedPair group;
+
+    @AfterEach
+    void stop()
+    {
+        ChainFaults.afterFirstBackup(null);
+        LocalCluster.closeAll(group);
+    }
+
+    private static byte[] key(final int i)
+    {
+        return LocalCluster.bytes("replicated-" + i);
+    }
+
+    private static byte[] value(final int i, final int version, final int length)
+    {
+        final byte[] v = new byte[length];
+        for (int b = 0; b < length; b++)
+        {
+            v[b] = (byte)(i * 31 + version * 7 + b);
+        }
+        return v;
+    }
+
+    @Test
+    void everyWriteReachesEveryReplicaAtTheSamePlace()
+    {
+        group = ReplicatedPair.start(dir, 3);
+        try (KvClient client = group.client())
+        {
+            assertEquals(3, client.clusterMap().replicationFactor());
+            final Map<Integer, byte[]> expected = new HashMap<>();
+            for (int i = 0; i < 400; i++)
+            {
+                final byte[] v = value(i, 1, 10 + i * 37 % 3000);
+                client.put(key(i), v);
+                expected.put(i, v);
+            }
+            for (int i = 0; i < 400; i += 3)
+            {
+                final byte[] v = value(i, 2, 20 + i % 700);
+                client.put(key(i), v);
+                expected.put(i, v);
+            }
+            for (int i = 1; i < 400; i += 5)
+            {
+                assertTrue(client.delete(key(i)));
+                expected.remove(i);
+            }
+            for (int i = 2; i < 400; i += 7)
+            {
+                final Versioned seen = client.getVersioned(key(i));
+                if (seen != null)
+                {
+                    final byte[] v = value(i, 3, 33);
+                    assertTrue(client.putIfVersion(key(i), v, seen.version()));
+                    assertFalse(client.putIfVersion(key(i), value(i, 4, 33), seen.version()), "a stale version");
+                    expected.put(i, v);
+                }
+            }
+            assertTrue(client.putIfVersion(key(1000), value(1000, 1, 8), KvClient.ABSENT));
+            assertFalse(client.putIfVersion(key(1000), value(1000, 2, 8), KvClient.ABSENT), "insert-if-absent twice");
+            expected.put(1000, value(1000, 1, 8));
+            for (int i = 0; i < 1001; i++)
+            {
+                assertArrayEquals(expected.get(i), client.get(key(i)), "key " + i);
+            }
+            final long puts = client.stats().puts();
+            assertTrue(puts > 0);
+        }
+        group.assertReplicasEqual();
+    }
+
+    @Test
+    void racingWritersLeaveReplicasEqualAndLoseNoIncrement() throws Exception
+    {
+        group = ReplicatedPair.start(dir, 2);
+        final int threads = 6;
+        final int increments = 60;
+        final Set<String> written = ConcurrentHashMap.newKeySet();
+        final AtomicLong conflicts = new AtomicLong();
+        try (KvClient client = group.client())
+        {
+            final byte[] counter = LocalCluster.bytes("counter");
+            client.put(counter, ByteBuffer.allocate(8).putLong(0).array());
+            final java.util.List<Throwable> failures = Racers.run("chain-racer", threads, t ->
+            {
+                for (int n = 0; n < increments; )
+                {
+                    final Versioned seen = client.getVersioned(counter);
+                    final long next = ByteBuffer.wrap(seen.value()).getLong() + 1;
+                    if (client.putIfVersion(counter, ByteBuffer.allocate(8).putLong(next).array(), seen.version()))
+                    {
+                        n++;
+                    }
+                    else
+                    {
+                        conflicts.incrementAndGet();
+                    }
+                    final int k = (n + t) % 8;
+                    final String v = "t" + t + "-n" + n;
+                    written.add(k + "=" + v);
+                    if ((n + t) % 5 == 0)
+                    {
+                        client.delete(key(k));
+                    }
+                    else
+                    {
+                        client.put(key(k), LocalCluster.bytes(v));
+                    }
+                }
+            }, java.time.Duration.ofSeconds(120));
+            assertEquals(java.util.List.of(), failures);
+            assertEquals((long)threads * increments, ByteBuffer.wrap(client.get(counter)).getLong(),
+                "every successful compare-and-set counted once (" + conflicts.get() + " conflicts)");
+            for (int k = 0; k < 8; k++)
+            {
+                final byte[] v = client.get(key(k));
+                assertTrue(v == null || written.contains(k + "=" + new String(v)), "key " + k + " holds a written value");
+            }
+        }
+        group.assertReplicasEqual();
+    }
+
+    @Test
+    void aWriterStuckAfterItsBackupIsFinishedByThePrimaryWhileItsSessionLives()
+    {
+        group = ReplicatedPair.start(dir, 2);
+        try (KvClient stuck = group.client(); KvClient other = group.client())
+        {
+            other.put(key(1), value(1, 1, 100));
+            ChainFaults.afterFirstBackup(() ->
+            {
+                if (Thread.currentThread().getName().equals("stuck-writer"))
+                {
+                    throw new IllegalStateException("writer stopped between its backup and its primary");
+                }
+            });
+            final Thread writer = Thread.ofPlatform().name("stuck-writer").unstarted(() ->
+                assertThrows(IllegalStateException.class, () -> stuck.put(key(1), value(1, 2, 100))));
+            writer.start();
+            join(writer);
+            assertArrayEquals(value(1, 1, 100), other.get(key(1)), "readers read the primary: not yet there");
+            other.put(key(1), value(1, 3, 100));
+            assertArrayEquals(value(1, 3, 100), other.get(key(1)));
+            assertEquals(1, group.nodes[0].counters().get(ServerCounter.CHAIN_HELPED), "the primary finished it");
+        }
+        group.assertReplicasEqual();
+    }
+
+    @Test
+    void aWriterGoneAfterItsBackupIsUndone()
+    {
+        group = ReplicatedPair.start(dir, 2);
+        try (KvClient other = group.client())
+        {
+            other.put(key(2), value(2, 1, 100));
+            other.put(key(3), value(3, 1, 100));
+            try (KvClient gone = group.client())
+            {
+                ChainFaults.afterFirstBackup(() ->
+                {
+                    throw new IllegalStateException("writer died between its backup and its primary");
+                });
+                assertThrows(IllegalStateException.class, () -> gone.put(key(2), value(2, 2, 100)));
+                assertThrows(IllegalStateException.class, () -> gone.putIfVersion(key(4), value(4, 1, 10),
+                    KvClient.ABSENT));
+                ChainFaults.afterFirstBackup(null);
+            }
+            // the gone writer's session ended (BYE): its grants are reclaimed, so the primary refuses to finish
+            assertArrayEquals(value(2, 1, 100), other.get(key(2)));
+            assertNull(other.get(key(4)));
+            other.put(key(2), value(2, 3, 100));
+            assertTrue(other.putIfVersion(key(4), value(4, 2, 10), KvClient.ABSENT));
+            assertArrayEquals(value(2, 3, 100), other.get(key(2)));
+            assertArrayEquals(value(4, 2, 10), other.get(key(4)));
+            assertArrayEquals(value(3, 1, 100), other.get(key(3)));
+            assertEquals(2, group.nodes[0].counters().get(ServerCounter.CHAIN_HELPS_REFUSED),
+                "the primary refused to finish both writes of the gone writer");
+        }
+        group.assertReplicasEqual();
+    }
+
+    private static void join(final Thread thread)
+    {
+        try
+        {
+            thread.join(60_000);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.rdmakv.systemtests.replication;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.ServerConfig;
+import io.rdmakv.systemtests.ClusterFiles;
+import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.systemtests.peer.RegionView;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Nodes 0..n-1 forming one replica group under a static replicated map (no ZooKeeper: the map names node 0
+ * primary and the others its backups in id order), so that the client's chain can be tested on its own.
+ */
+final class ReplicatedPair implements AutoCloseable
+{
+    final KvServer[] nodes;
+    final int[] ports;
+
+    private ReplicatedPair(final KvServer[] nodes, final int[] ports)
+    {
+        this.nodes = nodes;
+        this.ports = ports;
+    }
+
+    /** Starts {@code n} nodes of one group, primary node 0; retries a lost port race. */
+    static ReplicatedPair start(final Path dir, final int n)
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            final int[] ports = ClusterFiles.freePorts(n);
+            final Path map = write(dir, ports);
+            final KvServer[] nodes = new KvServer[n];
+            try
+            {
+                for (int id = 0; id < n; id++)
+                {
+                    nodes[id] = LocalCluster.startNode(ServerConfig.local(LocalCluster.MEMORY).withCluster(id, map)
+                        .withListen("127.0.0.1", ports[id]));
+                }
+                return new ReplicatedPair(nodes, ports);
+            }
+            catch (final UncheckedIOException e)
+            {
+                LocalCluster.closeAll(nodes);
+                if (attempt == 3)
+                {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static Path write(final Path dir, final int[] ports)
+    {
+        final StringBuilder json = new StringBuilder("{\"epoch\": 1, \"nodes\": [");
+        final int[] members = new int[ports.length];
+        for (int i = 0; i < ports.length; i++)
+        {
+            json.append(i == 0 ? "" : ", ").append("{\"id\": ").append(i).append(", \"host\": \"127.0.0.1\", ")
+                .append("\"port\": ").append(ports[i]).append('}');
+            members[i] = i;
+        }
+        final int[] partitions = new int[64];
+        json.append("], \"replicas\": ").append(ports.length).append(", \"groups\": [{\"id\": 0, \"members\": ")
+            .append(Arrays.toString(members)).append("}], \"partition_groups\": ").append(Arrays.toString(partitions))
+            .append('}');
+        try
+        {
+            return Files.writeString(dir.resolve("replicated.json"), json);
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    KvClient client()
+    {
+        return KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + ports[0]));
+    }
+
+    /**
+     * Asserts that every replica's index holds exactly the primary's used slots, and that each block they
+     * name is byte for byte the primary's.
+     */
+    void assertReplicasEqual()
+    {
+        try (RegionView primary = new RegionView(ports[0]))
+        {
+            final TreeMap<Long, RegionView.Slot> expected = slots(primary);
+            for (int i = 1; i < ports.length; i++)
+            {
+                try (RegionView backup = new RegionView(ports[i]))
+                {
+                    final TreeMap<Long, RegionView.Slot> seen = slots(backup);
+                    assertEquals(expected.keySet(), seen.keySet(), "backup " + i + " has the primary's used slots");
+                    final List<String> differ = new ArrayList<>();
+                    for (final RegionView.Slot slot : expected.values())
+                    {
+                        if (seen.get(slot.slotOffset()).word() != slot.word())
+                        {
+                            differ.add(Long.toString(slot.slotOffset()));
+                        }
+                    }
+                    assertEquals(List.of(), differ, "slots of backup " + i + " holding another word");
+                    for (final RegionView.Slot slot : expected.values())
+                    {
+                        assertArrayEquals(primary.bytes(slot.blockOffset(), slot.blockLength()),
+                            backup.bytes(slot.blockOffset(), slot.blockLength()),
+                            "block of slot " + slot.slotOffset() + " on backup " + i);
+                    }
+                }
+            }
+        }
+    }
+
+    private static TreeMap<Long, RegionView.Slot> slots(final RegionView view)
+    {
+        final TreeMap<Long, RegionView.Slot> bySlot = new TreeMap<>();
+        for (final RegionView.Slot slot : view.usedSlots())
+        {
+            bySlot.put(slot.slotOffset(), slot);
+        }
+        return bySlot;
+    }
+
+    @Override
+    public void close()
+    {
+        LocalCluster.closeAll(nodes);
+    }
+}
