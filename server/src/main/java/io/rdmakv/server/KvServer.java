@@ -15,6 +15,7 @@ import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.health.NodeHealth;
+import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
@@ -72,6 +73,7 @@ public final class KvServer implements AutoCloseable
     private final boolean memoryWindows;
     private volatile boolean shuttingDown;
     private boolean closed;
+    private RegionCopier copier;
 
     private KvServer(final ServerConfig config) throws IOException
     {
@@ -354,6 +356,7 @@ public final class KvServer implements AutoCloseable
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(copier);
         closeQuietly(atomics);
         closeQuietly(cq);
         closeQuietly(region);
@@ -374,5 +377,24 @@ public final class KvServer implements AutoCloseable
                 LOG.log(System.Logger.Level.WARNING, "closing " + c + ": " + e.getMessage());
             }
         }
+    }
+
+    /**
+     * The copier that makes this node's region equal to a primary's (re-replication), created on first use and
+     * closed with the node (which stops a pass in progress).
+     *
+     * @throws IllegalStateException when the node is closed
+     */
+    public synchronized RegionCopier regionCopier()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("node " + config.nodeId() + " is closed");
+        }
+        if (copier == null)
+        {
+            copier = new RegionCopier(context, pd, region.segment(), region.geometry(), config);
+        }
+        return copier;
     }
 }
