@@ -8,6 +8,7 @@ import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.RemoteRegion;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -62,6 +63,7 @@ final class ChunkCopier
     private final CopyTally tally;
     private final long halfGraceNanos;
     private final BooleanSupplier stop;
+    private final NanoClock clock;
     private final int maxGroups;
     private final BitSet forced;
     private final int[] installed;
@@ -73,7 +75,7 @@ final class ChunkCopier
 
     ChunkCopier(final InetSocketAddress primary, final Session session, final RemoteReads reads,
         final MemorySegment region, final RegionGeometry geometry, final CopyBuffer buffer, final CopyTally tally,
-        final long graceNanos, final BooleanSupplier stop)
+        final long graceNanos, final BooleanSupplier stop, final NanoClock clock)
     {
         this.primary = primary;
         this.session = session;
@@ -88,6 +90,7 @@ final class ChunkCopier
         this.tally = tally;
         this.halfGraceNanos = graceNanos / 2;
         this.stop = stop;
+        this.clock = clock;
         maxGroups = buffer.indexBytes() / BucketDescriptor.GROUP_LENGTH;
         forced = new BitSet(maxGroups * SLOTS);
         installed = new int[maxGroups * SLOTS];
@@ -157,7 +160,7 @@ final class ChunkCopier
         session.heartbeatIfDue(System.nanoTime());
         installedCount = 0;
         pending.clear();
-        final long postedAt = System.nanoTime();
+        final long postedAt = clock.nanoTime();
         reads.read(buffer.address(0), n * BucketDescriptor.GROUP_LENGTH, buffer.lkey(),
             index.addressOf(geometry.groupRegionOffset(g0)), index.rkey());
         ring("the index");
@@ -176,7 +179,7 @@ final class ChunkCopier
             }
         }
         drain();
-        return System.nanoTime() - postedAt > halfGraceNanos;
+        return clock.nanoTime() - postedAt > halfGraceNanos;
     }
 
     /** Decides one slot on the primary's word {@code word}: nothing to do, clear it here, or copy its block. */

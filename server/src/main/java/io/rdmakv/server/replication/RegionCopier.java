@@ -10,6 +10,8 @@ import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import javax.net.ssl.SSLContext;
 import java.lang.foreign.MemorySegment;
@@ -49,6 +51,7 @@ public final class RegionCopier implements AutoCloseable
     private final long graceNanos;
     private final Object passLock = new Object();
     private CopyBuffer buffer;
+    private NanoClock clock = SystemNanoClock.INSTANCE;
     private volatile boolean closing;
 
     /**
@@ -98,7 +101,8 @@ public final class RegionCopier implements AutoCloseable
                     buffer = new CopyBuffer(pd, INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(), BLOCK_BUFFER_BYTES);
                 }
                 final CopyTally tally = new CopyTally();
-                new ChunkCopier(primary, session, reads, region, geometry, buffer, tally, graceNanos, () -> closing)
+                new ChunkCopier(primary, session, reads, region, geometry, buffer, tally, graceNanos, () -> closing,
+                    clock)
                     .copyAll();
                 return tally.report(System.nanoTime() - start);
             }
@@ -109,6 +113,15 @@ public final class RegionCopier implements AutoCloseable
     public RegionGeometry geometry()
     {
         return geometry;
+    }
+
+    /** Times chunks with {@code source} instead of the system clock (tests: a chunk that seems slow is redone). */
+    void clock(final NanoClock source)
+    {
+        synchronized (passLock)
+        {
+            clock = source;
+        }
     }
 
     private Session open(final InetSocketAddress primary)
