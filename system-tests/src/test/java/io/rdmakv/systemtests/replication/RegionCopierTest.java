@@ -1,16 +1,19 @@
 package io.rdmakv.systemtests.replication;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.MemoryWindowMode;
 import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.replication.CopyFailedException;
 import io.rdmakv.server.replication.CopyReport;
 import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;
+import io.rdmakv.testsupport.tls.TlsFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -202,11 +205,40 @@ class RegionCopierTest
         assertNotEquals(a.geometry(), b.geometry());
     }
 
+    @Test
+    void copiesOverTlsWithTheClusterTokenAndIsRefusedWithAnother()
+    {
+        final TlsFixture certs = TlsFixture.get();
+        final ServerConfig.ServerTls tls = new ServerConfig.ServerTls(certs.node().certChain(), certs.node().key(),
+            certs.ca());
+        final KvServer a = node(MEMORY / 2, "cluster-token", tls);
+        final KvServer b = node(MEMORY / 2, "cluster-token", tls);
+        final KvServer stranger = node(MEMORY / 2, "another-token", tls);
+        final Map<String, byte[]> expected = fill(LocalCluster.clientConfig(LocalCluster.address(a))
+            .withAuthToken("cluster-token").withTls(certs.ca(), certs.client().certChain(), certs.client().key()), 200);
+
+        final CopyReport report = b.regionCopier().pass(primary(a));
+        assertEquals(expected.size(), report.slotsChanged(), report.toString());
+        assertEquals(0, report.skippedBlocks(), report.toString());
+
+        final CopyFailedException refused = assertThrows(CopyFailedException.class,
+            () -> stranger.regionCopier().pass(primary(a)));
+        assertTrue(refused.getMessage().contains("cannot open a session with primary"), refused.getMessage());
+        assertEquals(0, stranger.usedSlots());
+    }
+
     // ---- fixtures ---------------------------------------------------------------------------
 
     private KvServer node(final long memory)
     {
+        return node(memory, "", null);
+    }
+
+    private KvServer node(final long memory, final String token, final ServerConfig.ServerTls tls)
+    {
         final ServerConfig config = ServerConfig.local(memory).toBuilder()
+            .authToken(token)
+            .tls(tls)
             .memoryWindows(MemoryWindowMode.OFF) // so that RegionView can damage a block as a stray WRITE would
             .graceMillis(500) // room for a loaded test machine: a chunk is redone past half of it
             .sessionQuotaBytes(RegionGeometry.forMemory(memory).dataLength())
@@ -231,9 +263,14 @@ class RegionCopierTest
     /** Puts {@code keys} keys (values of 10 B..8 KiB), updates every fifth twice and deletes every tenth. */
     private static Map<String, byte[]> fill(final KvServer server, final int keys)
     {
+        return fill(LocalCluster.clientConfig(LocalCluster.address(server)), keys);
+    }
+
+    private static Map<String, byte[]> fill(final KvClientConfig config, final int keys)
+    {
         final SplittableRandom random = new SplittableRandom(42);
         final Map<String, byte[]> expected = new HashMap<>();
-        try (KvClient client = LocalCluster.client(server))
+        try (KvClient client = KvClient.connect(config))
         {
             for (int i = 0; i < keys; i++)
             {
