@@ -157,7 +157,6 @@ final class ChunkCopier
         {
             throw new CopyFailedException("the copy from " + primary + " was stopped: the node is closing");
         }
-        session.heartbeatIfDue(System.nanoTime());
         installedCount = 0;
         pending.clear();
         final long postedAt = clock.nanoTime();
@@ -332,8 +331,10 @@ final class ChunkCopier
         }
     }
 
+    /** Rings the chain; keeps the session's lease first (no janitor thread heartbeats this session). */
     private void ring(final String what)
     {
+        session.heartbeatIfDue(System.nanoTime());
         final int rc = reads.ring();
         if (rc != Status.OK)
         {
