@@ -28,12 +28,13 @@ import java.util.function.BooleanSupplier;
  * <p><b>Why a slow chunk is redone.</b> The primary reuses freed space only a grace period after the FREE, and
  * a block is freed only after its slot stops naming it. A word the index READ saw was in the slot when the READ
  * executed, after it was posted; so if everything from posting the index READ to the last local write of the
- * chunk took less than half the grace period (half, for the two clocks' drift and the FREE's way to the
- * node), every block read for that chunk is the block its word named, not a reused one, and no writer can have
+ * chunk took less than half the grace period (half: the margin GETs keep too, for timer slack on either node),
+ * every block read for that chunk is the block its word named, not a reused one, and no writer can have
  * been granted that space again in the meantime to WRITE a new block there (writers WRITE every new block to a
  * copying node too, at the same offset). A chunk that took longer is done again: the slots it installed are
  * copied again even if their words are still equal (the word may have come back with a reused block: ABA), in
- * two halves, each half again until a single group is fast enough; a group still too slow after
+ * two halves, each half again until a single group is fast enough (a slot read afresh after a failed check is
+ * covered too: its READ came later than the chunk's); a group still too slow after
  * {@link #MAX_REDO_DEPTH} tries has the slots it installed cleared and counted as skipped (a later pass
  * copies them). Slow chunks also halve the chunk size for the rest of the pass; fast ones double it back.
  *
