@@ -16,18 +16,25 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A chunk that takes longer than half the grace period is redone, and what its slow attempt installed is copied
  * again; a group that stays too slow has what it installed cleared and counted as skipped, never left behind.
  * Slowness is a clock that jumps by a grace period between the index READ and the end of chosen attempts, so
- * the tests do not depend on how fast this machine is. Small tcp nodes (1 MiB, 256 KiB chunks: 1024 groups).
+ * the tests do not depend on how fast this machine is. Small tcp nodes (1 MiB, 256 KiB chunks: 1024 groups). And
+ * closing the copier stops a pass in progress.
  */
 class RegionCopierRedoTest
 {
@@ -110,6 +117,29 @@ class RegionCopierRedoTest
         final CopyReport again = copier.pass(primary());
         assertEquals(KEYS, again.blocksCopied(), again.toString());
         readsEveryKey();
+    }
+
+    @Test
+    void closeStopsAPassAtItsNextChunk() throws Exception
+    {
+        final RegionCopier copier = b.regionCopier();
+        final CountDownLatch inPass = new CountDownLatch(1);
+        copier.clock(() ->
+        {
+            if (inPass.getCount() > 0)
+            {
+                inPass.countDown();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500)); // the close comes meanwhile
+            }
+            return System.nanoTime();
+        });
+        final CompletableFuture<CopyReport> pass = CompletableFuture.supplyAsync(() -> copier.pass(primary()));
+        inPass.await();
+        copier.close();
+        final ExecutionException e = assertThrows(ExecutionException.class, () -> pass.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(CopyFailedException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("stopped"), e.getCause().getMessage());
+        assertThrows(IllegalStateException.class, () -> copier.pass(primary()));
     }
 
     private void readsEveryKey()
