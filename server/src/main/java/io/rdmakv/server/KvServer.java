@@ -30,6 +30,7 @@ import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
+import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -73,6 +74,7 @@ public final class KvServer implements AutoCloseable
     private final boolean memoryWindows;
     private volatile boolean shuttingDown;
     private boolean closed;
+    private RegionCopier copier;
 
     private KvServer(final ServerConfig config) throws IOException
     {
@@ -358,6 +360,7 @@ public final class KvServer implements AutoCloseable
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(copier);
         closeQuietly(atomics);
         closeQuietly(cq);
         closeQuietly(region);
@@ -378,5 +381,24 @@ public final class KvServer implements AutoCloseable
                 LOG.log(System.Logger.Level.WARNING, "closing " + c + ": " + e.getMessage());
             }
         }
+    }
+
+    /**
+     * The copier that makes this node's region equal to a primary's (re-replication), created on first use and
+     * closed with the node (which stops a pass in progress).
+     *
+     * @throws IllegalStateException when the node is closed
+     */
+    public synchronized RegionCopier regionCopier()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("node " + config.nodeId() + " is closed");
+        }
+        if (copier == null)
+        {
+            copier = new RegionCopier(context, pd, region.segment(), region.geometry(), config);
+        }
+        return copier;
     }
 }

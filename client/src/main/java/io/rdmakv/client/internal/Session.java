@@ -42,7 +42,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Session implements AutoCloseable
 {
-    private static final int SEND_QUEUE_DEPTH = 64;
+    static final int SEND_QUEUE_DEPTH = 64;
 
     private final InetSocketAddress address;
     private final Arena arena = Arena.ofShared();
@@ -181,6 +181,12 @@ public final class Session implements AutoCloseable
     public LaneCounters counters()
     {
         return counters;
+    }
+
+    /** The lane's posting and waiting, for {@link RemoteReads} (whose caller holds the session alone). */
+    LaneIo io()
+    {
+        return io;
     }
 
     /**

@@ -1,0 +1,104 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequests;
+
+/**
+ * Chains of RDMA READs of any part of a node's region into memory the caller registered itself, posted on a
+ * {@link Session}'s queue pair with one doorbell each: for a node that copies a replica from its primary
+ * (the server's {@code RegionCopier}), which reads the index in large chunks and many blocks at once, far
+ * more than a lane's own buffers hold. Remote addresses and rkeys come from the session's {@link
+ * Session#hello() HELLO_OK}. Control path: one caller thread, which must hold the session alone (nothing
+ * else posts on it meanwhile); the work requests are allocated once.
+ */
+public final class RemoteReads implements AutoCloseable
+{
+    private final LaneIo io;
+    private final SendWorkRequests wrs;
+    private int count;
+
+    private RemoteReads(final LaneIo io, final int capacity)
+    {
+        this.io = io;
+        wrs = SendWorkRequests.allocate(capacity, 1);
+    }
+
+    /**
+     * READs on {@code session}'s queue pair, at most {@code capacity} per doorbell (at most {@link
+     * #maxCapacity()}: the send queue's depth).
+     */
+    public static RemoteReads on(final Session session, final int capacity)
+    {
+        if (capacity < 1 || capacity > maxCapacity())
+        {
+            throw new IllegalArgumentException("a chain of " + capacity + " READs: 1.." + maxCapacity());
+        }
+        return new RemoteReads(session.io(), capacity);
+    }
+
+    /** The most READs one doorbell may carry: the session's send queue depth. */
+    public static int maxCapacity()
+    {
+        return Session.SEND_QUEUE_DEPTH;
+    }
+
+    /** READs one chain holds. */
+    public int capacity()
+    {
+        return wrs.count();
+    }
+
+    /** READs appended since the last {@link #ring()}. */
+    public int pending()
+    {
+        return count;
+    }
+
+    /** True when the chain is full: {@link #ring()} before appending more. */
+    public boolean isFull()
+    {
+        return count == wrs.count();
+    }
+
+    /**
+     * Appends a READ of {@code length} bytes at {@code remoteAddress} (rkey {@code rkey}) into local memory at
+     * {@code localAddress} (lkey {@code lkey}).
+     */
+    public void read(final long localAddress, final int length, final int lkey, final long remoteAddress,
+        final int rkey)
+    {
+        if (isFull())
+        {
+            throw new IllegalStateException("the chain already holds " + count + " READs");
+        }
+        wrs.at(count).rdmaRead(localAddress, length, lkey, remoteAddress, rkey).sendFlags(0).wrId(0).next(null);
+        if (count > 0)
+        {
+            wrs.at(count - 1).next(wrs.at(count));
+        }
+        count++;
+    }
+
+    /**
+     * Posts the chain with one doorbell, the last READ signaled, and waits for it (the session's operation
+     * timeout). Returns {@link Status#OK} or the failure that broke the session (a negative {@link Status});
+     * an empty chain returns OK at once. The chain is empty afterwards.
+     */
+    public int ring()
+    {
+        if (count == 0)
+        {
+            return Status.OK;
+        }
+        final int last = count - 1;
+        count = 0;
+        wrs.at(last).sendFlags(SendFlags.SIGNALED);
+        return io.ring(wrs.at(0), wrs.at(last));
+    }
+
+    @Override
+    public void close()
+    {
+        wrs.close();
+    }
+}

@@ -1,0 +1,53 @@
+package io.rdmakv.server.replication;
+
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.KvBlock;
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.layout.SlotWord;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What a block read from the primary must be before it is copied: a copy is never the judge of a block's
+ * content, so anything a reader would refuse is left behind (and counted). A block is copied only when its
+ * slot word points inside the data area, its header's lengths are sane and within the geometry's limits, its
+ * length is the one the slot word gives, its checksum holds, its key's fingerprint is the word's and its key
+ * hashes to the group the slot is in. A block that fails is either damaged or was changing under the READ.
+ */
+final class BlockCheck
+{
+    private final RegionGeometry geometry;
+    private final KvBlock block = new KvBlock();
+
+    BlockCheck(final RegionGeometry geometry)
+    {
+        this.geometry = geometry;
+    }
+
+    /** Whether a slot word may be READ at all: a READ outside the data area would break the session. */
+    boolean isReadable(final long word)
+    {
+        return SlotWord.isWithin(word, geometry.dataLength());
+    }
+
+    /** Whether the block read into {@code buffer} at {@code offset} for slot word {@code word} of {@code group} may be copied. */
+    boolean isValid(final MemorySegment buffer, final long offset, final long word, final long group)
+    {
+        if (!isReadable(word))
+        {
+            return false;
+        }
+        block.wrap(buffer, offset);
+        final int keyLength = block.keyLength();
+        final int valueLength = block.valueLength();
+        if (!block.isHeaderSane() || keyLength > geometry.maxKeyLength() || valueLength > geometry.maxValueLength() ||
+            block.blockLength() != SlotWord.blockLength(word) || !block.isChecksumValid())
+        {
+            return false;
+        }
+        final long hash = KeyHash.hash(buffer, block.keyOffset(), keyLength);
+        final long groups = geometry.groupCount();
+        return KeyHash.fingerprint(hash) == SlotWord.fingerprint(word) &&
+            (KeyHash.group1(hash, groups) == group || KeyHash.group2(hash, groups) == group);
+    }
+}
