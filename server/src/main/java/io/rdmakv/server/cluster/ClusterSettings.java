@@ -1,6 +1,8 @@
 package io.rdmakv.server.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ReplicaGroup;
 
 import java.util.Set;
 
@@ -14,8 +16,16 @@ record ClusterSettings(int replicas, int partitions)
 
     ClusterSettings
     {
-        // the same rules as the options the first node wrote them from
-        new ZkOptions("-", "-", replicas, partitions, ZkOptions.DEFAULT_SESSION_TIMEOUT_MS, 0);
+        if (replicas < 1 || replicas > ReplicaGroup.MAX_REPLICAS)
+        {
+            throw new IllegalArgumentException("cluster config: replicas " + replicas + " outside 1.." +
+                ReplicaGroup.MAX_REPLICAS);
+        }
+        if (partitions < 1 || partitions > ClusterMap.MAX_PARTITIONS)
+        {
+            throw new IllegalArgumentException("cluster config: partitions " + partitions + " outside 1.." +
+                ClusterMap.MAX_PARTITIONS);
+        }
     }
 
     byte[] toJson()
