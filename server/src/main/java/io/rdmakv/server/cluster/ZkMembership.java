@@ -271,10 +271,7 @@ public final class ZkMembership implements AutoCloseable
     {
         final boolean up = state.isConnected();
         connected = up;
-        if (!up && coordinator != null)
-        {
-            coordinator.stepDown();
-        }
+        // leadership follows the latch alone (it gives it up while suspended and runs again on reconnection)
         if (state == ConnectionState.RECONNECTED)
         {
             final SyncReport report = lastReport;
