@@ -457,6 +457,12 @@ public final class ZkMembership implements AutoCloseable
         return self;
     }
 
+    /** The Curator client (tests: to expire its session). */
+    CuratorFramework client()
+    {
+        return client;
+    }
+
     /** The coordinator (tests). */
     Coordinator coordinator()
     {

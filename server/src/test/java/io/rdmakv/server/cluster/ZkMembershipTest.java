@@ -276,4 +276,40 @@ class ZkMembershipTest
         }
         assertNotNull(cluster.nodes.get(1).currentMap());
     }
+
+    @Test
+    void aNodeWhoseSessionExpiredRegistersAgainInItsNewSession() throws Exception
+    {
+        cluster = new ZkTestCluster(2, 1500);
+        cluster.start(0);
+        cluster.start(1);
+        final ZkMembership spare = cluster.start(2);
+        cluster.awaitMap("group [0, 1], spare 2", m -> group(m, 0, new int[] {0, 1}, new int[0], false) &&
+            nodeIds(m).contains(2));
+        final long oldSession = spare.client().getZookeeperClient().getZooKeeper().getSessionId();
+        spare.client().getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        final Recorder recorder = cluster.recorders.get(2);
+        await("node 2 told disconnected, then connected", () -> recorder.connections.size() >= 3 &&
+            recorder.connections.equals(List.of(true, false, true)));
+        try (CuratorFramework raw = rawClient())
+        {
+            await("members/2 registered in the new session", () ->
+            {
+                try
+                {
+                    final long session = spare.client().getZookeeperClient().getZooKeeper().getSessionId();
+                    final Stat stat = raw.checkExists().forPath("/members/2");
+                    return session != oldSession && stat != null && stat.getEphemeralOwner() == session;
+                }
+                catch (final Exception e)
+                {
+                    return false;
+                }
+            });
+            assertEquals(1002, MemberInfo.fromJson(raw.getData().forPath("/members/2")).incarnation());
+        }
+        cluster.awaitMap("node 2 listed", m -> nodeIds(m).contains(2) && group(m, 0, new int[] {0, 1}, new int[0], false));
+        assertTrue(spare.connected());
+        cluster.recorders.values().forEach(Recorder::assertOrdered);
+    }
 }
