@@ -9,6 +9,7 @@ import org.apache.zookeeper.data.Stat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -95,7 +96,7 @@ final class Coordinator implements AutoCloseable
             {
                 work.execute(this::run);
             }
-            catch (final java.util.concurrent.RejectedExecutionException e)
+            catch (final RejectedExecutionException e)
             {
                 queued.set(false);
             }
@@ -280,7 +281,7 @@ final class Coordinator implements AutoCloseable
         {
             work.schedule(task, delayMs, TimeUnit.MILLISECONDS);
         }
-        catch (final java.util.concurrent.RejectedExecutionException e)
+        catch (final RejectedExecutionException e)
         {
             // closing
         }

@@ -17,10 +17,12 @@ import org.apache.zookeeper.data.Stat;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -70,9 +72,9 @@ public final class ZkMembership implements AutoCloseable
 
     private ZkMembership(final ZkOptions options, final MemberInfo self, final MembershipListener listener)
     {
-        this.options = options;
-        this.self = self;
-        this.listener = listener;
+        this.options = Objects.requireNonNull(options, "options");
+        this.self = Objects.requireNonNull(self, "self");
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.events = Executors.newSingleThreadExecutor(daemon("rdmakv-zk-events-" + self.id()));
         this.work = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-work-" + self.id()));
         this.client = CuratorFrameworkFactory.builder()
@@ -511,7 +513,7 @@ public final class ZkMembership implements AutoCloseable
         }
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(final String name)
+    private static ThreadFactory daemon(final String name)
     {
         return r ->
         {

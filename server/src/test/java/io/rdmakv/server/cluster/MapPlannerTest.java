@@ -5,8 +5,12 @@ import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,43 +39,60 @@ class MapPlannerTest
     @Test
     void creationMakesGroupsOfRInIdOrderAndLeavesTheRestSpare()
     {
-        record Case(int nodes, int replicas, List<int[]> groups)
+        for (int nodes = 1; nodes <= 4; nodes++)
         {
+            for (int replicas = 1; replicas <= 3; replicas++)
+            {
+                final String what = nodes + " nodes, R = " + replicas;
+                final PlannerRun run = new PlannerRun(replicas, 8);
+                for (int id = 0; id < nodes; id++)
+                {
+                    run.join(id);
+                }
+                final int groups = nodes / replicas;
+                assertEquals(groups == 0 ? 0 : 1, run.settle(), what);
+                if (groups == 0)
+                {
+                    assertNull(run.map, what + ": no map until R nodes are live");
+                    continue;
+                }
+                final ClusterMap map = run.map;
+                assertEquals(1, map.epoch(), what);
+                assertEquals(replicas, map.replicationFactor(), what);
+                assertEquals(8, map.partitionCount(), what);
+                assertEquals(nodes, map.nodes().size(), what + ": every live node listed, spares too");
+                assertEquals(groups, map.groups().size(), what);
+                for (int g = 0; g < groups; g++)
+                {
+                    final int[] members = IntStream.range(g * replicas, (g + 1) * replicas).toArray();
+                    assertEquals(group(g, members, ids(), false), map.groups().get(g), what);
+                }
+                for (int id = groups * replicas; id < nodes; id++)
+                {
+                    assertNull(map.groupOfNode(id), what + ": " + id + " is a spare");
+                }
+                for (int p = 0; p < 8; p++)
+                {
+                    assertEquals(p % groups, map.groupFor(p).id(), what + ": round-robin");
+                    assertEquals((p % groups) * replicas, map.nodeFor(p).id(), what + ": the primary serves");
+                }
+                assertEquals(groups * replicas, run.incarnations.size(), what + ": incarnations of the placed nodes");
+            }
         }
-        final List<Case> cases = List.of(
-            new Case(1, 1, List.of(ids(0))),
-            new Case(2, 1, List.of(ids(0), ids(1))),
-            new Case(4, 1, List.of(ids(0), ids(1), ids(2), ids(3))),
-            new Case(2, 2, List.of(ids(0, 1))),
-            new Case(3, 2, List.of(ids(0, 1))),
-            new Case(4, 2, List.of(ids(0, 1), ids(2, 3))),
-            new Case(3, 3, List.of(ids(0, 1, 2))),
-            new Case(4, 3, List.of(ids(0, 1, 2))));
-        for (final Case c : cases)
-        {
-            final PlannerRun run = new PlannerRun(c.replicas(), 8);
-            for (int id = 0; id < c.nodes(); id++)
-            {
-                run.join(id);
-            }
-            assertEquals(1, run.settle(), c.toString());
-            final ClusterMap map = run.map;
-            assertEquals(1, map.epoch());
-            assertEquals(c.replicas(), map.replicationFactor());
-            assertEquals(8, map.partitionCount());
-            assertEquals(c.nodes(), map.nodes().size(), "every live node listed, spares too");
-            assertEquals(c.groups().size(), map.groups().size(), c.toString());
-            for (int g = 0; g < c.groups().size(); g++)
-            {
-                assertEquals(group(g, c.groups().get(g), ids(), false), map.groups().get(g));
-            }
-            for (int p = 0; p < 8; p++)
-            {
-                assertEquals(p % c.groups().size(), map.groupFor(p).id(), "round-robin");
-            }
-            assertEquals(map.groups().stream().flatMap(g -> java.util.Arrays.stream(g.members()).boxed()).toList(),
-                List.copyOf(new java.util.TreeSet<>(run.incarnations.keySet())), "incarnations of the placed nodes");
-        }
+    }
+
+    @Test
+    void thePlanDependsOnWhatIsThereNotOnTheOrderItIsListedIn()
+    {
+        final PlannerRun run = new PlannerRun(2, 8).join(0, 1, 2, 3, 4);
+        run.settle();
+        run.leave(0);
+        final List<MemberInfo> live = new ArrayList<>(run.live.values());
+        final MapPlanner.Plan plan = MapPlanner.next(run.map, run.incarnations, 2, 8, live, List.of(), true);
+        Collections.reverse(live);
+        assertEquals(plan, MapPlanner.next(run.map, run.incarnations, 2, 8, live, List.of(), true));
+        Collections.shuffle(live, new java.util.Random(12));
+        assertEquals(plan, MapPlanner.next(run.map, run.incarnations, 2, 8, live, List.of(), true));
     }
 
     @Test
