@@ -91,7 +91,7 @@ class MapPlannerTest
         final MapPlanner.Plan plan = MapPlanner.next(run.map, run.incarnations, 2, 8, live, List.of(), true);
         Collections.reverse(live);
         assertEquals(plan, MapPlanner.next(run.map, run.incarnations, 2, 8, live, List.of(), true));
-        Collections.shuffle(live, new java.util.Random(12));
+        Collections.shuffle(live, new Random(12));
         assertEquals(plan, MapPlanner.next(run.map, run.incarnations, 2, 8, live, List.of(), true));
     }
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -59,7 +60,7 @@ final class ZkTestCluster implements AutoCloseable
     }
 
     /** Waits until every running node's listener has a map that {@code test} accepts; that map (node's view). */
-    ClusterMap awaitMap(final String what, final java.util.function.Predicate<ClusterMap> test)
+    ClusterMap awaitMap(final String what, final Predicate<ClusterMap> test)
     {
         await(what, () -> recorders.values().stream().allMatch(r -> r.last() != null && test.test(r.last())));
         return recorders.values().iterator().next().last();
