@@ -312,4 +312,15 @@ class ZkMembershipTest
         assertTrue(spare.connected());
         cluster.recorders.values().forEach(Recorder::assertOrdered);
     }
+
+    @Test
+    void anUnreachableZooKeeperFailsTheStartSayingSo() throws Exception
+    {
+        cluster = new ZkTestCluster(1, 1500);
+        final ZkOptions options = cluster.options();
+        cluster.server.stop();
+        final IOException e = assertThrows(IOException.class,
+            () -> ZkMembership.start(options, ZkTestCluster.member(0, 1), new Recorder()));
+        assertTrue(e.getMessage().contains("cannot reach ZooKeeper at " + options.connectString()), e.getMessage());
+    }
 }
