@@ -130,8 +130,8 @@ public final class ZkMembership implements AutoCloseable
             throw new IOException("cannot reach ZooKeeper at " + options.connectString() + " within " +
                 connectWaitMs + " ms");
         }
-        settings = ensureConfig();
-        waitOutEarlierSelf();
+        settings = ClusterJoin.ensureConfig(client, options);
+        ClusterJoin.waitOutEarlierSelf(client, options, self);
         coordinator = new Coordinator(client, work, self.id(), settings.replicas(), settings.partitions(),
             options.settleMs());
         mapCache = CuratorCache.build(client, ZkPaths.MAP);
@@ -169,104 +169,6 @@ public final class ZkMembership implements AutoCloseable
         latch.start();
         LOG.log(INFO, "node " + self.id() + " joined cluster " + options.clusterName() + " (replicas " +
             settings.replicas() + ", " + settings.partitions() + " partitions) in ZooKeeper at " + options.connectString());
-    }
-
-    /** Creates {@code config} (and the parents of members and reports) unless there; the settings to follow. */
-    private ClusterSettings ensureConfig() throws Exception
-    {
-        for (final String parent : new String[] {ZkPaths.MEMBERS, ZkPaths.SYNC})
-        {
-            try
-            {
-                client.create().creatingParentsIfNeeded().forPath(parent);
-            }
-            catch (final KeeperException.NodeExistsException e)
-            {
-                // created by another node
-            }
-        }
-        final ClusterSettings wanted = new ClusterSettings(options.replicas(), options.partitions());
-        try
-        {
-            client.create().forPath(ZkPaths.CONFIG, wanted.toJson());
-            LOG.log(INFO, "created cluster " + options.clusterName() + ": replicas " + wanted.replicas() + ", " +
-                wanted.partitions() + " partitions");
-            return wanted;
-        }
-        catch (final KeeperException.NodeExistsException e)
-        {
-            final ClusterSettings stored;
-            try
-            {
-                stored = ClusterSettings.fromJson(client.getData().forPath(ZkPaths.CONFIG));
-            }
-            catch (final IllegalArgumentException bad)
-            {
-                throw new IOException("cluster " + options.clusterName() + ": " + bad.getMessage(), bad);
-            }
-            if (stored.replicas() != wanted.replicas())
-            {
-                LOG.log(WARNING, "cluster " + options.clusterName() + " was created with replicas " +
-                    stored.replicas() + ": following it, not --replicas " + wanted.replicas());
-            }
-            return stored;
-        }
-    }
-
-    /**
-     * Waits until no {@code members/<id>} of another incarnation is left: an earlier process with this id
-     * whose session has not expired yet. If it is still there well after a session timeout, another live
-     * process uses this id: refused.
-     */
-    private void waitOutEarlierSelf() throws Exception
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * options.sessionTimeoutMs() + 2000);
-        boolean told = false;
-        while (true)
-        {
-            final Stat stat = new Stat();
-            final byte[] data;
-            try
-            {
-                data = client.getData().storingStatIn(stat).forPath(ZkPaths.member(self.id()));
-            }
-            catch (final KeeperException.NoNodeException e)
-            {
-                return;
-            }
-            final String who = describe(data);
-            if (who == null)
-            {
-                return;
-            }
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new IOException("node id " + self.id() + " is registered in cluster " + options.clusterName() +
-                    " by another live process (" + who + "): node ids must be unique");
-            }
-            if (!told)
-            {
-                LOG.log(INFO, "node " + self.id() + ": waiting for the session of an earlier process (" + who +
-                    ") to expire");
-                told = true;
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    /** The earlier process in {@code data}, or null when it is this one. */
-    private String describe(final byte[] data)
-    {
-        try
-        {
-            final MemberInfo other = MemberInfo.fromJson(data);
-            return other.incarnation() == self.incarnation() ? null :
-                other.host() + ":" + other.port() + " incarnation " + other.incarnation();
-        }
-        catch (final IllegalArgumentException e)
-        {
-            return "unreadable: " + e.getMessage();
-        }
     }
 
     private void onConnectionState(final ConnectionState state)
