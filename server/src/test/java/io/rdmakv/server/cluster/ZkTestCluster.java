@@ -1,0 +1,105 @@
+package io.rdmakv.server.cluster;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import org.apache.curator.test.TestingServer;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Memberships of made-up nodes (fake ports, no KvServer) against one ZooKeeper {@link TestingServer}. Waits
+ * are for conditions with a generous deadline, never for a time.
+ */
+final class ZkTestCluster implements AutoCloseable
+{
+    static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    final TestingServer server;
+    final int replicas;
+    final int sessionTimeoutMs;
+    final Map<Integer, ZkMembership> nodes = new TreeMap<>();
+    final Map<Integer, Recorder> recorders = new TreeMap<>();
+
+    ZkTestCluster(final int replicas, final int sessionTimeoutMs) throws Exception
+    {
+        this.server = new TestingServer(true);
+        this.replicas = replicas;
+        this.sessionTimeoutMs = sessionTimeoutMs;
+    }
+
+    ZkOptions options()
+    {
+        return new ZkOptions(server.getConnectString(), "test", replicas, 8, sessionTimeoutMs, 300);
+    }
+
+    static MemberInfo member(final int id, final long incarnation)
+    {
+        return new MemberInfo(id, "127.0.0.1", 17400 + id, PlannerRun.GEOMETRY, incarnation);
+    }
+
+    ZkMembership start(final int id) throws IOException
+    {
+        final Recorder recorder = new Recorder();
+        final ZkMembership m = ZkMembership.start(options(), member(id, 1000 + id), recorder);
+        nodes.put(id, m);
+        recorders.put(id, recorder);
+        return m;
+    }
+
+    /** Closes node {@code id}'s membership (as a node that stops: its znodes go). */
+    void stop(final int id)
+    {
+        nodes.remove(id).close();
+        recorders.remove(id);
+    }
+
+    /** Waits until every running node's listener has a map that {@code test} accepts; that map (node's view). */
+    ClusterMap awaitMap(final String what, final Predicate<ClusterMap> test)
+    {
+        await(what, () -> recorders.values().stream().allMatch(r -> r.last() != null && test.test(r.last())));
+        return recorders.values().iterator().next().last();
+    }
+
+    ZkMembership coordinator()
+    {
+        return nodes.values().stream().filter(ZkMembership::isCoordinator).findFirst().orElse(null);
+    }
+
+    static void await(final String what, final BooleanSupplier condition)
+    {
+        final long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("not within " + DEADLINE + ": " + what);
+            }
+            try
+            {
+                Thread.sleep(20);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                fail("interrupted waiting for " + what);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        for (final ZkMembership m : nodes.values())
+        {
+            m.close();
+        }
+        nodes.clear();
+        server.close();
+    }
+}
