@@ -1,0 +1,191 @@
+package io.rdmakv.systemtests.cluster;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.server.KvServerCommand;
+import io.rdmakv.systemtests.ClusterFiles;
+import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.systemtests.faults.ChildJvm;
+import io.rdmakv.systemtests.faults.LeaseProxy;
+import org.apache.curator.test.TestingServer;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * A real ZooKeeper server (curator-test's {@code TestingServer}) and kvserver nodes as child JVMs that join it
+ * ({@code --zookeeper}), so that a test can kill one with SIGKILL. Nodes are numbered from 0; node i listens on
+ * {@code ports[i]}.
+ */
+final class ZkNodes implements AutoCloseable
+{
+    static final int SESSION_TIMEOUT_MS = 2000;
+
+    final TestingServer zookeeper;
+    final Path dir;
+    final int replicas;
+    final int[] ports;
+    final List<ChildJvm> nodes = new ArrayList<>();
+    /** Per node, the relay its ZooKeeper connection runs through (null: it connects directly). */
+    final LeaseProxy[] zkPaths;
+
+    ZkNodes(final Path dir, final int count, final int replicas) throws Exception
+    {
+        this(dir, count, replicas, false);
+    }
+
+    /** With {@code relayed}, each node reaches ZooKeeper through a relay of its own, which a test can cut. */
+    ZkNodes(final Path dir, final int count, final int replicas, final boolean relayed) throws Exception
+    {
+        this.dir = dir;
+        this.replicas = replicas;
+        zookeeper = new TestingServer(true);
+        ports = ClusterFiles.freePorts(count);
+        zkPaths = new LeaseProxy[count];
+        for (int i = 0; i < count; i++)
+        {
+            if (relayed)
+            {
+                zkPaths[i] = new LeaseProxy();
+                zkPaths[i].start(zookeeper.getPort());
+            }
+            nodes.add(null);
+            start(i);
+        }
+    }
+
+    /** Cuts node {@code i} off from ZooKeeper (its relay closes and accepts nothing more). */
+    void cutFromZooKeeper(final int i)
+    {
+        zkPaths[i].close();
+    }
+
+    /** The highest-epoch map any node hands out (a node cut off may still hand out an old one). */
+    ClusterMap newestMap()
+    {
+        ClusterMap newest = null;
+        for (final int port : ports)
+        {
+            try (KvClient probe = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + port)
+                .withConnectTimeout(Duration.ofSeconds(2))))
+            {
+                final ClusterMap map = probe.clusterMap();
+                if (newest == null || map.epoch() > newest.epoch())
+                {
+                    newest = map;
+                }
+            }
+            catch (final RuntimeException e)
+            {
+                // down or not in the map: ask the next
+            }
+        }
+        return newest;
+    }
+
+    /** Starts (or restarts, empty) node {@code i}. */
+    void start(final int i)
+    {
+        nodes.set(i, ChildJvm.start(List.of("-Xmx256m"), KvServerCommand.class, dir,
+            "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
+            "--node-id", Integer.toString(i), "--zookeeper",
+            zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
+            "--replicas", Integer.toString(replicas), "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
+            "--metrics-port", "0"));
+    }
+
+    void kill(final int i) throws InterruptedException
+    {
+        nodes.get(i).kill();
+    }
+
+    /** SIGTERM: the node leaves the cluster and stops cleanly. */
+    void stop(final int i) throws InterruptedException
+    {
+        final Process p = nodes.get(i).process();
+        p.destroy();
+        if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS))
+        {
+            throw new AssertionError("node " + i + " did not stop within 30 s of SIGTERM");
+        }
+    }
+
+    String seeds()
+    {
+        final StringBuilder s = new StringBuilder();
+        for (final int port : ports)
+        {
+            s.append(s.isEmpty() ? "" : ",").append("127.0.0.1:").append(port);
+        }
+        return s.toString();
+    }
+
+    /** The map a node hands out now, or null when none answers. */
+    ClusterMap map()
+    {
+        try (KvClient probe = KvClient.connect(LocalCluster.clientConfig(seeds()).withConnectTimeout(
+            Duration.ofSeconds(2))))
+        {
+            return probe.clusterMap();
+        }
+        catch (final RuntimeException e)
+        {
+            return null;
+        }
+    }
+
+    /** Waits until the map handed out satisfies {@code condition}; returns it. */
+    ClusterMap awaitMap(final String what, final Duration timeout, final Predicate<ClusterMap> condition)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        ClusterMap last = null;
+        while (System.nanoTime() < deadline)
+        {
+            final ClusterMap map = newestMap();
+            if (map != null)
+            {
+                last = map;
+                if (condition.test(map))
+                {
+                    return map;
+                }
+            }
+            Thread.sleep(200);
+        }
+        final StringBuilder stderr = new StringBuilder();
+        for (int i = 0; i < nodes.size(); i++)
+        {
+            stderr.append("\nnode ").append(i).append(": ").append(nodes.get(i).stderr());
+        }
+        throw new AssertionError("waited " + timeout + " for " + what + "; last map " + last + stderr);
+    }
+
+    /** Whether every group of {@code map} has {@code replicas} members in sync and none copying or sealed. */
+    static boolean fullyReplicated(final ClusterMap map, final int replicas)
+    {
+        for (final ReplicaGroup g : map.groups())
+        {
+            if (g.memberCount() != replicas || g.copyingCount() != 0 || g.sealed())
+            {
+                return false;
+            }
+        }
+        return !map.isSimple();
+    }
+
+    @Override
+    public void close() throws Exception
+    {
+        for (final ChildJvm node : nodes)
+        {
+            LocalCluster.closeAll(node);
+        }
+        LocalCluster.closeAll(zkPaths);
+        zookeeper.close();
+    }
+}
