@@ -2,6 +2,8 @@ package io.rdmakv.server;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.tls.TlsSetupException;
+import io.rdmakv.server.cluster.NodeRole;
+import io.rdmakv.server.cluster.ZooKeeperNode;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;
 import io.rdmakv.server.metrics.ServerMetrics;
@@ -44,14 +46,40 @@ final class NodeRunner
                 e instanceof ProtectedMode.RefusedException || e instanceof TlsSetupException ?
                 KvServerCommand.EXIT_USAGE : KvServerCommand.EXIT_START_FAILED;
         }
+        ZooKeeperNode cluster = null;
+        if (config.zookeeper() != null)
+        {
+            try
+            {
+                cluster = ZooKeeperNode.start(config, server);
+            }
+            catch (final Exception e)
+            {
+                err.println("kvserver: cannot join cluster " + config.zookeeper().clusterName() + " at " +
+                    config.zookeeper().connect() + ": " + e.getMessage());
+                err.flush();
+                server.close();
+                return KvServerCommand.EXIT_START_FAILED;
+            }
+        }
+        final NodeRole role = cluster == null ? null : cluster.role();
         final Readiness readiness = new Readiness();
-        readiness.requires(server.health()::isHealthy);
+        // a node of a ZooKeeper cluster is ready only while an applied map lists it (it refuses HELLOs otherwise)
+        readiness.requires(() -> server.health().isHealthy() && (role == null || role.inMap()));
         server.health().onFatal(reason -> stop.countDown());
         MetricsEndpoint endpoint = null;
         if (config.metricsEnabled())
         {
             final PrometheusRegistry registry = new PrometheusRegistry();
-            ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS);
+            if (role == null)
+            {
+                ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS);
+            }
+            else
+            {
+                ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS,
+                    role);
+            }
             try
             {
                 endpoint = MetricsEndpoint.start(config.metricsHost(), config.metricsPort(), registry, readiness);
@@ -60,6 +88,7 @@ final class NodeRunner
             {
                 err.println("kvserver: " + e.getMessage());
                 err.flush();
+                closeQuietly(cluster);
                 server.close();
                 return KvServerCommand.EXIT_START_FAILED;
             }
@@ -81,6 +110,12 @@ final class NodeRunner
             out.printf("kvserver: metrics on http://%s:%d/metrics (readiness /ready, liveness /live)%n",
                 config.metricsHost(), endpoint.port());
         }
+        if (config.zookeeper() != null)
+        {
+            out.println("kvserver: member of cluster " + config.zookeeper().clusterName() + " at " +
+                config.zookeeper().connect() + " (replicas " + config.zookeeper().replicas() + " if it creates it); " +
+                "serving once a cluster map lists this node");
+        }
         readiness.ready();
         out.println(READY_LINE);
         out.flush();
@@ -95,6 +130,7 @@ final class NodeRunner
         out.println("kvserver: shutting down");
         out.flush();
         final long t0 = System.nanoTime();
+        closeQuietly(cluster);
         server.close();
         if (endpoint != null)
         {
@@ -103,5 +139,13 @@ final class NodeRunner
         out.println("kvserver: stopped in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
         out.flush();
         return fatal == null ? 0 : KvServerCommand.EXIT_FATAL;
+    }
+
+    private static void closeQuietly(final ZooKeeperNode cluster)
+    {
+        if (cluster != null)
+        {
+            cluster.close();
+        }
     }
 }
