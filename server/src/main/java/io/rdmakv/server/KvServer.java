@@ -259,6 +259,7 @@ public final class KvServer implements AutoCloseable, MapApplier
     @Override
     public int apply(final ClusterMap map, final boolean rebuildAllocator) throws InterruptedException
     {
+        fitsHelloOk(map); // before anything is fenced: a map HELLO_OK cannot carry is not applied
         final int fenced;
         try
         {

@@ -131,7 +131,7 @@ final class Departures
         {
             final ServerSession s = batch.drained.get(i);
             final IndexScanner.Departure d = found.get(s.id());
-            final String what = space.reclaim(s.id(), d == null ? new IndexScanner.Departure(List.of(), 0) : d, now);
+            final String what = batch.scan ? space.reclaim(s.id(), d, now) : space.closedForRebuild();
             LOG.log(System.Logger.Level.DEBUG, s + " departed because " + whys.get(i) + "; " + what);
         }
         space.publish();

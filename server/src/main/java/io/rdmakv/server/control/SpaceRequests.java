@@ -159,6 +159,13 @@ final class SpaceRequests
         return "reclaimed " + reclaimed + " bytes, released " + found.locksReleased() + " insert lock(s)";
     }
 
+    /** Counts a session closed without a scan of its own: the allocator is rebuilt from the index right after. */
+    String closedForRebuild()
+    {
+        counters.increment(ServerCounter.SESSIONS_CLOSED);
+        return "its space and locks go with the allocator's rebuild from the index";
+    }
+
     /**
      * Counts a FREE whose every entry has its verdict (see {@link FreeJob} for the rules); {@code request}:
      * a client's FREE, not the node's own replay of deferred entries.
