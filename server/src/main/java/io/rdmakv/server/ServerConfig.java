@@ -107,7 +107,7 @@ public record ServerConfig(
      */
     public record ZooKeeper(String connect, String clusterName, int replicas, int sessionTimeoutMs)
     {
-        public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";
+        public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_][A-Za-z0-9_-]{0,63}";
         public static final int DEFAULT_REPLICAS = 1;
         public static final int MAX_REPLICAS = 5;
         public static final int DEFAULT_SESSION_TIMEOUT_MS = 4000;

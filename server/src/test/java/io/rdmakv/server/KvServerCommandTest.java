@@ -142,6 +142,8 @@ class KvServerCommandTest
         assertBadUsage("needs --cluster-name", "--zookeeper", "zk:2181");
         assertBadUsage("'--cluster-name'", "--zookeeper", "zk:2181", "--cluster-name", "no/slash");
         assertBadUsage("'--cluster-name'", "--zookeeper", "zk:2181", "--cluster-name", "x".repeat(65));
+        assertBadUsage("'--cluster-name'", "--zookeeper", "zk:2181", "--cluster-name", "-looks-like-a-flag");
+        assertEquals(0, CommandRun.of("--zookeeper", "zk:2181", "--cluster-name", "x".repeat(64)).code());
         assertBadUsage("'--zookeeper'", "--zookeeper", "zk", "--cluster-name", "c");
         assertBadUsage("'--zookeeper'", "--zookeeper", "zk:2181,", "--cluster-name", "c");
         assertBadUsage("'--replicas'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--replicas", "6");

@@ -60,10 +60,21 @@ public final class ZooKeeperNode implements AutoCloseable
     }
 
     /**
-     * Starts ZooKeeper membership for {@code role} and sets how sync reports reach the coordinator. The merge
-     * with the membership code makes this {@code ZkMembership.start(ZkOptions.of(...).withSessionTimeoutMs(...),
-     * new MemberInfo(...), role)} and {@code reports.set((g, e, f) -> m.reportSync(g, e, f ? SyncPhase.FINAL :
-     * SyncPhase.BULK))}.
+     * Starts ZooKeeper membership for {@code role} and sets how sync reports reach the coordinator. Merged with
+     * the membership code, the body is:
+     * <pre>
+     * final ServerConfig.ZooKeeper zk = config.zookeeper();
+     * final ZkMembership m = ZkMembership.start(
+     *     ZkOptions.of(zk.connect(), zk.clusterName(), zk.replicas()).withSessionTimeoutMs(zk.sessionTimeoutMs()),
+     *     new MemberInfo(config.nodeId(),
+     *         config.advertiseHost() != null ? config.advertiseHost() : config.listenHost(),
+     *         config.advertisePort() != 0 ? config.advertisePort() : server.port(),
+     *         MemberInfo.geometry(config.memoryBytes(), config.chunkSize()), INCARNATION),
+     *     role);
+     * reports.set((g, e, f) -> m.reportSync(g, e, f ? SyncPhase.FINAL : SyncPhase.BULK));
+     * return m;
+     * </pre>
+     * with {@code INCARNATION} a random long chosen once per process.
      */
     private static AutoCloseable membership(final ServerConfig config, final KvServer server, final NodeRole role,
         final AtomicReference<SyncReporter> reports)
