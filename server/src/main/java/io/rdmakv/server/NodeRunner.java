@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs a node for {@code kvserver}: starts it, prints the self-check, serves metrics when asked, says
@@ -64,8 +65,7 @@ final class NodeRunner
         }
         final NodeRole role = cluster == null ? null : cluster.role();
         final Readiness readiness = new Readiness();
-        // a node of a ZooKeeper cluster is ready only while an applied map lists it (it refuses HELLOs otherwise)
-        readiness.requires(() -> server.health().isHealthy() && (role == null || role.inMap()));
+        readiness.requires(readyWhen(server, role));
         server.health().onFatal(reason -> stop.countDown());
         MetricsEndpoint endpoint = null;
         if (config.metricsEnabled())
@@ -147,5 +147,15 @@ final class NodeRunner
         {
             cluster.close();
         }
+    }
+
+    /**
+     * What readiness requires besides start-up: listeners that can accept, and for a node of a ZooKeeper
+     * cluster ({@code role} not null) an applied map that lists it (it refuses HELLOs otherwise). A lost
+     * ZooKeeper connection changes nothing here: the node keeps serving its map.
+     */
+    static BooleanSupplier readyWhen(final KvServer server, final NodeRole role)
+    {
+        return () -> server.health().isHealthy() && (role == null || role.inMap());
     }
 }
