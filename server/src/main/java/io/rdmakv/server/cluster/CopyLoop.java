@@ -17,13 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>"Nothing much": a pass that changed at most {@link #QUIET_SLOTS} slots, or no fewer than the pass before
  * (clients write as fast as passes copy: more passes will not converge, and the sealed epoch's final pass,
  * with writes held, takes the rest), or the {@link #MAX_BULK_PASSES}th pass. A pass or report that fails is
- * retried after {@link #RETRY_MILLIS} while the map stays the same.
+ * retried while the map stays the same, {@link #RETRY_MILLIS} later, doubling up to {@link #MAX_RETRY_MILLIS}
+ * (a primary that is gone for good is replaced by the next map, which abandons the job).
  */
 final class CopyLoop implements AutoCloseable
 {
     static final long QUIET_SLOTS = 64;
     static final int MAX_BULK_PASSES = 8;
     static final long RETRY_MILLIS = 500;
+    static final long MAX_RETRY_MILLIS = 8000;
 
     private static final System.Logger LOG = System.getLogger(CopyLoop.class.getName());
 
@@ -76,6 +78,7 @@ final class CopyLoop implements AutoCloseable
     private void run(final long job, final int group, final long epoch, final boolean sealed,
         final InetSocketAddress primary)
     {
+        long retryMillis = RETRY_MILLIS;
         while (current(job))
         {
             try
@@ -114,10 +117,11 @@ final class CopyLoop implements AutoCloseable
             catch (final Exception e)
             {
                 LOG.log(System.Logger.Level.WARNING, "copying group " + group + " (epoch " + epoch + ") from " + primary +
-                    ": " + e.getMessage() + "; retrying");
+                    ": " + e.getMessage() + "; retrying in " + retryMillis + " ms");
                 try
                 {
-                    TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
+                    TimeUnit.MILLISECONDS.sleep(retryMillis);
+                    retryMillis = Math.min(MAX_RETRY_MILLIS, 2 * retryMillis);
                 }
                 catch (final InterruptedException interrupted)
                 {
