@@ -24,7 +24,7 @@ class ClusterReadinessTest
     {
         try (KvServer server = KvServer.start(ServerConfig.local(16L << 20).toBuilder()
                 .zookeeper(new ServerConfig.ZooKeeper("127.0.0.1:2181", "ready-test", 1, 4000)).build());
-            NodeRole role = new NodeRole(server, primary -> 0, (group, epoch, finalPass) -> { }))
+            NodeRole role = new NodeRole(server, (primary, epoch) -> 0, (group, epoch, finalPass) -> { }))
         {
             final BooleanSupplier ready = NodeRunner.readyWhen(server, role);
             assertNull(server.clusterMap());

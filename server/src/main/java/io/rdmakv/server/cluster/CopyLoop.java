@@ -85,14 +85,14 @@ final class CopyLoop implements AutoCloseable
             {
                 if (sealed)
                 {
-                    pass(primary);
+                    pass(primary, epoch);
                 }
                 else
                 {
                     long previous = Long.MAX_VALUE;
                     for (int i = 1; current(job); i++)
                     {
-                        final long changed = pass(primary);
+                        final long changed = pass(primary, epoch);
                         if (changed <= QUIET_SLOTS || changed >= previous || i >= MAX_BULK_PASSES)
                         {
                             break;
@@ -132,9 +132,9 @@ final class CopyLoop implements AutoCloseable
         }
     }
 
-    private long pass(final InetSocketAddress primary) throws Exception
+    private long pass(final InetSocketAddress primary, final long epoch) throws Exception
     {
-        final long changed = copier.pass(primary);
+        final long changed = copier.pass(primary, epoch);
         passes.incrementAndGet();
         slots.addAndGet(changed);
         return changed;

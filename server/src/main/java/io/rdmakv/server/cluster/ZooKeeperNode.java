@@ -83,10 +83,13 @@ public final class ZooKeeperNode implements AutoCloseable
             "--zookeeper " + config.zookeeper().connect() + " cannot be joined");
     }
 
-    /** One diff pass against the primary: {@code p -> server.regionCopier().pass(p).slotsChanged()} once merged. */
+    /**
+     * One diff pass against the primary: {@code (p, epoch) -> server.regionCopier().pass(p).slotsChanged()} once
+     * merged (with a check that the primary serves {@code epoch}, see {@link CopyPass#pass}).
+     */
     private static CopyPass copier(final KvServer server)
     {
-        return primary ->
+        return (primary, epoch) ->
         {
             throw new IllegalStateException("this build has no region copier yet (replication/RegionCopier)");
         };

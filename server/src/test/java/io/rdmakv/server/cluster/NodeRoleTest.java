@@ -42,6 +42,9 @@ class NodeRoleTest
     /** Slots each pass changes, in turn; the last repeats. */
     private volatile long[] changes = {0};
     private volatile CountDownLatch passGate = new CountDownLatch(0);
+    /** Passes that fail before one works. */
+    private final java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+    private final List<Long> epochs = Collections.synchronizedList(new ArrayList<>());
     private NodeRole role;
 
     private NodeRole role()
@@ -66,9 +69,14 @@ class NodeRoleTest
             {
                 return false;
             }
-        }, primary ->
+        }, (primary, epoch) ->
         {
             passGate.await();
+            epochs.add(epoch);
+            if (failures.getAndDecrement() > 0)
+            {
+                throw new java.io.IOException("primary not reachable yet");
+            }
             final int n = passes.size();
             passes.add(primary);
             final long[] c = changes;
@@ -184,5 +192,16 @@ class NodeRoleTest
         assertNull(reports.poll(200, TimeUnit.MILLISECONDS), "no report for epoch 4");
         assertEquals(new InetSocketAddress("127.0.0.1", 7403), new ArrayList<>(passes).getLast(),
             "the new epoch's primary");
+    }
+
+    @Test
+    void aFailedPassIsRetriedForTheSameEpoch() throws InterruptedException
+    {
+        failures.set(1);
+        final NodeRole r = role();
+        r.onMap(map(8, group(new int[] {1}, new int[] {ME}, false)));
+        assertEquals(new Report(0, 8, false), reports.poll(30, TimeUnit.SECONDS));
+        assertEquals(List.of(8L, 8L), epochs, "the failed pass, then the one that worked, both for epoch 8");
+        assertEquals(1, r.copyPasses(), "only passes that finished count");
     }
 }

@@ -60,7 +60,7 @@ class NodeRoleNodeTest
         server = LocalCluster.startNode(ServerConfig.local(LocalCluster.MEMORY).toBuilder()
             .zookeeper(new ServerConfig.ZooKeeper("127.0.0.1:2181", "node-role-test", 2, 4000))
             .sessionQuotaBytes(1L << 40).build());
-        role = new NodeRole(server, primary -> 0, (group, epoch, finalPass) -> { });
+        role = new NodeRole(server, (primary, epoch) -> 0, (group, epoch, finalPass) -> { });
         return server;
     }
 

@@ -28,7 +28,7 @@ class ClusterMetricsTest
     {
         try (KvServer server = LocalCluster.startNode(ServerConfig.local(LocalCluster.NODE_MEMORY).toBuilder()
                 .zookeeper(new ServerConfig.ZooKeeper("127.0.0.1:2181", "metrics-test", 2, 4000)).build());
-            NodeRole role = new NodeRole(server, primary -> 0, (group, epoch, finalPass) -> { }))
+            NodeRole role = new NodeRole(server, (primary, epoch) -> 0, (group, epoch, finalPass) -> { }))
         {
             final PrometheusRegistry registry = new PrometheusRegistry();
             final Readiness readiness = new Readiness();
