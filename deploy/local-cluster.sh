@@ -3,6 +3,7 @@
 #
 #   deploy/local-cluster.sh start N [--transport tcp|ibverbs|auto] [--memory SIZE] [--base-port PORT]
 #                                   [--metrics-base-port PORT] [--dir RUN_DIR] [--timeout SECONDS]
+#                                   [--replicas R [--zk-port PORT]]
 #   deploy/local-cluster.sh status [--dir RUN_DIR]
 #   deploy/local-cluster.sh stop   [--dir RUN_DIR] [--timeout SECONDS]
 #
@@ -11,6 +12,12 @@
 # "kvserver: ready" and prints the --hosts string for kvctl. If a node fails to start, the others are
 # stopped and start fails. stop sends SIGTERM to every node, waits for each to exit and checks that it
 # exited 0. status prints one line per node.
+#
+# With --replicas R (1..5) the cluster is replicated and its map lives in ZooKeeper instead of cluster.json:
+# start first runs a local ZooKeeper (the real server, bin/kvzk, on 127.0.0.1:ZK_PORT, default 2181, its
+# data under RUN_DIR/zookeeper; zookeeper.cfg, zookeeper.log, zookeeper.pid, zookeeper.exit) and waits until
+# it accepts connections, then starts the N nodes with zookeeper, cluster-name "local" and replicas R in
+# their config files. stop stops the nodes, then ZooKeeper last; status shows ZooKeeper too.
 #
 # Defaults: transport tcp, memory 64m, base port 7400, metrics off (with --metrics-base-port P, node i
 # serves /metrics, /ready and /live on 127.0.0.1:P+i), RUN_DIR /tmp/rdmakv-local-cluster-$UID, timeout 60 s.
@@ -23,10 +30,11 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kvserver=${RDMAKV_KVSERVER:-"$root/bin/kvserver"}
 dir="/tmp/rdmakv-local-cluster-$(id -u)"
-transport=tcp memory=64m base_port=7400 metrics_base_port=0 timeout=60 nodes=
+transport=tcp memory=64m base_port=7400 metrics_base_port=0 timeout=60 nodes= replicas= zk_port=2181
+kvzk=${RDMAKV_KVZK:-"$root/bin/kvzk"}
 
 usage() {
-  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -45,11 +53,78 @@ while [ $# -gt 0 ]; do
     --metrics-base-port) metrics_base_port=${2:?}; shift 2 ;;
     --dir) dir=${2:?}; shift 2 ;;
     --timeout) timeout=${2:?}; shift 2 ;;
+    --replicas) replicas=${2:?}; shift 2 ;;
+    --zk-port) zk_port=${2:?}; shift 2 ;;
     *) echo "local-cluster: unknown option '$1'" >&2; usage ;;
   esac
 done
 
+if [ -n "$replicas" ] && ! [[ "$replicas" =~ ^[1-5]$ ]]; then
+  echo "local-cluster: --replicas must be 1..5, not '$replicas'" >&2; exit 2
+fi
+if ! [[ "$zk_port" =~ ^[1-9][0-9]*$ ]] || [ "$zk_port" -gt 65535 ]; then
+  echo "local-cluster: --zk-port must be a port, not '$zk_port'" >&2; exit 2
+fi
+
 pid_of() { cat "$dir/node-$1.pid" 2>/dev/null; }
+zk_alive() { local pid; pid=$(cat "$dir/zookeeper.pid" 2>/dev/null) && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+zk_address() { cat "$dir/zookeeper.address" 2>/dev/null; }
+# Whether ZooKeeper on $zk_port serves requests (its 'srvr' command names its mode only then).
+zk_serving() {
+  local reply
+  reply=$( (exec 3<>"/dev/tcp/127.0.0.1/$zk_port" && printf srvr >&3 && timeout 2 cat <&3) 2>/dev/null)
+  [[ "$reply" == *"Mode: standalone"* ]]
+}
+
+# Starts ZooKeeper on 127.0.0.1:$zk_port and waits until it accepts connections; fails start if it cannot.
+start_zookeeper() {
+  mkdir -p "$dir/zookeeper" || exit 1
+  rm -f "$dir"/zookeeper.pid "$dir"/zookeeper.exit "$dir"/zookeeper.log
+  cat > "$dir/zookeeper.cfg" <<CFG
+tickTime=500
+initLimit=10
+syncLimit=5
+dataDir=$dir/zookeeper
+clientPortAddress=127.0.0.1
+clientPort=$zk_port
+maxSessionTimeout=60000
+admin.enableServer=false
+4lw.commands.whitelist=srvr,ruok
+CFG
+  echo "127.0.0.1:$zk_port" > "$dir/zookeeper.address"
+  (
+    "$kvzk" "$dir/zookeeper.cfg" < /dev/null > "$dir/zookeeper.log" 2>&1 &
+    echo $! > "$dir/zookeeper.pid"
+    wait $!
+    echo $? > "$dir/zookeeper.exit"
+  ) < /dev/null > /dev/null 2>&1 &
+  local deadline=$((SECONDS + timeout))
+  while ! zk_serving; do
+    if [ -s "$dir/zookeeper.exit" ] || [ $SECONDS -ge $deadline ]; then
+      echo "zookeeper: not accepting on 127.0.0.1:$zk_port$([ -s "$dir/zookeeper.exit" ] &&
+        echo " (exited with $(cat "$dir/zookeeper.exit"))"):" >&2
+      tail -n 5 "$dir/zookeeper.log" >&2
+      stop_zookeeper > /dev/null 2>&1
+      exit 1
+    fi
+    sleep 0.2
+  done
+}
+
+# Stops ZooKeeper (SIGTERM, then SIGKILL after the timeout); nothing to do without one.
+stop_zookeeper() {
+  [ -e "$dir/zookeeper.pid" ] || return 0
+  if zk_alive; then kill -TERM "$(cat "$dir/zookeeper.pid")" 2>/dev/null; fi
+  local deadline=$((SECONDS + timeout))
+  while zk_alive && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  if zk_alive; then
+    echo "zookeeper: did not exit within ${timeout}s of SIGTERM; killing it" >&2
+    kill -KILL "$(cat "$dir/zookeeper.pid")" 2>/dev/null
+  else
+    echo "zookeeper: stopped"
+  fi
+  rm -f "$dir/zookeeper.pid"
+}
 alive() { local pid; pid=$(pid_of "$1") && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
 node_ids() {
   local f
@@ -66,7 +141,10 @@ wait_exit() {
 stop_nodes() {
   local id failed=0 code ids
   ids=$(node_ids)
-  [ -n "$ids" ] || { echo "local-cluster: no cluster in $dir" >&2; return 3; }
+  if [ -z "$ids" ]; then
+    if [ -e "$dir/zookeeper.pid" ]; then stop_zookeeper; return 0; fi
+    echo "local-cluster: no cluster in $dir" >&2; return 3
+  fi
   for id in $ids; do
     if alive "$id"; then kill -TERM "$(pid_of "$id")" 2>/dev/null; fi
   done
@@ -84,6 +162,7 @@ stop_nodes() {
     fi
     rm -f "$dir/node-$id.pid"
   done
+  stop_zookeeper # last: the nodes leave the cluster through it as they stop
   return $failed
 }
 
@@ -94,8 +173,10 @@ start_nodes() {
       if alive "$id"; then echo "local-cluster: a cluster is already running in $dir (stop it first)" >&2; exit 1; fi
     done
   fi
+  if zk_alive; then echo "local-cluster: a ZooKeeper is already running in $dir (stop it first)" >&2; exit 1; fi
   mkdir -p "$dir" || exit 1
-  rm -f "$dir"/node-*.pid "$dir"/node-*.exit "$dir"/node-*.log "$dir"/node-*.yaml
+  rm -f "$dir"/node-*.pid "$dir"/node-*.exit "$dir"/node-*.log "$dir"/node-*.yaml "$dir"/zookeeper.address
+  if [ -n "$replicas" ]; then start_zookeeper; rm -f "$dir/cluster.json"; else
   {
     echo '{'
     echo '  "epoch": 1,'
@@ -107,12 +188,19 @@ start_nodes() {
     echo '  ]'
     echo '}'
   } > "$dir/cluster.json"
+  fi
   for ((id = 0; id < nodes; id++)); do
     port=$((base_port + id))
     {
       echo "listen: 127.0.0.1:$port"
       echo "node-id: $id"
-      echo "cluster: $dir/cluster.json"
+      if [ -n "$replicas" ]; then
+        echo "zookeeper: 127.0.0.1:$zk_port"
+        echo "cluster-name: local"
+        echo "replicas: $replicas"
+      else
+        echo "cluster: $dir/cluster.json"
+      fi
       echo "memory: $memory"
       echo "transport: $transport"
       if [ "$metrics_base_port" -gt 0 ]; then
@@ -152,6 +240,9 @@ start_nodes() {
   local hosts=""
   for ((id = 0; id < nodes; id++)); do hosts="$hosts${hosts:+,}127.0.0.1:$((base_port + id))"; done
   echo "started $nodes node(s), transport $transport, memory $memory each; run dir $dir"
+  if [ -n "$replicas" ]; then
+    echo "zookeeper: 127.0.0.1:$zk_port, cluster 'local', $replicas replica(s) (nodes serve once the map places them)"
+  fi
   echo "hosts: $hosts"
   echo "try:   bin/kvctl --hosts $hosts --transport $transport cluster"
 }
@@ -160,6 +251,15 @@ status_nodes() {
   local id state ids running=0 total=0
   ids=$(node_ids)
   if [ -z "$ids" ]; then echo "local-cluster: no cluster in $dir"; return 3; fi
+  if [ -e "$dir/zookeeper.pid" ] || [ -s "$dir/zookeeper.address" ]; then
+    total=$((total + 1))
+    if zk_alive; then
+      running=$((running + 1))
+      echo "zookeeper: running, pid $(cat "$dir/zookeeper.pid"), $(zk_address)"
+    else
+      echo "zookeeper: not running$([ -s "$dir/zookeeper.exit" ] && echo " (exit $(cat "$dir/zookeeper.exit"))")"
+    fi
+  fi
   for id in $ids; do
     total=$((total + 1))
     if alive "$id"; then

@@ -14,6 +14,7 @@ import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.bootstrap.BootstrapTls;
+import io.rdmakv.server.cluster.MapApplier;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ChainHelp;
 import io.rdmakv.server.control.ControlAgent;
@@ -43,19 +44,24 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One rdmakv node: its region, the transport, the bootstrap listener and the control agent. Clients
  * read and write the region with one-sided RDMA; this process only grants and reclaims space.
  */
-public final class KvServer implements AutoCloseable
+public final class KvServer implements AutoCloseable, MapApplier
 {
     private static final System.Logger LOG = System.getLogger(KvServer.class.getName());
     private static final int CONTROL_CQ_CAPACITY = 1 << 16;
 
     private final ServerConfig config;
-    private final ClusterMap clusterMap;
+    /** The map HELLO_OK carries now; null while a node of a ZooKeeper cluster is in no map (HELLO refused). */
+    private volatile ClusterMap clusterMap;
+    /** How long {@link #apply} waits for the control agent to fence and rebuild before it gives up. */
+    private static final long APPLY_TIMEOUT_SECONDS = 60;
     private final BootstrapListener listener;
     private final Context context;
     private final ProtectionDomain pd;
@@ -94,13 +100,13 @@ public final class KvServer implements AutoCloseable
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()), tls,
                 config.leaseTimeoutNanos(), BootstrapListener.DEFAULT_HELLO_TIMEOUT, this::openSession, health);
-            this.clusterMap = loadClusterMap(config, bound.port());
+            this.clusterMap = config.zookeeper() != null ? null : loadClusterMap(config, bound.port());
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
             // replicas receive blocks granted by their primary: their data area must be writable to every session
-            memoryWindows = clusterMap.isSimple() &&
-                MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
+            memoryWindows = (clusterMap == null || clusterMap.isSimple()) &&
+                MemoryWindowProbe.decide(windowMode(config), allocated, opened.providerName());
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages(), memoryWindows);
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
             createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
@@ -139,7 +145,7 @@ public final class KvServer implements AutoCloseable
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
         admission = new Admission(config.authToken(), context.providerName());
-        opener = new SessionOpener(config, pd, cq, region, agent, clusterMap);
+        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap);
         context.onFatal(health::fatal);
         listener.start();
     }
@@ -165,6 +171,24 @@ public final class KvServer implements AutoCloseable
             throw new IllegalArgumentException("heartbeat interval " + config.heartbeatIntervalNanos() +
                 " ns must be at least 1 ms and below half the lease timeout (" + config.leaseTimeoutNanos() + " ns)");
         }
+    }
+
+    /**
+     * The memory-window mode asked for, except with replication ({@code --replicas} above 1): windows are
+     * then off, because a backup's data area receives blocks the primary granted, written by sessions that
+     * hold no grant of the backup's, so it must be writable by every session (see the README, Security).
+     */
+    private static MemoryWindowMode windowMode(final ServerConfig config)
+    {
+        if (config.zookeeper() != null && config.zookeeper().replicas() > 1 &&
+            config.memoryWindows() != MemoryWindowMode.OFF)
+        {
+            LOG.log(System.Logger.Level.WARNING, "memory windows off (asked: " + config.memoryWindows() + "): with " +
+                config.zookeeper().replicas() + " replicas every session writes blocks into the data areas of " +
+                "backups that granted it nothing, so the data area is writable with its rkey by every session");
+            return MemoryWindowMode.OFF;
+        }
+        return config.memoryWindows();
     }
 
     private static String tcpBindHost(final ServerConfig config)
@@ -221,9 +245,45 @@ public final class KvServer implements AutoCloseable
         return config;
     }
 
+    /** The map served in HELLO_OK now; null while a node of a ZooKeeper cluster is in no map. */
     public ClusterMap clusterMap()
     {
         return clusterMap;
+    }
+
+    @Override
+    public int nodeId()
+    {
+        return config.nodeId();
+    }
+
+    /**
+     * Applies a map learnt from ZooKeeper ({@link MapApplier#apply}): the control agent fences every session
+     * of an older epoch (and rebuilds the allocator when asked) before the map is served, so no session of
+     * the new epoch is admitted before that.
+     */
+    @Override
+    public int apply(final ClusterMap map, final boolean rebuildAllocator) throws InterruptedException
+    {
+        fitsHelloOk(map); // before anything is fenced: a map HELLO_OK cannot carry is not applied
+        final int fenced;
+        try
+        {
+            fenced = agent.applyEpoch(map.epoch(), rebuildAllocator).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException | TimeoutException e)
+        {
+            throw new IllegalStateException("the control agent could not apply the map of epoch " + map.epoch() +
+                ": " + e, e);
+        }
+        clusterMap = map.node(config.nodeId()) == null ? null : map;
+        return fenced;
+    }
+
+    /** Sessions fenced because a map of a newer epoch was applied. */
+    public long sessionsFencedByEpoch()
+    {
+        return counters.get(ServerCounter.SESSIONS_FENCED_BY_EPOCH);
     }
 
     public RegionGeometry geometry()

@@ -9,6 +9,7 @@ import io.rdmakv.server.config.NodeOptions;
 import io.rdmakv.server.config.SecurityOptions;
 import io.rdmakv.server.config.SpaceOptions;
 import io.rdmakv.server.config.TransportOptions;
+import io.rdmakv.server.config.ZooKeeperOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -85,6 +86,9 @@ public final class KvServerCommand implements Callable<Integer>
     @Mixin
     private SecurityOptions security;
 
+    @Mixin
+    private ZooKeeperOptions zookeeper;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -105,7 +109,14 @@ public final class KvServerCommand implements Callable<Integer>
         transport.configure(builder, spec);
         metrics.configure(builder, spec);
         security.configure(builder, spec);
-        return builder.build();
+        zookeeper.configure(builder, spec);
+        final ServerConfig config = builder.build();
+        if (config.clusterFile() != null && config.zookeeper() != null)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cluster FILE and --zookeeper exclude each " +
+                "other: a node learns its map from a static file or from ZooKeeper, not both");
+        }
+        return config;
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.rdmakv.server;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.tls.TlsSetupException;
+import io.rdmakv.server.cluster.NodeRole;
+import io.rdmakv.server.cluster.ZooKeeperNode;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;
 import io.rdmakv.server.metrics.ServerMetrics;
@@ -10,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs a node for {@code kvserver}: starts it, prints the self-check, serves metrics when asked, says
@@ -44,14 +47,39 @@ final class NodeRunner
                 e instanceof ProtectedMode.RefusedException || e instanceof TlsSetupException ?
                 KvServerCommand.EXIT_USAGE : KvServerCommand.EXIT_START_FAILED;
         }
+        ZooKeeperNode cluster = null;
+        if (config.zookeeper() != null)
+        {
+            try
+            {
+                cluster = ZooKeeperNode.start(config, server);
+            }
+            catch (final Exception e)
+            {
+                err.println("kvserver: cannot join cluster " + config.zookeeper().clusterName() + " at " +
+                    config.zookeeper().connect() + ": " + e.getMessage());
+                err.flush();
+                server.close();
+                return KvServerCommand.EXIT_START_FAILED;
+            }
+        }
+        final NodeRole role = cluster == null ? null : cluster.role();
         final Readiness readiness = new Readiness();
-        readiness.requires(server.health()::isHealthy);
+        readiness.requires(readyWhen(server, role));
         server.health().onFatal(reason -> stop.countDown());
         MetricsEndpoint endpoint = null;
         if (config.metricsEnabled())
         {
             final PrometheusRegistry registry = new PrometheusRegistry();
-            ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS);
+            if (role == null)
+            {
+                ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS);
+            }
+            else
+            {
+                ServerMetrics.register(registry, server, readiness, ServerMetrics.DEFAULT_INDEX_SCAN_MAX_AGE_NANOS,
+                    role);
+            }
             try
             {
                 endpoint = MetricsEndpoint.start(config.metricsHost(), config.metricsPort(), registry, readiness);
@@ -60,6 +88,7 @@ final class NodeRunner
             {
                 err.println("kvserver: " + e.getMessage());
                 err.flush();
+                closeQuietly(cluster);
                 server.close();
                 return KvServerCommand.EXIT_START_FAILED;
             }
@@ -81,6 +110,12 @@ final class NodeRunner
             out.printf("kvserver: metrics on http://%s:%d/metrics (readiness /ready, liveness /live)%n",
                 config.metricsHost(), endpoint.port());
         }
+        if (config.zookeeper() != null)
+        {
+            out.println("kvserver: member of cluster " + config.zookeeper().clusterName() + " at " +
+                config.zookeeper().connect() + " (replicas " + config.zookeeper().replicas() + " if it creates it); " +
+                "serving once a cluster map lists this node");
+        }
         readiness.ready();
         out.println(READY_LINE);
         out.flush();
@@ -95,6 +130,7 @@ final class NodeRunner
         out.println("kvserver: shutting down");
         out.flush();
         final long t0 = System.nanoTime();
+        closeQuietly(cluster);
         server.close();
         if (endpoint != null)
         {
@@ -103,5 +139,23 @@ final class NodeRunner
         out.println("kvserver: stopped in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
         out.flush();
         return fatal == null ? 0 : KvServerCommand.EXIT_FATAL;
+    }
+
+    private static void closeQuietly(final ZooKeeperNode cluster)
+    {
+        if (cluster != null)
+        {
+            cluster.close();
+        }
+    }
+
+    /**
+     * What readiness requires besides start-up: listeners that can accept, and for a node of a ZooKeeper
+     * cluster ({@code role} not null) an applied map that lists it (it refuses HELLOs otherwise). A lost
+     * ZooKeeper connection changes nothing here: the node keeps serving its map.
+     */
+    static BooleanSupplier readyWhen(final KvServer server, final NodeRole role)
+    {
+        return () -> server.health().isHealthy() && (role == null || role.inMap());
     }
 }

@@ -36,6 +36,8 @@ import java.util.concurrent.TimeUnit;
  * @param tls           TLS on the bootstrap port (certificate, key, optional client CA), or null for none
  * @param insecure      whether to listen on a non-loopback address with authentication off (protected mode
  *                      refuses that otherwise, see {@link ProtectedMode})
+ * @param zookeeper     the ZooKeeper ensemble whose cluster this node joins ({@code --zookeeper}), or null: a
+ *                      single node or a static map ({@code clusterFile}), as before
  */
 public record ServerConfig(
     String listenHost,
@@ -59,7 +61,8 @@ public record ServerConfig(
     int advertisePort,
     MemoryWindowMode memoryWindows,
     ServerTls tls,
-    boolean insecure)
+    boolean insecure,
+    ZooKeeper zookeeper)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -88,7 +91,49 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
-            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false);
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null);
+    }
+
+    /**
+     * Membership through ZooKeeper: the node registers under {@code /rdmakv/<clusterName>} of the ensemble
+     * {@code connect} and serves the cluster map the coordinator writes there.
+     *
+     * @param connect          {@code HOST:PORT[,HOST:PORT...]}
+     * @param clusterName      the cluster's name, {@value #CLUSTER_NAME_PATTERN}
+     * @param replicas         the replication factor asked for when this node creates the cluster (1..5); a
+     *                         cluster that exists keeps its own
+     * @param sessionTimeoutMs the ZooKeeper session timeout: how long a node may be cut off before it is
+     *                         counted gone
+     */
+    public record ZooKeeper(String connect, String clusterName, int replicas, int sessionTimeoutMs)
+    {
+        public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_][A-Za-z0-9_-]{0,63}";
+        public static final int DEFAULT_REPLICAS = 1;
+        public static final int MAX_REPLICAS = 5;
+        public static final int DEFAULT_SESSION_TIMEOUT_MS = 4000;
+        public static final int MIN_SESSION_TIMEOUT_MS = 1000;
+        public static final int MAX_SESSION_TIMEOUT_MS = 60000;
+
+        public ZooKeeper
+        {
+            if (connect == null || connect.isBlank())
+            {
+                throw new IllegalArgumentException("ZooKeeper needs HOST:PORT[,HOST:PORT...]");
+            }
+            if (clusterName == null || !clusterName.matches(CLUSTER_NAME_PATTERN))
+            {
+                throw new IllegalArgumentException("cluster name '" + clusterName + "' is not " + CLUSTER_NAME_PATTERN);
+            }
+            if (replicas < 1 || replicas > MAX_REPLICAS)
+            {
+                throw new IllegalArgumentException("replicas " + replicas + " outside 1.." + MAX_REPLICAS);
+            }
+            if (sessionTimeoutMs < MIN_SESSION_TIMEOUT_MS || sessionTimeoutMs > MAX_SESSION_TIMEOUT_MS)
+            {
+                throw new IllegalArgumentException("ZooKeeper session timeout " + sessionTimeoutMs + " ms outside " +
+                    MIN_SESSION_TIMEOUT_MS + ".." + MAX_SESSION_TIMEOUT_MS);
+            }
+        }
     }
 
     /** The certificate, key and (optional) client CA of the bootstrap port's TLS, all PEM files. */
@@ -219,6 +264,7 @@ public record ServerConfig(
         private MemoryWindowMode memoryWindows = MemoryWindowMode.AUTO;
         private ServerTls tls;
         private boolean insecure;
+        private ZooKeeper zookeeper;
 
         private Builder()
         {
@@ -248,6 +294,14 @@ public record ServerConfig(
             tls = c.tls;
             insecure = c.insecure;
             memoryWindows = c.memoryWindows;
+            zookeeper = c.zookeeper;
+        }
+
+        /** Join the cluster of a ZooKeeper ensemble; null: no ZooKeeper. */
+        public Builder zookeeper(final ZooKeeper settings)
+        {
+            zookeeper = settings;
+            return this;
         }
 
         public Builder memoryWindows(final MemoryWindowMode mode)
@@ -371,7 +425,8 @@ public record ServerConfig(
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
-                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure);
+                heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure,
+                zookeeper);
         }
     }
 }

@@ -25,6 +25,7 @@ import java.net.Socket;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Opens an admitted client's session: a queue pair connected to the client's own (on the host its HELLO
@@ -41,11 +42,11 @@ final class SessionOpener
     private final CompletionQueue cq;
     private final Region region;
     private final ControlAgent agent;
-    private final ClusterMap clusterMap;
+    private final Supplier<ClusterMap> clusterMap;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
 
     SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
-        final ControlAgent agent, final ClusterMap clusterMap)
+        final ControlAgent agent, final Supplier<ClusterMap> clusterMap)
     {
         this.config = config;
         this.pd = pd;
@@ -55,10 +56,21 @@ final class SessionOpener
         this.clusterMap = clusterMap;
     }
 
-    /** HELLO_OK and the session's end handler, or HELLO_REFUSED saying why (nothing is left behind). */
+    /**
+     * HELLO_OK and the session's end handler, or HELLO_REFUSED saying why (nothing is left behind). The
+     * session is opened under the map {@code clusterMap} supplies now, which HELLO_OK carries, and records
+     * its epoch (a newer map fences it); while it supplies none (a node of a ZooKeeper cluster in no map yet,
+     * or no more) the HELLO is refused with {@link ReasonCode#NOT_IN_CLUSTER}.
+     */
     BootstrapListener.Outcome open(final HelloMessage hello, final Socket socket)
     {
         final String peer = String.valueOf(socket.getRemoteSocketAddress());
+        final ClusterMap map = clusterMap.get();
+        if (map == null)
+        {
+            return Admission.refused(ReasonCode.NOT_IN_CLUSTER, "node " + config.nodeId() + " is in no cluster map " +
+                "(not yet placed, or removed): ask another node of the cluster");
+        }
         final QueuePairEndpoint remote = PeerEndpoint.pin(hello.endpoint(), socket.getInetAddress());
         if (remote == null)
         {
@@ -98,6 +110,7 @@ final class SessionOpener
             qp.modifyToRts(ConnectOptions.DEFAULT);
             // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
             session.attach(qp, socket);
+            session.openedUnder(map.epoch());
             agent.register(session);
             final ServerSession opened = session;
             final HelloOkMessage ok = new HelloOkMessage(hello.requestId(), MessageHeaderDescriptor.PROTOCOL_VERSION,
@@ -106,7 +119,7 @@ final class SessionOpener
                     region.indexRegion().rkey()),
                 new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
                     region.dataRegion().rkey()),
-                region.geometry(), clusterMap, session.id(), config.graceNanos(),
+                region.geometry(), map, session.id(), config.graceNanos(),
                 (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
             return new BootstrapListener.Outcome(ok, end ->
             {

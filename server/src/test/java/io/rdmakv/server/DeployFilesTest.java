@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -85,8 +86,13 @@ class DeployFilesTest
 
     private static Map<String, JsonNode> kubernetes() throws IOException
     {
+        return kubernetes(deploy.resolve("kubernetes"));
+    }
+
+    private static Map<String, JsonNode> kubernetes(final Path folder) throws IOException
+    {
         final Map<String, JsonNode> byKind = new HashMap<>();
-        try (Stream<Path> files = Files.list(deploy.resolve("kubernetes")))
+        try (Stream<Path> files = Files.list(folder))
         {
             for (final Path f : files.filter(f -> f.toString().endsWith(".yaml")).toList())
             {
@@ -114,7 +120,15 @@ class DeployFilesTest
 
         final Path config = tmp.resolve("kvserver.yaml");
         Files.writeString(config, configMap.at("/data/kvserver.yaml").asText());
-        final ServerConfig c = parse(config);
+        final JsonNode container = statefulSet.at("/spec/template/spec/containers/0");
+        final List<String> args = new ArrayList<>();
+        container.path("args").forEach(a -> args.add(a.asText()));
+        final List<String> local = new ArrayList<>(args);
+        local.set(1, config.toString());
+        final CommandRun run = CommandRun.of(Map.of("RDMAKV_ADVERTISE", "kvserver-0.kvserver:7400"),
+            local.toArray(String[]::new));
+        assertEquals(0, run.code(), "the StatefulSet's arguments with the ConfigMap's file: " + run.err());
+        final ServerConfig c = run.config();
         assertTrue(c.metricsEnabled(), "probes need the metrics endpoint");
         final int metricsPort = c.metricsPort();
 
@@ -124,7 +138,6 @@ class DeployFilesTest
         assertEquals(service.at("/spec/selector"), template.at("/metadata/labels"));
         assertEquals(statefulSet.at("/spec/selector/matchLabels"), template.at("/metadata/labels"));
 
-        final JsonNode container = template.at("/spec/containers/0");
         JsonNode token = null;
         for (final JsonNode env : container.path("env"))
         {
@@ -167,22 +180,28 @@ class DeployFilesTest
             env.get("RDMAKV_NODE_ID").at("/valueFrom/fieldRef/fieldPath").asText(), "node id from the pod ordinal");
 
         final JsonNode mount = container.at("/volumeMounts/0");
-        assertEquals(List.of("--config", mount.path("mountPath").asText() + "/kvserver.yaml"),
-            List.of(container.at("/args/0").asText(), container.at("/args/1").asText()));
+        assertEquals(List.of("--config", mount.path("mountPath").asText() + "/kvserver.yaml"), args.subList(0, 2));
         assertEquals(configMap.at("/metadata/name").asText(),
             template.at("/spec/volumes/0/configMap/name").asText());
-        assertEquals(mount.path("mountPath").asText() + "/cluster.json", c.clusterFile().toString());
 
-        final ClusterMap map = ClusterMap.fromJson(configMap.at("/data/cluster.json").asText());
+        // membership and the map come from ZooKeeper, through the Service of zookeeper/zookeeper.yaml
+        assertNull(c.clusterFile(), "no static map");
+        final Map<String, JsonNode> zk = kubernetes(deploy.resolve("kubernetes/zookeeper"));
+        final JsonNode zkService = zk.get("Service");
+        assertEquals(zkService.at("/metadata/name").asText() + ":" + zkService.at("/spec/ports/0/port").asInt(),
+            c.zookeeper().connect(), "--zookeeper names the ZooKeeper Service");
+        assertEquals(zkService.at("/spec/selector"), zk.get("StatefulSet").at("/spec/template/metadata/labels"));
+        assertTrue(zk.get("StatefulSet").at("/spec/template/spec/containers/0/image").asText()
+            .startsWith("zookeeper:"), "the official image");
         final int replicas = statefulSet.at("/spec/replicas").asInt();
-        assertEquals(replicas, map.nodes().size(), "one node per replica");
-        for (int i = 0; i < replicas; i++)
-        {
-            final ClusterNode node = map.node(i);
-            assertEquals(statefulSet.at("/metadata/name").asText() + "-" + i + "." +
-                service.at("/metadata/name").asText(), node.host(), "pod DNS name through the headless service");
-            assertEquals(c.listenPort(), node.port());
-        }
+        assertTrue(c.zookeeper().replicas() > 1 && c.zookeeper().replicas() <= replicas,
+            "a replicated cluster the pods can hold");
+        // each pod registers the address clients reach it at: its DNS name through the headless service
+        assertEquals("metadata.name", env.get("POD_NAME").at("/valueFrom/fieldRef/fieldPath").asText());
+        assertEquals("$(POD_NAME)." + service.at("/metadata/name").asText() + ":" + c.listenPort(),
+            env.get("RDMAKV_ADVERTISE").path("value").asText());
+        assertEquals("kvserver-0.kvserver", c.advertiseHost());
+        assertEquals(c.listenPort(), c.advertisePort());
     }
 
     private static long kubernetesBytes(final String quantity)

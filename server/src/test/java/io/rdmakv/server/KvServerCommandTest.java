@@ -8,6 +8,7 @@ import picocli.CommandLine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -112,8 +113,59 @@ class KvServerCommandTest
             MemoryWindowMode.OFF,
 
             new ServerConfig.ServerTls(Path.of("/etc/rdmakv/node.pem"), Path.of("/etc/rdmakv/node.key"),
-                Path.of("/etc/rdmakv/clients-ca.pem")), true),
+                Path.of("/etc/rdmakv/clients-ca.pem")), true, null),
             run.config());
+    }
+
+    @Test
+    void zooKeeperFlagsComeFromFlagsEnvironmentOrFileWithTheirDefaults() throws IOException
+    {
+        final CommandRun plain = CommandRun.of("--zookeeper", "zk1:2181,zk2:2181", "--cluster-name", "prod-1");
+        assertEquals(0, plain.code(), plain.err());
+        assertEquals(new ServerConfig.ZooKeeper("zk1:2181,zk2:2181", "prod-1", 1, 4000), plain.config().zookeeper());
+        final Path config = file("zk.yaml", "zookeeper: 127.0.0.1:2181\ncluster-name: c_2\nreplicas: 3\n" +
+            "zk-session-timeout-ms: 6000\n");
+        final CommandRun fromFile = CommandRun.of(Map.of("RDMAKV_REPLICAS", "2"), "--config", config.toString());
+        assertEquals(0, fromFile.code(), fromFile.err());
+        assertEquals(new ServerConfig.ZooKeeper("127.0.0.1:2181", "c_2", 2, 6000), fromFile.config().zookeeper(),
+            "the environment beats the file");
+        assertNull(CommandRun.of().config().zookeeper(), "without --zookeeper the node runs as before");
+    }
+
+    @Test
+    void badZooKeeperCombinationsExitTwoWithOneLineSayingWhy() throws IOException
+    {
+        final Path cluster = file("cluster.json", "{\"epoch\": 1, \"nodes\": [{\"id\": 0, \"host\": \"127.0.0.1\", " +
+            "\"port\": 7400}]}");
+        assertBadUsage("exclude each other", "--cluster", cluster.toString(), "--zookeeper", "zk:2181",
+            "--cluster-name", "c");
+        assertBadUsage("needs --cluster-name", "--zookeeper", "zk:2181");
+        assertBadUsage("'--cluster-name'", "--zookeeper", "zk:2181", "--cluster-name", "no/slash");
+        assertBadUsage("'--cluster-name'", "--zookeeper", "zk:2181", "--cluster-name", "x".repeat(65));
+        assertBadUsage("'--cluster-name'", "--zookeeper", "zk:2181", "--cluster-name", "-looks-like-a-flag");
+        assertEquals(0, CommandRun.of("--zookeeper", "zk:2181", "--cluster-name", "x".repeat(64)).code());
+        assertBadUsage("'--zookeeper'", "--zookeeper", "zk", "--cluster-name", "c");
+        assertBadUsage("'--zookeeper'", "--zookeeper", "zk:2181,", "--cluster-name", "c");
+        assertBadUsage("'--replicas'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--replicas", "6");
+        assertBadUsage("'--replicas'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--replicas", "0");
+        assertBadUsage("only with --zookeeper", "--replicas", "2");
+        assertBadUsage("only with --zookeeper", "--cluster-name", "c");
+        assertBadUsage("only with --zookeeper", "--zk-session-timeout-ms", "5000");
+        assertBadUsage("'--zk-session-timeout-ms'", "--zookeeper", "zk:2181", "--cluster-name", "c",
+            "--zk-session-timeout-ms", "999");
+        assertBadUsage("'--zk-session-timeout-ms'", "--zookeeper", "zk:2181", "--cluster-name", "c",
+            "--zk-session-timeout-ms", "60001");
+    }
+
+    private static void assertBadUsage(final String expected, final String... args)
+    {
+        final CommandRun run = CommandRun.of(args);
+        assertEquals(KvServerCommand.EXIT_USAGE, run.code(), run.err());
+        assertNull(run.config(), "nothing started");
+        final String first = run.err().lines().findFirst().orElse("");
+        assertTrue(first.startsWith("kvserver: ") && first.contains(expected), "'" + expected + "' in: " + run.err());
+        assertEquals(List.of(first, "Try 'kvserver --help' for the options."), run.err().lines().toList(),
+            "one line saying why, then where the options are");
     }
 
     @Test

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -43,11 +44,18 @@ class LocalClusterScriptTest
 
     private Run script(final String... args) throws IOException, InterruptedException
     {
+        return script(java.util.Map.of(), args);
+    }
+
+    private Run script(final java.util.Map<String, String> extraEnv, final String... args)
+        throws IOException, InterruptedException
+    {
         final List<String> command = new ArrayList<>(List.of("bash",
             Launchers.root().resolve("deploy/local-cluster.sh").toString()));
         command.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         Launchers.environment(pb.environment());
+        pb.environment().putAll(extraEnv);
         final Path output = Files.createTempFile(dir, "script", ".out");
         pb.redirectOutput(output.toFile());
         final Process p = pb.start();
@@ -156,6 +164,58 @@ class LocalClusterScriptTest
         assertTrue(started.out().contains("key 'memory'"), "the node's reason is shown: " + started.out());
         final Run usage = script("start", "many");
         assertEquals(2, usage.code(), usage.out());
+    }
+
+    /**
+     * With --replicas the script runs the real ZooKeeper (bin/kvzk) first and gives the nodes its address
+     * instead of a map file; stop stops the nodes, then ZooKeeper. The nodes here are stand-ins that only
+     * say ready (the ZooKeeper part of the nodes is tested with the membership).
+     */
+    @Test
+    void withReplicasZooKeeperStartsFirstServesAndStopsLast() throws Exception
+    {
+        final int base = contiguous(new int[3]);
+        final int zk = base + 2;
+        final Path run = dir.resolve("run");
+        final Path node = dir.resolve("stand-in-kvserver");
+        Files.writeString(node, "#!/usr/bin/env bash\necho \"args: $*\"\necho 'kvserver: ready'\n" +
+            "trap 'exit 0' TERM\nwhile :; do sleep 0.1; done\n");
+        assertTrue(node.toFile().setExecutable(true));
+        final java.util.Map<String, String> env = java.util.Map.of("RDMAKV_KVSERVER", node.toString());
+        final Run started = script(env, "start", "2", "--replicas", "2", "--base-port", String.valueOf(base),
+            "--zk-port", String.valueOf(zk), "--dir", run.toString(), "--timeout", "90");
+        assertEquals(0, started.code(), started.out());
+        assertTrue(started.out().contains("zookeeper: 127.0.0.1:" + zk + ", cluster 'local', 2 replica(s)"),
+            started.out());
+        final String config = Files.readString(run.resolve("node-1.yaml"));
+        assertTrue(config.contains("zookeeper: 127.0.0.1:" + zk + "\ncluster-name: local\nreplicas: 2\n") &&
+            !config.contains("cluster:"), config);
+        assertFalse(Files.exists(run.resolve("cluster.json")), "the map lives in ZooKeeper");
+        assertTrue(srvr(zk).contains("Mode: standalone"), "a real ZooKeeper serves");
+
+        final Run status = script("status", "--dir", run.toString());
+        assertEquals(0, status.code(), status.out());
+        assertTrue(status.out().startsWith("zookeeper: running, pid "), status.out());
+
+        final Run stopped = script("stop", "--dir", run.toString(), "--timeout", "30");
+        assertEquals(0, stopped.code(), stopped.out());
+        final List<String> lines = stopped.out().lines().toList();
+        assertEquals("zookeeper: stopped", lines.getLast(), "ZooKeeper last: " + stopped.out());
+        assertTrue(lines.contains("node 0: stopped (exit 0)") && lines.contains("node 1: stopped (exit 0)"),
+            stopped.out());
+        assertThrows(IOException.class, () -> srvr(zk), "ZooKeeper is gone");
+        assertEquals(2, script("start", "2", "--replicas", "6").code());
+    }
+
+    /** ZooKeeper's 'srvr' four-letter command on loopback port {@code port}. */
+    private static String srvr(final int port) throws IOException
+    {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port))
+        {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        }
     }
 
     private static String[] concat(final String[] first, final String... rest)

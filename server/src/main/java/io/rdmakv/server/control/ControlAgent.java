@@ -34,7 +34,10 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -105,6 +108,8 @@ public final class ControlAgent implements Agent
     /** Completions {@link #sleep} took from the queue for the next duty cycle; 0 when none. */
     private int awaited;
     private volatile boolean closed;
+    /** Sessions opened under an older epoch than this are fenced (see {@link #applyEpoch}). */
+    private volatile long epochFloor;
 
     /**
      * @param repair       answers REPAIR (counts into {@code counters} too)
@@ -207,7 +212,81 @@ public final class ControlAgent implements Agent
     public void register(final ServerSession session)
     {
         sessions.add(session);
-        commands.add(() -> counters.increment(ServerCounter.SESSIONS_OPENED));
+        commands.add(() ->
+        {
+            counters.increment(ServerCounter.SESSIONS_OPENED);
+            // opened under a map whose epoch a newer one replaced while it was being set up: the bulk fence
+            // may have walked the sessions before this one was added, so it is fenced here
+            if (session.epoch() < epochFloor && !session.departed())
+            {
+                counters.increment(ServerCounter.SESSIONS_FENCED_BY_EPOCH);
+                departures.departAll(java.util.List.of(session), "it was opened under epoch " + session.epoch() +
+                    " and epoch " + epochFloor + " is applied", false, true);
+            }
+        });
+    }
+
+    /**
+     * Applies a cluster map of epoch {@code epoch} on the agent's thread: fences every session opened under
+     * an older epoch in one step (queue pairs to ERR and windows revoked first, as an expired lease fences;
+     * then one departure batch, reclaimed with one walk of the index), and with {@code rebuildAllocator} (this
+     * node just became its group's primary) drops their waiting requests and rebuilds the allocator from one
+     * index scan instead ({@link #rebuildAllocator}). Sessions registered later under an older epoch are
+     * fenced at registration. Safe from any thread; the future completes once done on the agent's thread.
+     */
+    public CompletableFuture<Integer> applyEpoch(final long epoch, final boolean rebuildAllocator)
+    {
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        commands.add(() ->
+        {
+            try
+            {
+                epochFloor = Math.max(epochFloor, epoch);
+                final List<ServerSession> older = new ArrayList<>();
+                for (final ServerSession session : sessions.all())
+                {
+                    if (session.epoch() < epoch)
+                    {
+                        older.add(session);
+                    }
+                }
+                counters.add(ServerCounter.SESSIONS_FENCED_BY_EPOCH, older.size());
+                departures.departAll(older, "a cluster map of epoch " + epoch + " was applied", rebuildAllocator,
+                    !rebuildAllocator);
+                if (rebuildAllocator)
+                {
+                    rebuildAllocator();
+                }
+                done.complete(older.size());
+            }
+            catch (final RuntimeException e)
+            {
+                done.completeExceptionally(e);
+                throw e;
+            }
+        });
+        return done;
+    }
+
+    /**
+     * Rebuilds the allocator from one walk of the index: blocks that slots reference are live (granted to
+     * nobody), everything else is free, insert-lock words are cleared. Agent thread only, with no session of
+     * an older epoch left and none of the new one admitted.
+     */
+    private void rebuildAllocator()
+    {
+        final List<Extent> live = scanner.liveBlocksClearingLocks();
+        allocator.rebuild(live);
+        deferred.clear();
+        space.publish();
+        LOG.log(System.Logger.Level.INFO, "allocator rebuilt from the index: " + live.size() + " live blocks, " +
+            allocator.freeBytes() + " bytes free");
+    }
+
+    /** The lowest epoch a session may have been opened under and still be served. */
+    public long epochFloor()
+    {
+        return epochFloor;
     }
 
     /** Asks the agent to tear a session down (its bootstrap connection closed). Safe from any thread. */
@@ -387,7 +466,7 @@ public final class ControlAgent implements Agent
             }
             else if (session.departure != null)
             {
-                departures.reclaim(session);
+                departures.drained(session);
             }
         }
         return work;
@@ -489,10 +568,7 @@ public final class ControlAgent implements Agent
         closed = true;
         try
         {
-            for (final ServerSession session : sessions.all())
-            {
-                depart(session, "the node is shutting down");
-            }
+            departures.departAll(new ArrayList<>(sessions.all()), "the node is shutting down", true, true);
         }
         finally
         {

@@ -66,4 +66,10 @@ final class DeferredFrees implements FreeJob.Deferral
     {
         byOwner.remove(owner);
     }
+
+    /** Forgets every held entry (the allocator was rebuilt from the index: nothing it named is granted any more). */
+    void clear()
+    {
+        byOwner.clear();
+    }
 }

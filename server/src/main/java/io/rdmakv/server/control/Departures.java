@@ -4,12 +4,23 @@ import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.server.space.IndexScanner;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
 /**
- * How the control agent tears a session down. Fence first: its queue pair goes to ERR (nothing more
+ * How the control agent tears sessions down. Fence first: a session's queue pair goes to ERR (nothing more
  * arrives, nothing is answered, and a client that wakes up later cannot write or take a lock) and its
  * memory window is deallocated ({@link GrantWindows#revoke}), then the
- * FREEs (and BYE) it sent before are still served in its turns, then {@link #reclaim} releases its insert
+ * FREEs (and BYE) it sent before are still served in its turns, then {@link #drained} releases its insert
  * locks and takes what it held that nothing references. Agent thread only.
+ *
+ * <p>Sessions fenced together (every session of an older epoch when a new cluster map is applied, every
+ * session at shutdown) form one {@link Batch}: they are reclaimed together, with one walk of the index for
+ * the lot ({@link IndexScanner#scanDepartures}), once the last of them has had its waiting FREEs served. A
+ * single departure is a batch of one, as before. So a map change costs one index scan however many
+ * sessions it fences.
  */
 final class Departures
 {
@@ -21,6 +32,19 @@ final class Departures
     private final IndexScanner scanner;
     private final NanoClock clock;
     private final GrantWindows windows;
+
+    /** Sessions fenced together, reclaimed by one scan once none of them has requests waiting. */
+    static final class Batch
+    {
+        private final List<ServerSession> drained = new ArrayList<>();
+        private final boolean scan;
+        private int waiting;
+
+        private Batch(final boolean scan)
+        {
+            this.scan = scan;
+        }
+    }
 
     Departures(final SessionRegistry sessions, final DeferredFrees deferred, final SpaceRequests space,
         final IndexScanner scanner, final NanoClock clock, final GrantWindows windows)
@@ -36,33 +60,80 @@ final class Departures
     /** Fences {@code session} for {@code why}; reclaims at once unless FREEs (or BYE) wait ({@code closing}: none do). */
     void depart(final ServerSession session, final String why, final boolean closing)
     {
-        if (session.departed())
+        departAll(List.of(session), why, closing, true);
+    }
+
+    /**
+     * Fences every session of {@code fenced} for {@code why}, as one batch. {@code closing}: their waiting
+     * requests are dropped (shutdown, or a rebuild of the allocator follows). {@code scan} false: no walk of
+     * the index for them (a rebuild of the allocator follows, which walks it once and releases every lock).
+     */
+    void departAll(final Collection<ServerSession> fenced, final String why, final boolean closing, final boolean scan)
+    {
+        final Batch batch = new Batch(scan);
+        for (final ServerSession session : fenced)
         {
-            return;
+            if (session.departed())
+            {
+                continue;
+            }
+            session.markDeparted();
+            deferred.forget(session.id());
+            sessions.remove(session);
+            session.qp().modifyToError();
+            windows.revoke(session);
+            session.departure = why;
+            session.batch = batch;
+            batch.waiting++;
+            session.inbox.removeIf(p -> p.free() == null && !(p.message() instanceof ByeMessage) || closing);
         }
-        session.markDeparted();
-        deferred.forget(session.id());
-        sessions.remove(session);
-        session.qp().modifyToError();
-        windows.revoke(session);
-        session.departure = why;
-        session.inbox.removeIf(p -> p.free() == null && !(p.message() instanceof ByeMessage) || closing);
-        if (session.inbox.isEmpty())
+        for (final ServerSession session : fenced)
         {
-            reclaim(session);
+            if (session.batch == batch && session.inbox.isEmpty())
+            {
+                drained(session);
+            }
         }
     }
 
-    /** Releases a departed session's locks and unreferenced space, once its last requests were served. */
-    void reclaim(final ServerSession session)
+    /**
+     * A departed session's last requests were served: once every session of its batch is this far, their
+     * locks are released and their unreferenced space reclaimed, with one walk of the index.
+     */
+    void drained(final ServerSession session)
     {
-        final String why = session.departure;
-        session.departure = null;
-        session.close();
-        // FREEs it sent before departing may have deferred blocks of its own latest extent: the scan takes them
-        deferred.forget(session.id());
-        final String what = space.reclaim(session.id(), scanner, clock.nanoTime());
+        final Batch batch = session.batch;
+        if (batch == null || session.departure == null)
+        {
+            return;
+        }
+        batch.drained.add(session);
+        if (--batch.waiting > 0)
+        {
+            return;
+        }
+        final List<Long> ids = new ArrayList<>();
+        final List<String> whys = new ArrayList<>();
+        for (final ServerSession s : batch.drained)
+        {
+            whys.add(s.departure);
+            s.departure = null;
+            s.batch = null;
+            s.close();
+            // FREEs it sent before departing may have deferred blocks of its own latest extent: the scan takes them
+            deferred.forget(s.id());
+            ids.add(s.id());
+        }
+        final Map<Long, IndexScanner.Departure> found = batch.scan ? scanner.scanDepartures(space.grantsOf(ids)) :
+            Map.of();
+        final long now = clock.nanoTime();
+        for (int i = 0; i < batch.drained.size(); i++)
+        {
+            final ServerSession s = batch.drained.get(i);
+            final IndexScanner.Departure d = found.get(s.id());
+            final String what = batch.scan ? space.reclaim(s.id(), d, now) : space.closedForRebuild();
+            LOG.log(System.Logger.Level.DEBUG, s + " departed because " + whys.get(i) + "; " + what);
+        }
         space.publish();
-        LOG.log(System.Logger.Level.DEBUG, session + " departed because " + why + "; " + what);
     }
 }

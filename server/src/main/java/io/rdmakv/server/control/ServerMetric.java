@@ -53,6 +53,9 @@ public enum ServerMetric
         "Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)"),
     LEASES_EXPIRED("rdmakv_leases_expired_total", Type.COUNTER,
         "Client sessions whose lease expired (no heartbeat within the lease timeout): fenced, then reclaimed"),
+    SESSIONS_FENCED_BY_EPOCH("rdmakv_sessions_fenced_by_epoch_total", Type.COUNTER,
+        "Client sessions fenced because a cluster map of a newer epoch than the one they were opened under was " +
+        "applied"),
     STALE_INSERT_LOCKS_CLEARED("rdmakv_stale_insert_locks_cleared_total", Type.COUNTER,
         "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep");
 

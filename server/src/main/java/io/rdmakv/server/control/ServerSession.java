@@ -51,6 +51,10 @@ public final class ServerSession implements AutoCloseable
     final ArrayDeque<Pending> inbox = new ArrayDeque<>();
     /** Why it departed, until its departure is finished (its last FREEs served, its space reclaimed). */
     String departure;
+    /** The sessions it departed together with (agent thread only), see {@link Departures}. */
+    Departures.Batch batch;
+    /** The epoch of the cluster map it was opened under (told to it in HELLO_OK). */
+    private volatile long epoch;
 
     public ServerSession(final long id, final String peer, final ProtectionDomain pd, final int bufferLength)
     {
@@ -75,6 +79,18 @@ public final class ServerSession implements AutoCloseable
     {
         this.qp = qp;
         this.bootstrap = bootstrap;
+    }
+
+    /** Records the epoch of the cluster map the session was opened under; before {@link ControlAgent#register}. */
+    public void openedUnder(final long mapEpoch)
+    {
+        epoch = mapEpoch;
+    }
+
+    /** The epoch of the cluster map the session was opened under. */
+    public long epoch()
+    {
+        return epoch;
     }
 
     public QueuePair qp()

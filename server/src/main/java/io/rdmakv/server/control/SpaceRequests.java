@@ -140,15 +140,30 @@ final class SpaceRequests
             " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
     }
 
-    /** Reclaims what a departed session held that no slot references, releases its insert locks; says what. */
-    String reclaim(final long session, final IndexScanner scanner, final long nowNanos)
+    /** What each of {@code sessions} holds now (for the departure scan), in one walk of the grants. */
+    java.util.Map<Long, java.util.List<Extent>> grantsOf(final java.util.Collection<Long> sessions)
     {
-        final IndexScanner.Departure found = scanner.scanDeparture(allocator.grantsOf(session), session);
+        return allocator.grantsOf(sessions);
+    }
+
+    /**
+     * Reclaims what a departed session held that no slot references ({@code found}: what the departure scan
+     * found inside its grants), counts the insert locks the scan released; says what.
+     */
+    String reclaim(final long session, final IndexScanner.Departure found, final long nowNanos)
+    {
         final long reclaimed = allocator.reclaim(session, found.liveBlocks(), nowNanos);
         counters.increment(ServerCounter.SESSIONS_CLOSED);
         counters.add(ServerCounter.RECLAIMED_BYTES, reclaimed);
         counters.add(ServerCounter.LOCKS_RELEASED, found.locksReleased());
         return "reclaimed " + reclaimed + " bytes, released " + found.locksReleased() + " insert lock(s)";
+    }
+
+    /** Counts a session closed without a scan of its own: the allocator is rebuilt from the index right after. */
+    String closedForRebuild()
+    {
+        counters.increment(ServerCounter.SESSIONS_CLOSED);
+        return "its space and locks go with the allocator's rebuild from the index";
     }
 
     /**

@@ -5,9 +5,12 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.server.BuildInfo;
 import io.rdmakv.server.KvServer;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.ReplicaRole;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.ServerMetric;
@@ -40,7 +43,7 @@ public final class ServerMetrics
     private final IndexLoad indexLoad;
 
     private ServerMetrics(final PrometheusRegistry registry, final KvServer server, final Readiness readiness,
-        final long indexScanMaxAgeNanos)
+        final long indexScanMaxAgeNanos, final ClusterView cluster)
     {
         this.registry = registry;
         this.indexLoad = new IndexLoad(server::usedSlots, System::nanoTime, indexScanMaxAgeNanos);
@@ -50,13 +53,23 @@ public final class ServerMetrics
         space(server);
         index(server);
         completionErrors(server.counters());
+        cluster(cluster);
     }
 
     /** Registers the node's metrics in {@code registry}. */
     public static ServerMetrics register(final PrometheusRegistry registry, final KvServer server,
         final Readiness readiness, final long indexScanMaxAgeNanos)
     {
-        return new ServerMetrics(registry, server, readiness, indexScanMaxAgeNanos);
+        final ClusterMap map = server.clusterMap();
+        return register(registry, server, readiness, indexScanMaxAgeNanos, ClusterView.fixed(
+            map == null ? 0 : map.epoch(), ReplicaRole.of(map, server.config().nodeId())));
+    }
+
+    /** Registers the node's metrics, its place in the cluster as {@code cluster} says (a ZooKeeper node's role). */
+    public static ServerMetrics register(final PrometheusRegistry registry, final KvServer server,
+        final Readiness readiness, final long indexScanMaxAgeNanos, final ClusterView cluster)
+    {
+        return new ServerMetrics(registry, server, readiness, indexScanMaxAgeNanos, cluster);
     }
 
     /** The cached index walk behind {@code rdmakv_index_slots_used} (tests). */
@@ -192,6 +205,29 @@ public final class ServerMetrics
         add(GaugeWithCallback.builder().name("rdmakv_index_load_ratio")
             .help("Used index slots over all index slots (0..1)")
             .callback(cb -> cb.call(slots == 0 ? 0 : (double)indexLoad.usedSlots() / slots)).build());
+    }
+
+    private void cluster(final ClusterView cluster)
+    {
+        add(GaugeWithCallback.builder().name("rdmakv_cluster_epoch")
+            .help("Epoch of the cluster map the node applied and serves in HELLO_OK (0: none)")
+            .callback(cb -> cb.call(cluster.epoch())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_replica_role")
+            .help("The node's role in the applied map: -1 in no map, 0 spare, 1 copying, 2 backup, 3 primary")
+            .callback(cb -> cb.call(cluster.role().value())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_zookeeper_connected")
+            .help("1 while the ZooKeeper connection is up, 0 while it is down or the node runs without ZooKeeper " +
+                "(the node keeps serving its map meanwhile)")
+            .callback(cb -> cb.call(cluster.zooKeeperConnected() ? 1 : 0)).build());
+        add(CounterWithCallback.builder().name("rdmakv_copy_passes_total")
+            .help("Diff passes this node ran against its group's primary while copying")
+            .callback(cb -> cb.call(cluster.copyPasses())).build());
+        add(CounterWithCallback.builder().name("rdmakv_copy_slots_total")
+            .help("Index slots those passes changed (the primary's word and block copied, or cleared)")
+            .callback(cb -> cb.call(cluster.copySlots())).build());
+        add(CounterWithCallback.builder().name("rdmakv_failovers_total")
+            .help("Failovers in the maps this node applied: a replica group whose primary became another member")
+            .callback(cb -> cb.call(cluster.failovers())).build());
     }
 
     private void completionErrors(final ServerCounters c)

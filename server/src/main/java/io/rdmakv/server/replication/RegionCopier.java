@@ -85,6 +85,16 @@ public final class RegionCopier implements AutoCloseable
      */
     public CopyReport pass(final InetSocketAddress primary)
     {
+        return pass(primary, 0L);
+    }
+
+    /**
+     * {@link #pass(InetSocketAddress)} for the map of epoch {@code epoch}: fails (CopyFailedException) when the
+     * primary still serves an older map. A sealed group's last pass must not start before its primary fenced
+     * the older epochs' writers, or a write acknowledged after the pass could be missing here.
+     */
+    public CopyReport pass(final InetSocketAddress primary, final long epoch)
+    {
         synchronized (passLock)
         {
             if (closing)
@@ -96,6 +106,12 @@ public final class RegionCopier implements AutoCloseable
             try (session; RemoteReads reads = RemoteReads.on(session, RemoteReads.maxCapacity()))
             {
                 checkGeometry(primary, session.hello());
+                final long served = session.hello().clusterMap() == null ? -1 : session.hello().clusterMap().epoch();
+                if (served < epoch)
+                {
+                    throw new CopyFailedException("primary " + primary + " serves map epoch " + served +
+                        ", the copy is for epoch " + epoch + ": not yet");
+                }
                 if (buffer == null)
                 {
                     buffer = new CopyBuffer(pd, INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(), BLOCK_BUFFER_BYTES);

@@ -313,6 +313,25 @@ public final class DataAreaAllocator
         return result;
     }
 
+    /** What each of {@code owners} holds now, in one walk of the granted ranges. */
+    public Map<Long, List<Extent>> grantsOf(final java.util.Collection<Long> owners)
+    {
+        final Map<Long, List<Extent>> result = new HashMap<>();
+        for (final Long owner : owners)
+        {
+            result.put(owner, new ArrayList<>());
+        }
+        for (final Map.Entry<Long, long[]> g : granted.entrySet())
+        {
+            final List<Extent> of = result.get(g.getValue()[OWNER]);
+            if (of != null)
+            {
+                of.add(new Extent(g.getKey(), g.getValue()[LENGTH]));
+            }
+        }
+        return result;
+    }
+
     /**
      * Reclaims what a departed session held: every part of its grants that no slot references ({@code
      * live}: the referenced blocks inside its grants, sorted by offset) waits out the quarantine, then
@@ -361,6 +380,59 @@ public final class DataAreaAllocator
         latest.remove(owner);
         reclaimedBytes += reclaimed;
         return reclaimed;
+    }
+
+    /**
+     * Forgets every grant, owner and waiting range, and takes the state an index scan shows: each block in
+     * {@code live} (sorted by offset) is granted to {@link #NO_OWNER} (a FREE of it is accepted as of any
+     * block nobody holds), everything between them is free at once, and the bump pointer stands after the
+     * last. Overlapping or misaligned entries (a damaged slot word) are merged into the range before them or
+     * skipped. For a node that becomes its group's primary: until then the primary decided the offsets and
+     * this node only received blocks, so its allocator knew nothing of them. Space nobody references is free
+     * without a grace period: every session of the older epoch is fenced before this runs and no session of
+     * the new one is admitted yet, so no reader can hold an offset into it.
+     */
+    public void rebuild(final List<Extent> live)
+    {
+        granted.clear();
+        free.clear();
+        freeBySize.clear();
+        waiting.clear();
+        grace.clear();
+        quarantine.clear();
+        held.clear();
+        latest.clear();
+        freeBytes = 0;
+        waitingBytes = 0;
+        long cursor = alignment;
+        long lastStart = -1;
+        for (final Extent block : live)
+        {
+            if (block.offset() < alignment || block.offset() % alignment != 0 || block.length() <= 0 ||
+                block.offset() > capacity - block.length())
+            {
+                continue;
+            }
+            final long end = align(block.end());
+            if (block.offset() < cursor)
+            {
+                if (end > cursor && lastStart >= 0)
+                {
+                    granted.get(lastStart)[LENGTH] = end - lastStart;
+                    cursor = end;
+                }
+                continue;
+            }
+            if (block.offset() > cursor)
+            {
+                putFree(cursor, block.offset() - cursor);
+                freeBytes += block.offset() - cursor;
+            }
+            granted.put(block.offset(), new long[] {end - block.offset(), NO_OWNER});
+            lastStart = block.offset();
+            cursor = end;
+        }
+        bump = cursor;
     }
 
     private long align(final long bytes)

@@ -6,7 +6,9 @@ import io.rdmakv.common.layout.SlotWord;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongPredicate;
 
 /**
@@ -71,18 +73,46 @@ public final class IndexScanner
      */
     public Departure scanDeparture(final List<Extent> grants, final long lockWord)
     {
-        final List<Extent> sorted = new ArrayList<>(grants);
+        return scanDepartures(Map.of(lockWord, grants)).get(lockWord);
+    }
+
+    /**
+     * {@link #scanDeparture} for many departed sessions in one walk of the index (a new epoch fences them all
+     * at once: one scan for the lot, not one per session). {@code grantsByOwner}: each session's id (its
+     * insert-lock word) and what it holds; grants of different owners never overlap (the allocator grants a
+     * byte to one owner at a time), so each referenced block is found in at most one owner's grants.
+     *
+     * @return per owner, the referenced blocks inside its grants (sorted) and the locks released
+     */
+    public Map<Long, Departure> scanDepartures(final Map<Long, List<Extent>> grantsByOwner)
+    {
+        final List<Extent> sorted = new ArrayList<>();
+        final Map<Long, Long> ownerOfStart = new HashMap<>();
+        final Map<Long, List<Extent>> live = new HashMap<>();
+        final Map<Long, int[]> locks = new HashMap<>();
+        grantsByOwner.forEach((owner, grants) ->
+        {
+            live.put(owner, new ArrayList<>());
+            locks.put(owner, new int[1]);
+            for (final Extent grant : grants)
+            {
+                sorted.add(grant);
+                ownerOfStart.put(grant.offset(), owner);
+            }
+        });
         sorted.sort(Comparator.comparingLong(Extent::offset));
-        final List<Extent> live = new ArrayList<>();
-        int locks = 0;
         final long groups = geometry.groupCount();
         for (long g = 0; g < groups; g++)
         {
             final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.INSERT_LOCK_OFFSET;
-            if (lockWord != 0 && atomics.get(lockOffset) == lockWord &&
-                atomics.compareAndSwap(lockOffset, lockWord, 0L) == lockWord)
+            final long lock = atomics.get(lockOffset);
+            if (lock != 0)
             {
-                locks++;
+                final int[] released = locks.get(lock);
+                if (released != null && atomics.compareAndSwap(lockOffset, lock, 0L) == lock)
+                {
+                    released[0]++;
+                }
             }
             if (sorted.isEmpty())
             {
@@ -91,14 +121,59 @@ public final class IndexScanner
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
                 final long word = slot(g, s);
-                if (word != SlotWord.EMPTY && find(sorted, SlotWord.blockOffset(word)) >= 0)
+                final int at = word == SlotWord.EMPTY ? -1 : find(sorted, SlotWord.blockOffset(word));
+                if (at >= 0)
                 {
-                    live.add(new Extent(SlotWord.blockOffset(word), SlotWord.blockLength(word)));
+                    live.get(ownerOfStart.get(sorted.get(at).offset()))
+                        .add(new Extent(SlotWord.blockOffset(word), SlotWord.blockLength(word)));
+                }
+            }
+        }
+        final Map<Long, Departure> found = new HashMap<>();
+        live.forEach((owner, blocks) ->
+        {
+            blocks.sort(Comparator.comparingLong(Extent::offset));
+            found.put(owner, new Departure(blocks, locks.get(owner)[0]));
+        });
+        return found;
+    }
+
+    /**
+     * What a node that becomes its group's primary rebuilds its allocator from: every block a slot references
+     * (sorted by offset; a word whose block does not lie in the data area is skipped), after clearing every
+     * insert lock (CAS from the word read). Called when every session of the previous epoch is fenced and none
+     * of the new one is admitted yet, so no lock word belongs to a live session. One walk of the index.
+     */
+    public List<Extent> liveBlocksClearingLocks()
+    {
+        final List<Extent> live = new ArrayList<>();
+        final long groups = geometry.groupCount();
+        final long dataLength = geometry.dataLength();
+        for (long g = 0; g < groups; g++)
+        {
+            final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.INSERT_LOCK_OFFSET;
+            final long lock = atomics.get(lockOffset);
+            if (lock != 0)
+            {
+                atomics.compareAndSwap(lockOffset, lock, 0L);
+            }
+            for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
+            {
+                final long word = slot(g, s);
+                if (word == SlotWord.EMPTY)
+                {
+                    continue;
+                }
+                final long offset = SlotWord.blockOffset(word);
+                final long length = SlotWord.blockLength(word);
+                if (offset > 0 && length > 0 && offset <= dataLength - length)
+                {
+                    live.add(new Extent(offset, length));
                 }
             }
         }
         live.sort(Comparator.comparingLong(Extent::offset));
-        return new Departure(live, locks);
+        return live;
     }
 
     /**

@@ -26,7 +26,15 @@ final class AgentDriver
     static ServerSession connect(final ControlAgent agent, final ProtectionDomain pd, final CompletionQueue cq,
         final ControlPeer peer, final long id, final String name)
     {
+        return connectUnder(agent, pd, cq, peer, id, name, 0);
+    }
+
+    /** As {@link #connect}, the session opened under a cluster map of epoch {@code epoch}. */
+    static ServerSession connectUnder(final ControlAgent agent, final ProtectionDomain pd, final CompletionQueue cq,
+        final ControlPeer peer, final long id, final String name, final long epoch)
+    {
         final ServerSession session = new ServerSession(id, name, pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
+        session.openedUnder(epoch);
         final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
         session.attach(qp, null);
         qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
@@ -65,5 +73,12 @@ final class AgentDriver
         final ControlMessage[] reply = new ControlMessage[1];
         pumpUntil(agent, () -> (reply[0] = peer.poll()) != null, "a reply");
         return reply[0];
+    }
+
+    /** SENDs {@code message} from {@code peer} and returns the node's reply, pumping the agent meanwhile. */
+    static ControlMessage request(final ControlAgent agent, final ControlPeer peer, final ControlMessage message)
+    {
+        peer.send(message);
+        return awaitReply(agent, peer);
     }
 }

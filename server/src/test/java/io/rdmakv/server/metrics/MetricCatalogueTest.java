@@ -77,6 +77,25 @@ class MetricCatalogueTest
             "quota is used)",
         "# HELP rdmakv_transport_info The RDMA transport in use and its device: name, link layer, atomic " +
             "capability, port state",
+        "# HELP rdmakv_cluster_epoch Epoch of the cluster map the node applied and serves in HELLO_OK (0: none)",
+        "# HELP rdmakv_replica_role The node's role in the applied map: -1 in no map, 0 spare, 1 copying, 2 " +
+            "backup, 3 primary",
+        "# HELP rdmakv_zookeeper_connected 1 while the ZooKeeper connection is up, 0 while it is down or the node " +
+            "runs without ZooKeeper (the node keeps serving its map meanwhile)",
+        "# HELP rdmakv_copy_passes_total Diff passes this node ran against its group's primary while copying",
+        "# HELP rdmakv_copy_slots_total Index slots those passes changed (the primary's word and block copied, or " +
+            "cleared)",
+        "# HELP rdmakv_failovers_total Failovers in the maps this node applied: a replica group whose primary " +
+            "became another member",
+        "# HELP rdmakv_sessions_fenced_by_epoch_total Client sessions fenced because a cluster map of a newer " +
+            "epoch than the one they were opened under was applied",
+        "# TYPE rdmakv_cluster_epoch gauge",
+        "# TYPE rdmakv_replica_role gauge",
+        "# TYPE rdmakv_zookeeper_connected gauge",
+        "# TYPE rdmakv_copy_passes_total counter",
+        "# TYPE rdmakv_copy_slots_total counter",
+        "# TYPE rdmakv_failovers_total counter",
+        "# TYPE rdmakv_sessions_fenced_by_epoch_total counter",
         "# TYPE rdmakv_auth_failures_total counter",
         "# TYPE rdmakv_auth_throttled_total counter",
         "# TYPE rdmakv_build_info gauge",

@@ -190,4 +190,34 @@ class DataAreaAllocatorTest
             }
         }
     }
+
+    @Test
+    void aRebuildGrantsReferencedBlocksToNobodyAndFreesEverythingElseAtOnce()
+    {
+        final DataAreaAllocator a = new DataAreaAllocator(64 * 64, 64, 1000);
+        final Extent held = a.grant(64 * 8, 64 * 8, 0, 5);
+        assertTrue(a.release(held.offset(), 64, 0));
+
+        a.rebuild(List.of(new Extent(64 * 4, 100), new Extent(64 * 4, 64), new Extent(64 * 10, 64),
+            new Extent(64 * 70, 64), new Extent(63, 64)));
+
+        assertEquals(0, a.graceBytes(), "nothing waits");
+        assertEquals(0, a.heldBy(5), "no owner holds anything");
+        assertEquals(DataAreaAllocator.NO_OWNER, a.ownerOf(64 * 4, 128), "a block (aligned up) granted to nobody");
+        assertEquals(DataAreaAllocator.NO_OWNER, a.ownerOf(64 * 10, 64));
+        assertEquals(64 * 64 - 64 - 3 * 64, a.freeBytes(), "all but the reserved unit and the live blocks; the " +
+            "duplicate merged, the block past the end and the misaligned one skipped");
+        final List<Extent> grants = new java.util.ArrayList<>();
+        Extent e;
+        while ((e = a.grant(64, 64, 0, 6)) != null)
+        {
+            grants.add(e);
+        }
+        for (final Extent g : grants)
+        {
+            assertTrue(g.end() <= 64 * 4 || g.offset() >= 64 * 6 && (g.end() <= 64 * 10 || g.offset() >= 64 * 11),
+                "grant " + g + " overlaps a live block");
+        }
+        assertEquals(64 * 64 - 64 - 3 * 64, grants.stream().mapToLong(Extent::length).sum());
+    }
 }

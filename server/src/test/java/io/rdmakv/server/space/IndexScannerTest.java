@@ -124,4 +124,47 @@ class IndexScannerTest
         assertEquals(0, allocator.graceBytes());
         assertTrue(allocator.freeBytes() >= reclaimed);
     }
+
+    @Test
+    void oneWalkForManyDeparturesFindsEachSessionsBlocksAndLocks()
+    {
+        final Extent mine = allocator.grant(CHUNK, CHUNK, 0, SESSION);
+        final Extent theirs = allocator.grant(CHUNK, CHUNK, 0, OTHER);
+        final byte[] k1 = key("k1");
+        final byte[] k2 = key("k2");
+        region.insert(k1, mine.offset() + 128, 10, group1(k1), 0);
+        region.insert(k2, theirs.offset() + 256, 10, group2(k2), 2);
+        region.lock(3, SESSION);
+        region.lock(4, OTHER);
+        region.lock(7, OTHER);
+        region.lock(8, 33);
+
+        final java.util.Map<Long, IndexScanner.Departure> found =
+            scanner.scanDepartures(allocator.grantsOf(List.of(SESSION, OTHER)));
+
+        final int length = KvBlockDescriptor.blockLength(2, 10);
+        assertEquals(new IndexScanner.Departure(List.of(new Extent(mine.offset() + 128, length)), 1),
+            found.get(SESSION));
+        assertEquals(new IndexScanner.Departure(List.of(new Extent(theirs.offset() + 256, length)), 2),
+            found.get(OTHER));
+        assertEquals(33, region.lock(8), "a lock of a session not departing stays");
+        assertEquals(0, region.lock(3) | region.lock(4) | region.lock(7));
+    }
+
+    @Test
+    void aRebuildScanListsEveryReferencedBlockAndClearsEveryLock()
+    {
+        final byte[] k1 = key("k1");
+        final byte[] k2 = key("k2");
+        region.insert(k2, 8192, 300, group2(k2), 9);
+        region.insert(k1, 64, 10, group1(k1), 0);
+        region.writeBlock(4096, key("gone"), 10);
+        region.lock(5, SESSION);
+        region.lock(GEOMETRY.groupCount() - 1, OTHER);
+
+        assertEquals(List.of(new Extent(64, KvBlockDescriptor.blockLength(2, 10)),
+            new Extent(8192, KvBlockDescriptor.blockLength(2, 300))), scanner.liveBlocksClearingLocks());
+        assertEquals(0, region.lock(5));
+        assertEquals(0, region.lock(GEOMETRY.groupCount() - 1));
+    }
 }

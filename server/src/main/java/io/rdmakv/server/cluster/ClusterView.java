@@ -1,0 +1,65 @@
+package io.rdmakv.server.cluster;
+
+/** What the metrics say about the node's place in the cluster (read at scrape time, from any thread). */
+public interface ClusterView
+{
+    /** The epoch of the map applied (0: none). */
+    long epoch();
+
+    ReplicaRole role();
+
+    /** Whether the ZooKeeper connection is up (false without ZooKeeper). */
+    boolean zooKeeperConnected();
+
+    /** Diff passes this node ran as a copying node. */
+    long copyPasses();
+
+    /** Slots those passes changed. */
+    long copySlots();
+
+    /** Failovers seen in the maps applied: a group whose primary changed to another live member. */
+    long failovers();
+
+    /** A node outside ZooKeeper: its static map (or none), no copying, no failovers. */
+    static ClusterView fixed(final long epoch, final ReplicaRole role)
+    {
+        return new ClusterView()
+        {
+            @Override
+            public long epoch()
+            {
+                return epoch;
+            }
+
+            @Override
+            public ReplicaRole role()
+            {
+                return role;
+            }
+
+            @Override
+            public boolean zooKeeperConnected()
+            {
+                return false;
+            }
+
+            @Override
+            public long copyPasses()
+            {
+                return 0;
+            }
+
+            @Override
+            public long copySlots()
+            {
+                return 0;
+            }
+
+            @Override
+            public long failovers()
+            {
+                return 0;
+            }
+        };
+    }
+}

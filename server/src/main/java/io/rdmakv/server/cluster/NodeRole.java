@@ -1,0 +1,188 @@
+package io.rdmakv.server.cluster;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How a node of a ZooKeeper cluster follows the maps membership hands it ({@link MembershipListener}, on the
+ * membership thread, epochs increasing). For each map of a higher epoch than the one applied:
+ * <ol>
+ *   <li>a copy job under way is abandoned (it must not report for an epoch that is no longer current);</li>
+ *   <li>the node applies it ({@link MapApplier#apply}): every session opened under an older epoch is fenced
+ *       in one step; if the node became its group's primary (it was not the primary in the map applied
+ *       before), the allocator is rebuilt from one index scan first; only then is the map served in
+ *       HELLO_OK, or, when the map does not list the node, HELLOs are refused with NOT_IN_CLUSTER;</li>
+ *   <li>if the node is copying in its group, it catches up on a worker thread ({@link CopyLoop}) and reports
+ *       {@code bulk}, or, once the group is sealed, {@code final}.</li>
+ * </ol>
+ * A lost ZooKeeper connection changes nothing but {@link #zooKeeperConnected}: the node keeps serving the
+ * map it applied (the data path goes on; membership changes wait).
+ */
+public final class NodeRole implements MembershipListener, ClusterView, AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(NodeRole.class.getName());
+
+    private final MapApplier node;
+    private final CopyLoop copies;
+    private final AtomicLong failovers = new AtomicLong();
+    private volatile ClusterMap applied;
+    private volatile ReplicaRole role = ReplicaRole.NONE;
+    private volatile boolean zooKeeperConnected;
+    private boolean windowsWarned;
+
+    /**
+     * @param node     the node the maps are applied to
+     * @param copier   one diff pass against the group's primary (the node's region copier)
+     * @param reporter how sync progress reaches the coordinator
+     */
+    public NodeRole(final MapApplier node, final CopyPass copier, final SyncReporter reporter)
+    {
+        this.node = node;
+        this.copies = new CopyLoop(copier, reporter);
+    }
+
+    @Override
+    public void onMap(final ClusterMap map)
+    {
+        final ClusterMap previous = applied;
+        if (previous != null && map.epoch() <= previous.epoch())
+        {
+            LOG.log(System.Logger.Level.DEBUG, "map of epoch " + map.epoch() + " ignored: epoch " + previous.epoch() +
+                " is applied");
+            return;
+        }
+        final int me = node.nodeId();
+        final ReplicaRole next = ReplicaRole.of(map, me);
+        final boolean promoted = next == ReplicaRole.PRIMARY && ReplicaRole.of(previous, me) != ReplicaRole.PRIMARY;
+        copies.abandon();
+        final int fenced;
+        try
+        {
+            fenced = node.apply(map, promoted);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.log(System.Logger.Level.ERROR, "cannot apply the cluster map of epoch " + map.epoch() + ": " +
+                e.getMessage() + "; still serving epoch " + epoch(), e);
+            return;
+        }
+        failovers.addAndGet(failoversBetween(previous, map));
+        applied = map;
+        role = next;
+        LOG.log(System.Logger.Level.INFO, "applied the cluster map of epoch " + map.epoch() + ": node " + me + " is " +
+            next + (promoted ? " (allocator rebuilt from the index)" : "") + ", " + fenced +
+            " session(s) of older epochs fenced");
+        if (map.replicationFactor() > 1 && node.memoryWindows() && !windowsWarned)
+        {
+            windowsWarned = true;
+            LOG.log(System.Logger.Level.ERROR, "the cluster replicates (" + map.replicationFactor() + " replicas) but " +
+                "this node writes grants through memory windows: backups cannot receive blocks; start it with " +
+                "--replicas " + map.replicationFactor());
+        }
+        if (next == ReplicaRole.COPYING)
+        {
+            final ReplicaGroup group = map.groupOfNode(me);
+            final ClusterNode primary = group.lost() ? null : map.node(group.primary());
+            if (primary != null)
+            {
+                copies.start(group.id(), map.epoch(), group.sealed(),
+                    new InetSocketAddress(primary.host(), primary.port()));
+            }
+        }
+    }
+
+    /** Groups whose primary in {@code next} is another node than in {@code previous} (lost groups not counted). */
+    static int failoversBetween(final ClusterMap previous, final ClusterMap next)
+    {
+        if (previous == null || previous.isSimple() || next.isSimple())
+        {
+            return 0;
+        }
+        int count = 0;
+        for (final ReplicaGroup group : next.groups())
+        {
+            for (final ReplicaGroup before : previous.groups())
+            {
+                if (before.id() == group.id() && !before.lost() && !group.lost() && before.primary() != group.primary())
+                {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    @Override
+    public void onZooKeeper(final boolean connected)
+    {
+        zooKeeperConnected = connected;
+        LOG.log(connected ? System.Logger.Level.INFO : System.Logger.Level.WARNING, connected ?
+            "ZooKeeper connected" : "ZooKeeper disconnected: serving the map of epoch " + epoch() +
+            " until it is back (membership changes wait)");
+    }
+
+    /** The map applied last, or null. */
+    public ClusterMap applied()
+    {
+        return applied;
+    }
+
+    /** Whether an applied map lists this node (member, copying or spare): the node is ready only then. */
+    public boolean inMap()
+    {
+        return role != ReplicaRole.NONE;
+    }
+
+    @Override
+    public long epoch()
+    {
+        final ClusterMap map = applied;
+        return map == null ? 0 : map.epoch();
+    }
+
+    @Override
+    public ReplicaRole role()
+    {
+        return role;
+    }
+
+    @Override
+    public boolean zooKeeperConnected()
+    {
+        return zooKeeperConnected;
+    }
+
+    @Override
+    public long copyPasses()
+    {
+        return copies.passes();
+    }
+
+    @Override
+    public long copySlots()
+    {
+        return copies.slots();
+    }
+
+    @Override
+    public long failovers()
+    {
+        return failovers.get();
+    }
+
+    /** Stops the copy worker (the job under way is abandoned). */
+    @Override
+    public void close()
+    {
+        copies.close();
+    }
+}
