@@ -399,14 +399,15 @@ final class LaneRequests implements AutoCloseable
     }
 
     /**
-     * After the primary's CAS of a committed chain. The first backup took our word, so the write happens
+     * After the primary's CAS of a committed chain with backups. The first backup took our word, so the write happens
      * whatever the primary's CAS found: our word already there (a writer that found it on the first backup had
      * the primary finish it), or even a later word (finished, then overwritten by a writer that read it). Only
      * a write whose session is gone is ever undone. So the CAS's result says {@code expected}: done.
      */
     private int helpedAlong(final int rc, final long expected, final long swap)
     {
-        if (rc == Status.OK)
+        // with no backup (a group of one, catching up a copying node), the primary's CAS itself decides
+        if (rc == Status.OK && chain.backupCount() > 0)
         {
             lost(expected);
         }
