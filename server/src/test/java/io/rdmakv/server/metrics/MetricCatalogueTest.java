@@ -35,6 +35,9 @@ class MetricCatalogueTest
         "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye)",
         "# HELP rdmakv_data_area_capacity_bytes Bytes of the data area that can hold key-value blocks: used + " +
             "free + grace period",
+        "# HELP rdmakv_chain_helps_total HELP requests (a replicated write stuck between its first backup and this " +
+            "primary) by outcome: helped (finished here), refused (its writer is gone: the client puts the backups " +
+            "back), changed",
         "# HELP rdmakv_damage_scans_total Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)",
         "# HELP rdmakv_data_area_free_bytes Data area bytes that can be granted now",
         "# HELP rdmakv_data_area_used_bytes Data area bytes granted to clients and not freed (blocks in use plus " +
@@ -104,6 +107,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_control_errors_total counter",
         "# TYPE rdmakv_control_requests_total counter",
         "# TYPE rdmakv_data_area_capacity_bytes gauge",
+        "# TYPE rdmakv_chain_helps_total counter",
         "# TYPE rdmakv_damage_scans_total counter",
         "# TYPE rdmakv_data_area_free_bytes gauge",
         "# TYPE rdmakv_data_area_used_bytes gauge",

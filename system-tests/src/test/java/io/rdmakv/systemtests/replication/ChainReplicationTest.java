@@ -219,6 +219,22 @@ class ChainReplicationTest
         group.assertReplicasEqual();
     }
 
+    @Test
+    void kvctlClusterShowsTheGroup()
+    {
+        group = ReplicatedPair.start(dir, 2);
+        final java.io.StringWriter out = new java.io.StringWriter();
+        final java.io.StringWriter err = new java.io.StringWriter();
+        final int code = io.rdmakv.kvctl.KvCtl.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err),
+            Map.of(), "--hosts", "127.0.0.1:" + group.ports[0], "--transport", LocalCluster.TRANSPORT, "cluster");
+        assertEquals(0, code, err.toString());
+        final String text = out.toString();
+        assertTrue(text.startsWith("epoch 1, 64 partitions, 2 node(s), 2 replicas per group\n"), text);
+        assertTrue(text.contains("node 0  127.0.0.1:" + group.ports[0] + "  primary of group 0\n"), text);
+        assertTrue(text.contains("node 1  127.0.0.1:" + group.ports[1] + "  backup in group 0\n"), text);
+        assertTrue(text.contains("group 0  64 partitions  in sync: members [0, 1]\n"), text);
+    }
+
     private static void join(final Thread thread)
     {
         try
