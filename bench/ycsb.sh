@@ -9,21 +9,28 @@
 # included), YCSB reported no results, or a server did not stop cleanly. See README.md, "YCSB".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE] [--warmup SECONDS] [--pin NODE_CPUS:CLIENT_CPUS] [--redis]"
+usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE] [--warmup SECONDS] [--pin NODE_CPUS:CLIENT_CPUS] [--replicas R] [--redis]"
 die() { echo "bench/ycsb.sh: $*" >&2; exit 2; }
 records=100000 ops=200000 threads=1,4 workloads=A,B,C,D,F nodes=1 transport=tcp memory= csv= pin= redis= warmup=5
+replicas=
 while [ $# -gt 0 ]; do
   case "$1" in --redis) redis=1; shift; continue ;; esac
   [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
   case "$1" in
     -r) records=$2 ;; -o) ops=$2 ;; -t) threads=$2 ;; -w) workloads=$2 ;; -n) nodes=$2 ;;
     --transport) transport=$2 ;; --memory) memory=$2 ;; --csv) csv=$2 ;; --pin) pin=$2 ;; --warmup) warmup=$2 ;;
+    --replicas) replicas=$2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
   shift 2
 done
 positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer, not '$2'"; }
 positive -r "$records"; positive -o "$ops"; positive -n "$nodes"
+if [ -n "$replicas" ]; then
+  positive --replicas "$replicas"
+  [ "$replicas" -le 5 ] && [ "$replicas" -le "$nodes" ] ||
+    die "--replicas must be 1..5 and at most the node count (-n $nodes), not '$replicas'"
+fi
 [[ $warmup =~ ^[0-9]+$ ]] || die "--warmup must be a whole number of seconds (0 for none), not '$warmup'"
 IFS=, read -r -a thread_list <<<"$threads"
 IFS=, read -r -a workload_list <<<"$workloads"
@@ -36,7 +43,10 @@ done
 # Memory per node: 4 KiB per loaded record (a record's block is about 1.2 KiB; the rest is headroom for
 # updates whose superseded blocks wait out the grace period before reuse), plus 128 MiB.
 if [ -z "$memory" ]; then
-  mib=$(( records * 4 / 1024 / nodes + 128 ))
+  # replicated: each node of a group holds the whole group's share (groups of R; the rest are spares)
+  holders=$nodes
+  [ -z "$replicas" ] || holders=$(( nodes / replicas ))
+  mib=$(( records * 4 / 1024 / holders + 128 ))
   memory="$(( mib < 256 ? 256 : mib ))m"
 fi
 # Where threads run: --pin NODE_CPUS:CLIENT_CPUS (taskset CPU lists) pins the servers (kvservers and
@@ -70,12 +80,30 @@ png="${csv%.csv}.png"
 ports=$(python3 -c 'import socket, sys
 ss = [socket.socket() for _ in range(int(sys.argv[1]))]
 for s in ss: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))' "$((nodes + 1))")
+print(" ".join(str(s.getsockname()[1]) for s in ss))' "$((nodes + 2))")
 read -r -a port_list <<<"$ports"
 redis_port=${port_list[$nodes]}
-unset "port_list[$nodes]"
-node_args=() target=()
-if [ "$nodes" -eq 1 ]; then
+zk_port=${port_list[$((nodes + 1))]}
+unset "port_list[$nodes]" "port_list[$((nodes + 1))]"
+node_args=() target=() zk_pid=()
+if [ -n "$replicas" ]; then
+  # the map lives in a local ZooKeeper (the real server, bin/kvzk); the nodes join it and form groups of R
+  mkdir -p "$work/zookeeper"
+  printf 'tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=%s\nclientPortAddress=127.0.0.1\nclientPort=%d\nadmin.enableServer=false\n4lw.commands.whitelist=srvr,ruok\n' \
+    "$work/zookeeper" "$zk_port" >"$work/zookeeper.cfg"
+  "$root/bin/kvzk" "$work/zookeeper.cfg" >"$work/zookeeper.log" 2>&1 &
+  zk_pid=($!)
+  for _ in $(seq 1 300); do
+    reply=$( (exec 3<>"/dev/tcp/127.0.0.1/$zk_port" && printf srvr >&3 && timeout 2 cat <&3) 2>/dev/null) || true
+    [[ $reply == *Mode:* ]] && break
+    kill -0 "${zk_pid[0]}" 2>/dev/null || { echo "ZooKeeper did not start:" >&2; cat "$work/zookeeper.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "== ZooKeeper on 127.0.0.1:$zk_port; $nodes nodes join it with $replicas replicas per group" >&2
+  node_args=(--zookeeper "127.0.0.1:$zk_port" --cluster-name ycsb --replicas "$replicas")
+  hosts=$(for p in "${port_list[@]}"; do printf '127.0.0.1:%s,' "$p"; done)
+  target=(-p "rdmakv.hosts=${hosts%,}")
+elif [ "$nodes" -eq 1 ]; then
   target=(-p "rdmakv.hosts=127.0.0.1:${port_list[0]}")
 else
   map="$work/cluster.json"
@@ -89,7 +117,7 @@ else
   target=(-p "rdmakv.cluster=$map")
 fi
 pids=() redis_pid=()
-stop_all() { for p in "${pids[@]}" "${redis_pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; }
+stop_all() { for p in "${pids[@]}" "${redis_pid[@]}" "${zk_pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; }
 trap stop_all EXIT
 await() { # PID LOG PATTERN NAME
   for _ in $(seq 1 300); do
@@ -108,6 +136,16 @@ for i in "${!port_list[@]}"; do
 done
 echo "== starting $nodes node(s) on ports ${port_list[*]} (transport $transport, memory $memory each)" >&2
 for i in "${!pids[@]}"; do await "${pids[$i]}" "$work/node$i.log" "listening on" "kvserver node $i"; done
+if [ -n "$replicas" ]; then
+  # every group in sync (no copying, none missing) before anything is loaded
+  for _ in $(seq 1 600); do
+    state=$("$root/bin/kvctl" --hosts "${target[1]#rdmakv.hosts=}" --transport "$transport" cluster 2>/dev/null) || true
+    if grep -q '^group ' <<<"$state" && ! grep '^group ' <<<"$state" | grep -qv ' in sync: '; then break; fi
+    sleep 0.2
+  done
+  grep -q '^group ' <<<"$state" || { echo "the replicated cluster did not form:" >&2; echo "$state" >&2; exit 1; }
+  echo "== cluster map:" >&2; echo "$state" >&2
+fi
 [ -z "$pin" ] || node_cpus=$(allowed "${pids[0]}")  # as the kernel reports it
 stores=(rdmakv)
 if [ -n "$redis" ]; then
@@ -168,6 +206,8 @@ for i in "${!pids[@]}"; do
   rc=0; wait "${pids[$i]}" || rc=$?
   [ "$rc" -eq 0 ] || echo "kvserver node $i exited with $rc (see $work/node$i.log)" >>"$problems"
 done
+# ZooKeeper last, once every node left the cluster
+for p in "${zk_pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
 if [ -n "$redis" ]; then
   rc=0; wait "${redis_pid[0]}" || rc=$?
   [ "$rc" -eq 0 ] || echo "redis-server exited with $rc (see $work/redis.log)" >>"$problems"

@@ -34,6 +34,7 @@ final class LoadWriters implements AutoCloseable
     private final AtomicLong writes = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final List<Throwable> problems = new CopyOnWriteArrayList<>();
+    private final List<String> failureSamples = new CopyOnWriteArrayList<>();
     private final List<Thread> workers = new ArrayList<>();
 
     LoadWriters(final KvClient client, final String prefix, final int threads, final int keysPerThread)
@@ -64,6 +65,12 @@ final class LoadWriters implements AutoCloseable
     long failures()
     {
         return failures.get();
+    }
+
+    /** The first few failed calls, as their exceptions said. */
+    List<String> failureSamples()
+    {
+        return failureSamples;
     }
 
     private byte[] key(final int slot)
@@ -112,6 +119,10 @@ final class LoadWriters implements AutoCloseable
                 catch (final RuntimeException e)
                 {
                     failures.incrementAndGet();
+                    if (failureSamples.size() < 5)
+                    {
+                        failureSamples.add(e.toString());
+                    }
                 }
             }
         }

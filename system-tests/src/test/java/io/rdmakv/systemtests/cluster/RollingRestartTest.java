@@ -59,9 +59,9 @@ class RollingRestartTest
             }
             final long failures = load.failures();
             load.verify(client);
-            System.out.printf("rolling restart: %d writes, %d failed calls; longest time without a write per stop:%s%n",
-                load.writes(), failures, gaps);
-            assertFalse(failures > 0, failures + " writes failed beyond their retries");
+            System.out.printf("rolling restart: %d writes, %d failed calls %s; longest time without a write per stop:%s%n",
+                load.writes(), failures, load.failureSamples(), gaps);
+            assertFalse(failures > 0, failures + " writes failed beyond their retries: " + load.failureSamples());
         }
     }
 }
