@@ -479,8 +479,10 @@ public final class KvClient implements AutoCloseable
     /** Whether a failed operation may run again after a map refresh: it changed nothing, or may change it twice. */
     private static boolean retryable(final int status, final int op)
     {
+        // REMOTE_ERROR: the node refused a request on the queue pair (a stale view of a region that changed
+        // with the map, e.g. a restarted node's): the lane is dropped, and a new one follows the new map
         final boolean lost = status == Status.CONNECTION_LOST || status == Status.NODE_SHUTTING_DOWN ||
-            status == Status.TIMEOUT;
+            status == Status.TIMEOUT || status == Status.REMOTE_ERROR;
         return lost && op != Operations.COMPARE_AND_SET;
     }
 

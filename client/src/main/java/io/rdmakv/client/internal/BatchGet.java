@@ -78,7 +78,8 @@ final class BatchGet
         for (int i = 0; i < count; i++)
         {
             outcome[i] = PENDING;
-            if (cache.find(keys[i].hash(), entry) && SlotWord.blockLength(entry.word()) <= LaneBuffers.BATCH_BLOCK_LENGTH)
+            if (cache.find(keys[i].hash(), entry) && keys[i].isCandidate(entry.slotAddress()) &&
+                SlotWord.blockLength(entry.word()) <= LaneBuffers.BATCH_BLOCK_LENGTH)
             {
                 mode[i] = CACHED;
                 slotAddress[i] = entry.slotAddress();

@@ -156,7 +156,7 @@ final class BatchPut
             expected[i] = SlotWord.EMPTY;
             seen[i] = start;
             requests.writeBlock(i, word[i], rkey);
-            if (!cache.find(keys[i].hash(), entry))
+            if (!cache.find(keys[i].hash(), entry) || !keys[i].isCandidate(entry.slotAddress()))
             {
                 counters.increment(ClientCounter.CACHE_MISSES);
                 mode[i] = GROUPS;

@@ -86,7 +86,7 @@ final class CachedSlot
     /** Copies the staged key's entry; false (and a miss counted) when there is none. */
     boolean lookup()
     {
-        if (cache.find(key.hash(), entry))
+        if (cache.find(key.hash(), entry) && key.isCandidate(entry.slotAddress))
         {
             return true;
         }

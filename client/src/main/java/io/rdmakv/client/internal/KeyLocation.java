@@ -71,6 +71,23 @@ final class KeyLocation
         return keyLength;
     }
 
+    /**
+     * Whether {@code slotAddress} is one of this key's candidate slots on this lane's node: a cached address
+     * may have been seen on another node (the key's primary moved with a new cluster map, or a thread still on
+     * the old map cached it), and a READ or CAS outside this node's region would break the queue pair.
+     */
+    boolean isCandidate(final long slotAddress)
+    {
+        return isSlotOf(slotAddress - group1Address) || isSlotOf(slotAddress - group2Address);
+    }
+
+    private static boolean isSlotOf(final long offsetInGroup)
+    {
+        return offsetInGroup >= 0 && offsetInGroup < BucketDescriptor.GROUP_LENGTH &&
+            (offsetInGroup & (BucketDescriptor.SLOT_LENGTH - 1)) == 0 &&
+            offsetInGroup % BucketDescriptor.BUCKET_LENGTH != 0;
+    }
+
     long group1Address()
     {
         return group1Address;
