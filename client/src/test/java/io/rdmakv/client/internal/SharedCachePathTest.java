@@ -13,6 +13,7 @@ import static io.rdmakv.client.internal.Doorbells.READ_SLOT_BLOCK;
 import static io.rdmakv.client.internal.Doorbells.WRITE_CAS_SLOT;
 import static io.rdmakv.client.internal.Doorbells.WRITE_READ_SLOT_BLOCK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * Two lanes of one client (sessions 7 and 8) share its slot cache; a third lane is another client with a
@@ -73,6 +74,21 @@ class SharedCachePathTest
         assertEquals(2, first.count(ClientCounter.PUT_ROUND_TRIPS) - trips);
         assertEquals(List.of(first.version()), node.slotsHolding("k"));
         assertEquals("v3", node.value(first.version()));
+    }
+
+    @Test
+    void anEntrySeenOnAnotherNodeIsNeverRead()
+    {
+        assertEquals(Status.OK, first.put("k", "v1"));
+        final long hash = io.rdmakv.common.hash.KeyHash.hash("k".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        // as if a thread still on an older map had cached the key's slot on its old primary
+        shared.put(hash, NodeRegion.INDEX_ADDRESS + (1L << 40), first.version(), clock.nanoTime());
+
+        final int mark = second.mark();
+        assertEquals(Status.OK, second.get("k"));
+        assertEquals("v1", second.value());
+        assertFalse(second.doorbellsSince(mark).contains(READ_SLOT_BLOCK), "the foreign address was not read");
+        assertEquals(1, second.count(ClientCounter.CACHE_MISSES));
     }
 
     @Test
