@@ -8,6 +8,8 @@
 # Usage: bench/replicas.sh [--replicas 1,2,3] [--records N] [--ops N] [--threads N] [--value-size B]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/java25.sh"
+"$root/scripts/mvn" -B -q -pl server,kvctl,bench -am package -DskipTests >&2
 list=1,2,3 records=20000 ops=200000 threads=1 value=100 base=7700 zk=2192
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -8,6 +8,8 @@
 # Usage: bench/rereplicate.sh [--records N] [--value-size B] [--memory SIZE]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/java25.sh"
+"$root/scripts/mvn" -B -q -pl server,kvctl,bench -am package -DskipTests >&2
 records=100000 value=1000 memory=512m base=7600 zk=2191
 while [ $# -gt 0 ]; do
   case "$1" in
