@@ -5,11 +5,8 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -23,28 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fences the old epoch's sessions: a client still on the old map can write nothing through the cut-off node
  * (its chain's first backup refuses), and its write lands only on the new primary, after it followed the map.
  */
-class CutOffNodeTest
+class CutOffNodeTest extends ZkClusterTestBase
 {
-    @TempDir
-    Path dir;
-
-    private ZkNodes cluster;
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (cluster != null)
-        {
-            cluster.close();
-        }
-    }
 
     @Test
     void aPrimaryCutOffFromZooKeeperCanNoLongerBeWrittenThrough() throws Exception
     {
-        cluster = new ZkNodes(dir, 3, 2, true);
-        final ClusterMap before = cluster.awaitMap("a group of two", Duration.ofSeconds(60),
-            m -> ZkNodes.fullyReplicated(m, 2));
+        final ClusterMap before = startReplicated(3, 2, true);
         final ReplicaGroup group = before.groups().getFirst();
         final int cut = group.primary();
         final byte[] key = LocalCluster.bytes("cut-off key");

@@ -10,12 +10,9 @@ import io.rdmakv.testsupport.linearizability.KeyedHistory;
 import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
 import io.rdmakv.testsupport.linearizability.Op;
 import io.rdmakv.testsupport.linearizability.Outcome;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -32,33 +29,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is recorded as unknown too, since a DELETE that lost its connection is run again and may then report
  * false for a key it deleted.
  */
-class FailoverLinearizabilityTest
+class FailoverLinearizabilityTest extends ZkClusterTestBase
 {
     private static final int THREADS = 6;
     private static final int KEYS = 3;
     private static final int OPS_PER_THREAD = 350;
 
-    @TempDir
-    Path dir;
-
-    private ZkNodes cluster;
     private volatile long killedAt;
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (cluster != null)
-        {
-            cluster.close();
-        }
-    }
 
     @Test
     void hotKeysStayLinearizableAcrossAFailover() throws Exception
     {
-        cluster = new ZkNodes(dir, 3, 2);
-        final ClusterMap before = cluster.awaitMap("a group of two", Duration.ofSeconds(60),
-            m -> ZkNodes.fullyReplicated(m, 2));
+        final ClusterMap before = startReplicated(3, 2, false);
         final KeyedHistory<Integer> history = new KeyedHistory<>();
         final long start = history.now();
         try (KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())

@@ -4,11 +4,8 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.systemtests.LocalCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -18,30 +15,15 @@ import java.time.Duration;
  * copies the new primary under that load and joins the group; then that primary is killed too, and still
  * nothing acknowledged is lost. Prints the longest time without a successful write around each kill.
  */
-class FailoverTest
+class FailoverTest extends ZkClusterTestBase
 {
     private static final Duration OP_TIMEOUT = Duration.ofSeconds(20);
 
-    @TempDir
-    Path dir;
-
-    private ZkNodes cluster;
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (cluster != null)
-        {
-            cluster.close();
-        }
-    }
 
     @Test
     void killedPrimariesLoseNoAcknowledgedWrite() throws Exception
     {
-        cluster = new ZkNodes(dir, 3, 2);
-        final ClusterMap first = cluster.awaitMap("a group of two", Duration.ofSeconds(60),
-            m -> ZkNodes.fullyReplicated(m, 2));
+        final ClusterMap first = startReplicated(3, 2, false);
         final ReplicaGroup group = first.groups().getFirst();
         try (KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds()).withOpTimeout(OP_TIMEOUT));
             LoadWriters load = new LoadWriters(client, "failover", 8, 40))

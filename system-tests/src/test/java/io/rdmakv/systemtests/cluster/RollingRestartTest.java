@@ -3,11 +3,8 @@ package io.rdmakv.systemtests.cluster;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.systemtests.LocalCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,27 +15,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  * from the spare, and the node is started again (it comes back empty, a spare). No acknowledged write is
  * lost, and the writers see no error beyond their retries.
  */
-class RollingRestartTest
+class RollingRestartTest extends ZkClusterTestBase
 {
-    @TempDir
-    Path dir;
-
-    private ZkNodes cluster;
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (cluster != null)
-        {
-            cluster.close();
-        }
-    }
 
     @Test
     void everyNodeRestartedInTurnLosesNothing() throws Exception
     {
-        cluster = new ZkNodes(dir, 3, 2);
-        cluster.awaitMap("a group of two", Duration.ofSeconds(60), m -> ZkNodes.fullyReplicated(m, 2));
+        startReplicated(3, 2, false);
         try (KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
             .withOpTimeout(Duration.ofSeconds(30))))
         {

@@ -3,11 +3,8 @@ package io.rdmakv.systemtests.cluster;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.systemtests.LocalCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,28 +15,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * current map (writes and reads keep being acknowledged and stay readable), the map does not change; once
  * ZooKeeper is back, membership changes go through again (a node killed then is failed over).
  */
-class ZooKeeperDownTest
+class ZooKeeperDownTest extends ZkClusterTestBase
 {
-    @TempDir
-    Path dir;
-
-    private ZkNodes cluster;
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        if (cluster != null)
-        {
-            cluster.close();
-        }
-    }
 
     @Test
     void theDataPathGoesOnWhileZooKeeperIsDown() throws Exception
     {
-        cluster = new ZkNodes(dir, 3, 2);
-        final ClusterMap before = cluster.awaitMap("a group of two", Duration.ofSeconds(60),
-            m -> ZkNodes.fullyReplicated(m, 2));
+        final ClusterMap before = startReplicated(3, 2, false);
         try (KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
             .withOpTimeout(Duration.ofSeconds(20))))
         {
