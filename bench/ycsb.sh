@@ -67,7 +67,7 @@ if [ -n "$redis" ] && ! command -v redis-server >/dev/null; then
 fi
 
 . "$root/scripts/java25.sh"
-echo "== building (ycsb-binding, server, bench)" >&2
+echo "== building (ycsb-binding, server, kvctl, bench)" >&2
 "$root/scripts/mvn" -B -q -pl ycsb-binding,server,kvctl,bench -am package -DskipTests >&2
 cp_rdmakv="$root/ycsb-binding/target/classes:$(cat "$root/ycsb-binding/target/classpath.txt")"
 cp_bench="$root/bench/target/classes:$(cat "$root/bench/target/classpath.txt")"
