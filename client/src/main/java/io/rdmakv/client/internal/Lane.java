@@ -261,7 +261,8 @@ public final class Lane implements AutoCloseable
 
     private int counted(final int status, final ClientCounter roundTrips, final long tripsBefore)
     {
-        counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore + requests.chain().takeTrips());
+        counters.add(ClientCounter.ROUND_TRIPS, requests.chain().takeTrips());
+        counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore);
         if (status == Status.NOT_FOUND)
         {
             counters.increment(ClientCounter.NOT_FOUND);

@@ -97,6 +97,12 @@ final class LaneIo implements AutoCloseable
      * Rings the doorbell for the prebuilt chain {@code first .. last} (linked, only {@code last} signaled):
      * one post, then waits for {@code last}'s completion. Returns {@link Status#OK} or a failure.
      */
+    /** The last round trip was another lane's operation's (a replica chain's): it is counted there. */
+    void roundTripChargedElsewhere()
+    {
+        counters.add(ClientCounter.ROUND_TRIPS, -1);
+    }
+
     int ring(final SendWorkRequest first, final SendWorkRequest last)
     {
         if (failure != 0)

@@ -322,6 +322,12 @@ final class LaneRequests implements AutoCloseable
 
     // ---- a backup's side of a chain (called on the backup's lane) ------------------------------
 
+    /** The last ring was for the primary lane's operation, which counts it (totals stay right). */
+    void chargedToPrimary()
+    {
+        io.roundTripChargedElsewhere();
+    }
+
     /** WRITEs the block {@code word} names from another lane's buffer (same protection domain) to this node. */
     int replicaWrite(final long localAddress, final int lkey, final long word)
     {

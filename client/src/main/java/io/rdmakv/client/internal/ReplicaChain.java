@@ -71,7 +71,10 @@ final class ReplicaChain
         return stuck;
     }
 
-    /** Round trips to backups since the last call (the operation's, counted with the primary's). */
+    /**
+     * Round trips to backups since the last call: the operation's, which the primary lane counts (each backup
+     * lane takes its ring back out of its own count, so totals count each once).
+     */
     long takeTrips()
     {
         final long t = trips;
@@ -121,11 +124,13 @@ final class ReplicaChain
             for (int i = 0; i < copyingCount; i++)
             {
                 copying[i].replicaWrite(localAddress, lkey, swap);
+                copying[i].chargedToPrimary();
                 trips++;
             }
             for (int i = 1; i < backupCount; i++)
             {
                 final int rc = backups[i].replicaWrite(localAddress, lkey, swap);
+                backups[i].chargedToPrimary();
                 trips++;
                 if (rc != Status.OK)
                 {
@@ -140,6 +145,7 @@ final class ReplicaChain
         final LaneRequests first = backups[0];
         int rc = block ? first.replicaWriteAndCas(localAddress, lkey, swap, slotOffset, expected) :
             first.replicaCas(slotOffset, expected, swap);
+        first.chargedToPrimary();
         trips++;
         if (rc != Status.OK)
         {
@@ -159,7 +165,9 @@ final class ReplicaChain
         for (int i = 1; i < backupCount; i++)
         {
             trips++;
-            if ((rc = backups[i].replicaCas(slotOffset, expected, swap)) != Status.OK)
+            rc = backups[i].replicaCas(slotOffset, expected, swap);
+            backups[i].chargedToPrimary();
+            if (rc != Status.OK)
             {
                 return rc;
             }
@@ -174,6 +182,7 @@ final class ReplicaChain
         {
             trips++;
             final int rc = backups[i].replicaCas(slotOffset, expected, word);
+            backups[i].chargedToPrimary();
             if (rc != Status.OK)
             {
                 return rc;
@@ -193,6 +202,7 @@ final class ReplicaChain
         {
             trips++;
             final int rc = backups[i].replicaCas(slotOffset, word, expected);
+            backups[i].chargedToPrimary();
             if (rc != Status.OK)
             {
                 return rc;

@@ -220,6 +220,28 @@ class ChainReplicationTest
     }
 
     @Test
+    void roundTripsOfAReplicatedWriteAreCountedOnce()
+    {
+        group = ReplicatedPair.start(dir, 2);
+        try (KvClient client = group.client())
+        {
+            client.put(key(7), value(7, 1, 50));
+            final io.rdmakv.client.ClientStats before = client.stats();
+            client.put(key(7), value(7, 2, 50));
+            final io.rdmakv.client.ClientStats after = client.stats();
+            // the primary's WRITE (with the slot's READ when the entry is older), the first backup's WRITE +
+            // CAS, the primary's CAS: three, against two without replication
+            assertEquals(3, after.putRoundTrips() - before.putRoundTrips(), "round trips of the PUT");
+            assertEquals(3, after.roundTrips() - before.roundTrips(), "the same three in the client's total");
+            final io.rdmakv.client.ClientStats beforeDelete = client.stats();
+            assertTrue(client.delete(key(7)));
+            final io.rdmakv.client.ClientStats afterDelete = client.stats();
+            assertEquals(afterDelete.roundTrips() - beforeDelete.roundTrips(),
+                afterDelete.deleteRoundTrips() - beforeDelete.deleteRoundTrips(), "a DELETE's chain counted once");
+        }
+    }
+
+    @Test
     void kvctlClusterShowsTheGroup()
     {
         group = ReplicatedPair.start(dir, 2);
