@@ -147,7 +147,7 @@ final class MapFollower implements AutoCloseable
             swaps++;
         }
         LOG.log(System.Logger.Level.INFO, "cluster map epoch " + old.map().epoch() + " -> " + map.epoch());
-        closeRetiredBut(next);
+        closeOlderRetired();
         return true;
     }
 
@@ -155,7 +155,7 @@ final class MapFollower implements AutoCloseable
      * Closes routers retired more than one map ago: the nodes fenced their sessions, and every operation
      * that still held one has failed and moved on by the time the map changed twice.
      */
-    private void closeRetiredBut(final Router current)
+    private void closeOlderRetired()
     {
         final List<Router> closing = new ArrayList<>();
         synchronized (this)
