@@ -18,7 +18,7 @@
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
-# Env: SOFTROCE_MIN_TESTS (default 109)   SOFTROCE_MIN_STORE_TESTS (default 44; lower it with SOFTROCE_STORE_EXCLUDE)
+# Env: SOFTROCE_MIN_TESTS (default 109)   SOFTROCE_MIN_STORE_TESTS (default 50; lower it with SOFTROCE_STORE_EXCLUDE)
 #      SOFTROCE_TEST_TIMEOUT / SOFTROCE_STORE_TIMEOUT seconds for each test JVM (default 900 / 600)
 #      SOFTROCE_MEMLOCK_KB memlock limit of the verbs test JVM, which runs without CAP_IPC_LOCK so that
 #                          the limit applies (default 65536: the memlock test needs a finite limit)
@@ -64,7 +64,7 @@ MIN_TESTS=${SOFTROCE_MIN_TESTS:-109}
 #      + 6 memory-window tests (io.rdmakv.systemtests.hardening.windows: a grant writable by its session only)
 #      + 6 more in the store and YCSB classes (the shared slot cache, batched reads in the linearizability check, the
 #        binding's bytes allocated per operation, its TLS properties) = 44
-MIN_STORE_TESTS=${SOFTROCE_MIN_STORE_TESTS:-44}
+MIN_STORE_TESTS=${SOFTROCE_MIN_STORE_TESTS:-50}
 TEST_TIMEOUT=${SOFTROCE_TEST_TIMEOUT:-900}
 STORE_TIMEOUT=${SOFTROCE_STORE_TIMEOUT:-600}
 MEMLOCK_KB=${SOFTROCE_MEMLOCK_KB:-65536}
@@ -98,8 +98,8 @@ if [ $MODE_STORE = 1 ]; then
   # system-tests has test classes only
   STORE_CLASSES=$ROOT/system-tests/target/test-classes${STORE_CP:+:$STORE_CP}
   # every system test class that starts a real kvserver as a LocalCluster instance, so new store tests join by
-  # themselves
-  for f in $(grep -l 'new LocalCluster(' -r system-tests/src/test/java --include='*Test.java' | sort); do
+  # themselves, and the replicated group of ChainReplicationTest (nodes of one JVM under a static replicated map)
+  for f in $(grep -l 'new LocalCluster(\|ReplicatedPair.start(' -r system-tests/src/test/java --include='*Test.java' | sort); do
     class=$(echo "${f#system-tests/src/test/java/}" | sed 's#/#.#g; s#\.java$##')
     if [[ " ${SOFTROCE_STORE_EXCLUDE:-} " == *" ${class##*.} "* ]]; then
       echo "[softroce-verbs] NOT running $class (SOFTROCE_STORE_EXCLUDE)"; continue
