@@ -38,7 +38,6 @@ final class MapFollower implements AutoCloseable
     private final List<Router> retired = new ArrayList<>();
     private volatile Router router;
     private long lastProbeNanos;
-    private long swaps;
 
     MapFollower(final Router router, final Router.SessionOpener opener, final List<InetSocketAddress> seeds,
         final long opTimeoutNanos)
@@ -53,12 +52,6 @@ final class MapFollower implements AutoCloseable
     Router router()
     {
         return router;
-    }
-
-    /** How many times the client moved to a newer map. */
-    synchronized long swaps()
-    {
-        return swaps;
     }
 
     /** A session opened under {@code seen} brought a newer map: move to it (once, whichever thread is first). */
@@ -89,7 +82,10 @@ final class MapFollower implements AutoCloseable
         return due;
     }
 
-    /** Asks the nodes (the map's, then the seeds) for their map, at most every {@value #PROBE_INTERVAL_MS} ms. */
+    /**
+     * Asks the nodes (the map's, then the seeds) for their map, one at a time until one has a newer map, at most
+     * every {@value #PROBE_INTERVAL_MS} ms per client.
+     */
     private void probe(final Router current)
     {
         synchronized (this)
@@ -110,6 +106,10 @@ final class MapFollower implements AutoCloseable
         ClusterMap newest = current.map();
         for (final InetSocketAddress address : addresses)
         {
+            if (newest != current.map())
+            {
+                break; // one node with a newer map is enough: each probe opens a whole session with a node
+            }
             try (Session probe = opener.open(address.isUnresolved() ?
                 new InetSocketAddress(address.getHostString(), address.getPort()) : address))
             {
@@ -144,7 +144,6 @@ final class MapFollower implements AutoCloseable
             cache.clear();
             router = next;
             retired.add(old);
-            swaps++;
         }
         LOG.log(System.Logger.Level.INFO, "cluster map epoch " + old.map().epoch() + " -> " + map.epoch());
         closeOlderRetired();

@@ -152,7 +152,7 @@ final class LaneRequests implements AutoCloseable
                 return rc == ReplicaChain.LOST ? Status.OK : rc;
             }
             wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
-            return helpedAlong(ring(CAS_SLOT, 1), expected, swap);
+            return helpedAlong(ring(CAS_SLOT, 1), expected);
         }
         wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(CAS_SLOT, 1);
@@ -202,7 +202,7 @@ final class LaneRequests implements AutoCloseable
         wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
         wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
         final int rc = ring(CAS_SLOT_UNLOCK, 2);
-        return chain.active() ? helpedAlong(rc, 0L, swap) : rc;
+        return chain.active() ? helpedAlong(rc, 0L) : rc;
     }
 
     /** Releases the insert lock without waiting (it completes before the next doorbell's requests). */
@@ -410,7 +410,7 @@ final class LaneRequests implements AutoCloseable
      * the primary finish it), or even a later word (finished, then overwritten by a writer that read it). Only
      * a write whose session is gone is ever undone. So the CAS's result says {@code expected}: done.
      */
-    private int helpedAlong(final int rc, final long expected, final long swap)
+    private int helpedAlong(final int rc, final long expected)
     {
         // with no backup (a group of one, catching up a copying node), the primary's CAS itself decides
         if (rc == Status.OK && chain.backupCount() > 0)

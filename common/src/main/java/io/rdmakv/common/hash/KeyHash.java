@@ -60,6 +60,12 @@ public final class KeyHash
         return (int)Long.remainderUnsigned(keyHash, partitions);
     }
 
+    /** Whether {@code group} is one of the two candidate groups of the key with hash {@code keyHash}. */
+    public static boolean isCandidateGroup(final long keyHash, final long group, final long groupCount)
+    {
+        return group1(keyHash, groupCount) == group || group2(keyHash, groupCount) == group;
+    }
+
     /** The first candidate group in an index of {@code groupCount} groups (a power of two, at least 2). */
     public static long group1(final long keyHash, final long groupCount)
     {

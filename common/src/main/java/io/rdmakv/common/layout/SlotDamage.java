@@ -40,6 +40,8 @@ public final class SlotDamage
     private final RegionGeometry geometry;
     private final KvBlock block = new KvBlock();
     private long word;
+    /** The segment the last judged block lies in (the region, or a copy's buffer). */
+    private MemorySegment judged;
     private int keyLength = -1;
 
     /** Judges slots of {@code region}, laid out as {@code geometry} says. */
@@ -71,13 +73,23 @@ public final class SlotDamage
      */
     public int judge(final long word)
     {
+        return judgeIn(region, geometry.dataOffset() + SlotWord.blockOffset(word), word);
+    }
+
+    /**
+     * {@link #judge} of a copy of the block: the bytes at {@code offset} of {@code segment} (a block READ from
+     * another node into a local buffer), judged as the block that {@code word} names.
+     */
+    public int judgeIn(final MemorySegment segment, final long offset, final long word)
+    {
         this.word = word;
+        this.judged = segment;
         keyLength = -1;
         if (!SlotWord.isWithin(word, geometry.dataLength()))
         {
             return OUTSIDE_DATA_AREA;
         }
-        block.wrap(region, geometry.dataOffset() + SlotWord.blockOffset(word));
+        block.wrap(segment, offset);
         final int length = block.keyLength();
         if (length <= KvBlockDescriptor.MAX_KEY_LENGTH && KvBlockDescriptor.KEY_OFFSET + length <=
             SlotWord.blockLength(word))
@@ -105,7 +117,7 @@ public final class SlotDamage
     public boolean keyEquals(final byte[] key)
     {
         return keyLength == key.length &&
-            SegmentBytes.equals(region, block.keyOffset(), key, 0, key.length);
+            SegmentBytes.equals(judged, block.keyOffset(), key, 0, key.length);
     }
 
     /**
@@ -118,10 +130,9 @@ public final class SlotDamage
         {
             return false;
         }
-        final long hash = KeyHash.hash(region, block.keyOffset(), keyLength);
-        final long groups = geometry.groupCount();
+        final long hash = KeyHash.hash(judged, block.keyOffset(), keyLength);
         return KeyHash.fingerprint(hash) == SlotWord.fingerprint(word) &&
-            (KeyHash.group1(hash, groups) == group || KeyHash.group2(hash, groups) == group);
+            KeyHash.isCandidateGroup(hash, group, geometry.groupCount());
     }
 
     /** After {@link #judge}: up to {@code max} bytes of the readable key (empty when unreadable; allocates). */
@@ -131,7 +142,7 @@ public final class SlotDamage
         final byte[] bytes = new byte[n];
         if (n > 0)
         {
-            MemorySegment.copy(region, ValueLayout.JAVA_BYTE, block.keyOffset(), bytes, 0, n);
+            MemorySegment.copy(judged, ValueLayout.JAVA_BYTE, block.keyOffset(), bytes, 0, n);
         }
         return bytes;
     }

@@ -52,7 +52,7 @@ public final class ChainHelp
         final byte[] key = request.key();
         final long hash = KeyHash.hash(key);
         final long groups = geometry.groupCount();
-        if (group >= groups || group != KeyHash.group1(hash, groups) && group != KeyHash.group2(hash, groups))
+        if (group >= groups || !KeyHash.isCandidateGroup(hash, group, groups))
         {
             return refused(id, 0L);
         }

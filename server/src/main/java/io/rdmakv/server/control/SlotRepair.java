@@ -106,7 +106,7 @@ public final class SlotRepair
         final byte[] key = request.key();
         final long hash = KeyHash.hash(key);
         final long groups = geometry.groupCount();
-        if (group != KeyHash.group1(hash, groups) && group != KeyHash.group2(hash, groups))
+        if (!KeyHash.isCandidateGroup(hash, group, groups))
         {
             return refused(id, SlotDamage.NONE, RepairRefusal.NOT_THE_KEYS_GROUP,
                 "group " + group + " is not one of the key's candidate groups");

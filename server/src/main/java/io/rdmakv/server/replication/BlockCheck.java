@@ -1,8 +1,8 @@
 package io.rdmakv.server.replication;
 
-import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
 
 import java.lang.foreign.MemorySegment;
@@ -17,11 +17,14 @@ import java.lang.foreign.MemorySegment;
 final class BlockCheck
 {
     private final RegionGeometry geometry;
+    /** The checks a node makes of its own blocks (REPAIR, damage scans), here over the copy's buffer. */
+    private final SlotDamage damage;
     private final KvBlock block = new KvBlock();
 
     BlockCheck(final RegionGeometry geometry)
     {
         this.geometry = geometry;
+        this.damage = new SlotDamage(MemorySegment.NULL, geometry);
     }
 
     /** Whether a slot word may be READ at all: a READ outside the data area would break the session. */
@@ -33,21 +36,13 @@ final class BlockCheck
     /** Whether the block read into {@code buffer} at {@code offset} for slot word {@code word} of {@code group} may be copied. */
     boolean isValid(final MemorySegment buffer, final long offset, final long word, final long group)
     {
-        if (!isReadable(word))
+        if (damage.judgeIn(buffer, offset, word) != SlotDamage.NONE)
         {
             return false;
         }
+        // stricter than a reader: within this layout's limits too, since the copy becomes a replica of it
         block.wrap(buffer, offset);
-        final int keyLength = block.keyLength();
-        final int valueLength = block.valueLength();
-        if (!block.isHeaderSane() || keyLength > geometry.maxKeyLength() || valueLength > geometry.maxValueLength() ||
-            block.blockLength() != SlotWord.blockLength(word) || !block.isChecksumValid())
-        {
-            return false;
-        }
-        final long hash = KeyHash.hash(buffer, block.keyOffset(), keyLength);
-        final long groups = geometry.groupCount();
-        return KeyHash.fingerprint(hash) == SlotWord.fingerprint(word) &&
-            (KeyHash.group1(hash, groups) == group || KeyHash.group2(hash, groups) == group);
+        return block.keyLength() <= geometry.maxKeyLength() && block.valueLength() <= geometry.maxValueLength() &&
+            damage.keyBelongsAt(group);
     }
 }

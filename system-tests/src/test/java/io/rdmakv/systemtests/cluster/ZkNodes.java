@@ -33,11 +33,6 @@ final class ZkNodes implements AutoCloseable
     /** Per node, the relay its ZooKeeper connection runs through (null: it connects directly). */
     final LeaseProxy[] zkPaths;
 
-    ZkNodes(final Path dir, final int count, final int replicas) throws Exception
-    {
-        this(dir, count, replicas, false);
-    }
-
     /** With {@code relayed}, each node reaches ZooKeeper through a relay of its own, which a test can cut. */
     ZkNodes(final Path dir, final int count, final int replicas, final boolean relayed) throws Exception
     {
@@ -122,20 +117,6 @@ final class ZkNodes implements AutoCloseable
             s.append(s.isEmpty() ? "" : ",").append("127.0.0.1:").append(port);
         }
         return s.toString();
-    }
-
-    /** The map a node hands out now, or null when none answers. */
-    ClusterMap map()
-    {
-        try (KvClient probe = KvClient.connect(LocalCluster.clientConfig(seeds()).withConnectTimeout(
-            Duration.ofSeconds(2))))
-        {
-            return probe.clusterMap();
-        }
-        catch (final RuntimeException e)
-        {
-            return null;
-        }
     }
 
     /** Waits until the map handed out satisfies {@code condition}; returns it. */
