@@ -74,6 +74,7 @@ cp_bench="$root/bench/target/classes:$(cat "$root/bench/target/classpath.txt")"
 work=$(mktemp -d /tmp/rdmakv-ycsb.XXXXXX)
 echo "== logs and YCSB output in $work" >&2
 csv=${csv:-$work/results.csv}
+mkdir -p "$(dirname "$csv")" || die "--csv: cannot create the folder of '$csv'"
 png="${csv%.csv}.png"
 
 # ---- the servers ---------------------------------------------------------------------------------
