@@ -67,11 +67,6 @@ final class LaneWaiter
      */
     int await(final CompletionQueue cq, final WorkCompletions completions, final long since, final long deadline)
     {
-        final int n = cq.poll(completions);
-        if (n != 0)
-        {
-            return n;
-        }
         return switch (strategy)
         {
             case BUSY_SPIN -> spinUntil(cq, completions, deadline);
@@ -124,8 +119,9 @@ final class LaneWaiter
             final long left = deadline - clock.nanoTime();
             if (left <= 0)
             {
-                return 0;
+                return cq.poll(completions);
             }
+            // The queue's await polls after arming: no poll of its own before it (one system call less per wait).
             final int n = cq.await(completions, left);
             if (n != 0)
             {

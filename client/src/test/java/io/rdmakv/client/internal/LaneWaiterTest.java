@@ -104,12 +104,12 @@ final class LaneWaiterTest
     }
 
     @Test
-    void blockingPollsOnceThenBlocksForTheTimeLeft()
+    void blockingGoesStraightToTheQueuesAwaitForTheTimeLeft()
     {
         final CountingQueue cq = new CountingQueue(0);
-                final LaneWaiter waiter = new LaneWaiter(WaitStrategy.BLOCKING, clock);
+        final LaneWaiter waiter = new LaneWaiter(WaitStrategy.BLOCKING, clock);
         assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
-        assertEquals(1, cq.polls);
+        assertEquals(0, cq.polls, "no poll of its own: the queue's await polls after arming");
         assertEquals(1, cq.awaits);
         assertTrue(cq.lastAwaitTimeout > 9 * SECOND && cq.lastAwaitTimeout <= 10 * SECOND,
             "blocks for the time left: " + cq.lastAwaitTimeout);
@@ -143,7 +143,7 @@ final class LaneWaiterTest
                 final long postedLongAgo = now - SECOND;
         assertEquals(1, new LaneWaiter(WaitStrategy.ADAPTIVE, clock).await(cq, completions, postedLongAgo,
             now + SECOND));
-        assertEquals(1, cq.polls, "one poll, then straight to the blocking wait");
+        assertEquals(0, cq.polls, "straight to the blocking wait, which polls after arming");
         assertEquals(1, cq.awaits);
     }
 

@@ -175,6 +175,12 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
     @Override
     public int poll(final WorkCompletions completions)
     {
+        return poll(completions, true);
+    }
+
+    /** Polls; with {@code readSockets} false only the inbox and bytes already read: no system call. */
+    private int poll(final WorkCompletions completions, final boolean readSockets)
+    {
         int n = 0;
         if (inboxCount > 0)
         {
@@ -186,19 +192,25 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
             final TcpQueuePair qp = qps[i];
             if (qp.hasOutstandingSends())
             {
-                n = qp.pollSendCompletions(completions, n);
+                n = qp.pollSendCompletions(completions, n, readSockets);
             }
         }
         return n;
     }
 
+    /**
+     * Arms, then completes from what is already here without reading a socket; only then sleeps in epoll,
+     * and reads the sockets once it wakes. A response that arrived before the sleep makes epoll return at
+     * once (level-triggered), so it is read once, by the poll after the select: a blocked round trip costs
+     * one epoll_wait and one read, not a read that finds nothing before each. Callers that polled just
+     * before (a lane's waiter) lose nothing by the missing first read.
+     */
     @Override
     public int await(final WorkCompletions completions, final long timeoutNanos)
     {
-        int n = poll(completions);
-        if (n != 0 || timeoutNanos <= 0)
+        if (timeoutNanos <= 0)
         {
-            return n;
+            return poll(completions, true);
         }
         final long deadline = System.nanoTime() + timeoutNanos;
         synchronized (waitLock)
@@ -212,31 +224,37 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
             {
                 return -Errno.ENOMEM;
             }
-            while (!isClosed())
+            waiting = true;
+            try
             {
-                waiting = true;
-                try
+                watchOutstanding(s);
+                int n = poll(completions, false);
+                while (n == 0 && !isClosed())
                 {
-                    watchOutstanding(s);
-                    n = poll(completions);
                     final long left = deadline - System.nanoTime();
-                    if (n != 0 || left <= 0)
+                    if (left <= 0)
                     {
-                        return n;
+                        return 0;
                     }
                     s.select(IGNORE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                    n = poll(completions, true);
+                    if (n == 0)
+                    {
+                        // Sends posted while this waiter slept woke it (armed throughout): watch their responses too.
+                        watchOutstanding(s);
+                    }
                 }
-                catch (final IOException | RuntimeException e)
-                {
-                    // The selector broke (closed under us by close()): report, as ibverbs does for a dead channel.
-                    return -Errno.EIO;
-                }
-                finally
-                {
-                    waiting = false;
-                }
+                return n != 0 ? n : -Errno.EINVAL;
             }
-            return -Errno.EINVAL;
+            catch (final IOException | RuntimeException e)
+            {
+                // The selector broke (closed under us by close()): report, as ibverbs does for a dead channel.
+                return -Errno.EIO;
+            }
+            finally
+            {
+                waiting = false;
+            }
         }
     }
 

@@ -143,9 +143,10 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
         sendCq.wakeWaiter();
     }
 
-    int pollSendCompletions(final WorkCompletions completions, final int n)
+    /** Send completions from index {@code n}; {@code readSocket} false: only from bytes already read. */
+    int pollSendCompletions(final WorkCompletions completions, final int n, final boolean readSocket)
     {
-        return sendQueue.poll(completions, n);
+        return sendQueue.poll(completions, n, readSocket);
     }
 
     @Override

@@ -33,6 +33,8 @@ final class TcpSendCompleter
     private int responseLength;
     private long responseValue;
     private int payloadDone;
+    /** Whether this poll may read the socket (false: complete from bytes already read, no system call). */
+    private boolean readSocket;
 
     TcpSendCompleter(final TcpQueuePair qp, final TcpSendSlots slots)
     {
@@ -49,9 +51,12 @@ final class TcpSendCompleter
     /**
      * Completes what the responses on the socket allow, writing completions from index {@code n}.
      * Returns the new count. Unsignaled successes produce no completion; errors and flushes always do.
+     * With {@code readSocket} false, only bytes already read are used (a queue pair in ERR still reads, so
+     * that responses which arrived complete rather than flush).
      */
-    int poll(final WorkCompletions completions, final int start)
+    int poll(final WorkCompletions completions, final int start, final boolean readSocket)
     {
+        this.readSocket = readSocket || qp.state() == QpState.ERR;
         int n = start;
         final int max = completions.capacity();
         final int qpNum = qp.qpNum();
@@ -205,6 +210,10 @@ final class TcpSendCompleter
         if (channel == null)
         {
             return -1;
+        }
+        if (!readSocket)
+        {
+            return 0;
         }
         rx.compact();
         try

@@ -221,9 +221,10 @@ final class TcpSendQueue
     /**
      * Completes what the responses on the socket allow, writing completions from index {@code start}.
      * Returns the new count. Unsignaled successes produce no completion; errors and flushes always do.
+     * With {@code readSocket} false it completes only from bytes already read (and flushes): no system call.
      */
-    synchronized int poll(final WorkCompletions completions, final int start)
+    synchronized int poll(final WorkCompletions completions, final int start, final boolean readSocket)
     {
-        return completer.poll(completions, start);
+        return completer.poll(completions, start, readSocket);
     }
 }
