@@ -93,16 +93,26 @@ public final class StoreBenchmark
             final Histogram gets = new Histogram(3_600_000_000_000L, 3);
             final Histogram puts = new Histogram(3_600_000_000_000L, 3);
             long failures = 0;
+            long cpuNanos = 0;
+            long userNanos = 0;
             for (final Worker w : workers)
             {
                 gets.add(w.gets);
                 puts.add(w.puts);
                 failures += w.failures;
+                cpuNanos += w.cpuNanos;
+                userNanos += w.userNanos;
             }
             System.out.println("threads=" + threads);
             print("ops_per_sec", (gets.getTotalCount() + puts.getTotalCount()) / seconds);
             latency("get", gets);
             latency("put", puts);
+            // CPU of the calling threads only (not the client's janitor, the JIT or GC): user mode is the client
+            // library's own work plus this loop's; system is the tcp provider's system calls (the "NIC" here) and
+            // blocking; on a real NIC posting and polling stay in user mode.
+            final double measuredOps = Math.max(1, gets.getTotalCount() + puts.getTotalCount());
+            print("caller_cpu_us_per_op", cpuNanos / 1e3 / measuredOps);
+            print("caller_user_us_per_op", userNanos / 1e3 / measuredOps);
             final long getOps = after.gets() - before.gets();
             final long putOps = after.puts() - before.puts();
             final long trips = after.roundTrips() - before.roundTrips();
@@ -261,6 +271,9 @@ public final class StoreBenchmark
         final Histogram puts = new Histogram(3_600_000_000_000L, 3);
         final Thread thread;
         long failures;
+        /** This thread's CPU time (user + system) and user-mode time over its loop (ThreadMXBean). */
+        long cpuNanos;
+        long userNanos;
 
         Worker(final KvClient client, final int records, final int ops, final int readPercent, final int valueSize,
             final int index)
@@ -268,6 +281,9 @@ public final class StoreBenchmark
             thread = Thread.ofPlatform().name("bench-" + index).unstarted(() ->
             {
                 final SplittableRandom random = new SplittableRandom(index + 1);
+                final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+                final long cpu0 = mx.getCurrentThreadCpuTime();
+                final long user0 = mx.getCurrentThreadUserTime();
                 try (Arena arena = Arena.ofConfined())
                 {
                     final MemorySegment keyBuffer = arena.allocate(64);
@@ -301,6 +317,8 @@ public final class StoreBenchmark
                         }
                     }
                 }
+                cpuNanos = mx.getCurrentThreadCpuTime() - cpu0;
+                userNanos = mx.getCurrentThreadUserTime() - user0;
             });
         }
 
