@@ -55,11 +55,15 @@ public final class ControlAgent implements Agent
     public static final long STATS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     /**
-     * The longest an idle agent sleeps: how late it may see a command from another thread (a session
-     * registered or gone, a task), which cannot wake it from its completion queue. 20 ms: 50 wake-ups a
-     * second at most; completions wake it at once, and it wakes for the next grace-period end.
+     * The longest an idle agent sleeps: a safety net only. Completions wake it at once, and so does a task
+     * from another thread (a session registered or gone, a map, anything {@link #execute}d: the offer wakes
+     * its completion queue, {@link CompletionQueue#wakeup}); it wakes for the next grace-period end and
+     * expiry pass on its own. An idle node with nothing in grace so wakes once a second.
      */
-    public static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    public static final long MAX_SLEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** The longest a sleep lasts once {@link #prepareToStop} was called: how long its runner's close may wait. */
+    static final long STOPPING_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final System.Logger LOG = System.getLogger(ControlAgent.class.getName());
 
@@ -73,12 +77,13 @@ public final class ControlAgent implements Agent
     private final GrantWindows windows;
     private final ControlRequests requests;
     private final EpochFence epochs;
-    private final ControlCommands commands = new ControlCommands();
+    private final ControlCommands commands;
     private final WorkCompletions completions = WorkCompletions.allocate(64);
     private long lastExpiry;
     /** Completions {@link #sleep} took from the queue for the next duty cycle; 0 when none. */
     private int awaited;
     private volatile boolean closed;
+    private volatile boolean stopping;
 
     /**
      * @param repair       answers REPAIR (counts into {@code counters} too)
@@ -109,6 +114,7 @@ public final class ControlAgent implements Agent
         this.space = new SpaceRequests(allocator, counters, geometry, sessionQuota,
             new IndexCensus(scanner, STATS_MAX_AGE_NANOS));
         this.cq = cq;
+        this.commands = new ControlCommands(cq);
         this.allocator = allocator;
         this.counters = counters;
         this.clock = clock;
@@ -134,10 +140,21 @@ public final class ControlAgent implements Agent
     }
 
     /**
-     * Blocks on the completion queue until a completion arrives, the next timer is due (the end of a grace
-     * period, the next expiry pass) or {@link #MAX_SLEEP_NANOS} passed, whichever comes first; returns at
-     * once when work is already waiting. The completions it takes are served by the next {@link #doWork}.
-     * Agent thread only.
+     * Shortens the agent's sleeps to {@link #STOPPING_SLEEP_NANOS} from now on and wakes it: call just before
+     * closing its runner, whose close otherwise waits for the sleep in progress to end (up to
+     * {@link #MAX_SLEEP_NANOS}). Safe from any thread.
+     */
+    public void prepareToStop()
+    {
+        stopping = true;
+        cq.wakeup();
+    }
+
+    /**
+     * Blocks on the completion queue until a completion arrives, a task is offered, the next timer is due
+     * (the end of a grace period, the next expiry pass) or {@link #MAX_SLEEP_NANOS} passed, whichever comes
+     * first; returns at once when work is already waiting. The completions it takes are served by the next
+     * {@link #doWork}. Agent thread only.
      */
     void sleep()
     {
@@ -147,7 +164,8 @@ public final class ControlAgent implements Agent
         }
         final long now = clock.nanoTime();
         final long untilExpiry = allocator.nanosUntilNextExpiry(now);
-        final long timeout = untilExpiry == Long.MAX_VALUE ? MAX_SLEEP_NANOS : Math.min(MAX_SLEEP_NANOS,
+        final long maxSleep = stopping ? STOPPING_SLEEP_NANOS : MAX_SLEEP_NANOS;
+        final long timeout = untilExpiry == Long.MAX_VALUE ? maxSleep : Math.min(maxSleep,
             Math.max(untilExpiry, lastExpiry + EXPIRY_INTERVAL_NANOS - now));
         if (timeout > 0)
         {
