@@ -23,15 +23,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * arming), then waits in {@code ppoll} on the channel's fd for at most the time left, takes the event
  * with {@code ibv_get_cq_event}, acknowledges it at once and polls again. It allocates nothing either
  * (its buffers belong to the queue) and, like {@code ibv_get_cq_event}, expects one waiting thread at a
- * time per queue; concurrent {@code await} calls on one queue are serialised.
+ * time per queue; concurrent {@code await} calls on one queue are serialised. {@link #poll} itself may be
+ * called from any thread (the provider's {@code poll_cq} locks), but polling a queue while it is being
+ * closed is the caller's bug.
  *
  * <p>{@link #wakeup} ends a wait through an {@code eventfd} of the queue's own, polled together with the
  * channel's fd. A waiter marks itself waiting, then checks for a pending wake-up before it sleeps; a
  * waker marks the wake-up pending, then signals the eventfd only if it finds a waiter (else it costs a
  * volatile read): each writes its own volatile before it reads the other's, so one of them always sees
- * the other and no wake-up is lost. {@link #poll} itself may be
- * called from any thread (the provider's {@code poll_cq} locks), but polling a queue while it is being
- * closed is the caller's bug.
+ * the other and no wake-up is lost.
  */
 public final class IbvCompletionQueue extends VerbsResource implements CompletionQueue
 {
