@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <infiniband/verbs.h>
@@ -473,6 +474,8 @@ static void constants(void)
     CONST(libc, POLLIN);
     CONST(libc, EINTR);
     CONST(libc, ENODATA);
+    CONST(libc, EFD_NONBLOCK);
+    CONST(libc, EFD_CLOEXEC);
 
     CONST(errno, EPERM);
     CONST(errno, ENOENT);

@@ -413,7 +413,9 @@ public final class KvServer implements AutoCloseable, MapApplier
         {
             Thread.currentThread().interrupt();
         }
-        // Stops the loop; the agent's onClose departs every session still open, on the agent's thread.
+        // Stops the loop (without waiting out the agent's sleep); the agent's onClose departs every session
+        // still open, on the agent's thread.
+        agent.prepareToStop();
         closeQuietly(agentRunner);
         if (!agent.isClosed() && !agentThread.isAlive())
         {

@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A completion queue ({@code struct ibv_cq *}) with its own completion channel.
@@ -25,6 +26,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * time per queue; concurrent {@code await} calls on one queue are serialised. {@link #poll} itself may be
  * called from any thread (the provider's {@code poll_cq} locks), but polling a queue while it is being
  * closed is the caller's bug.
+ *
+ * <p>{@link #wakeup} ends a wait through an {@code eventfd} of the queue's own, polled together with the
+ * channel's fd. A waiter marks itself waiting, then checks for a pending wake-up before it sleeps; a
+ * waker marks the wake-up pending, then signals the eventfd only if it finds a waiter (else it costs a
+ * volatile read): each writes its own volatile before it reads the other's, so one of them always sees
+ * the other and no wake-up is lost.
  */
 public final class IbvCompletionQueue extends VerbsResource implements CompletionQueue
 {
@@ -44,6 +51,19 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
     /** Serialises {@link #await} (and keeps {@link #close} from destroying the queue under a waiter). */
     private final Object waitLock = new Object();
     private boolean armed;
+    /** The eventfd {@link #wakeup} signals, polled with the channel's fd; open while {@link #wakeFdOpen}. */
+    private final int wakeFd;
+    /** The 8-byte 1 a wake-up adds to the eventfd's counter (shared by every waker, never changed). */
+    private final MemorySegment wakeOne;
+    /** Where a waiter reads the eventfd's counter into (waiter only). */
+    private final MemorySegment wakeDrained;
+    /** Guards {@link #wakeFd} against a waker signalling it while {@link #release} closes it. */
+    private final Object wakeLock = new Object();
+    private boolean wakeFdOpen;
+    /** Set while a thread is inside {@link #await}'s wait loop: a waker then signals the eventfd. */
+    private volatile boolean waiting;
+    /** Set by {@link #wakeup} until a waiter consumes it. */
+    private volatile boolean wakePending;
 
     IbvCompletionQueue(final IbvContext context, final int requestedCapacity)
     {
@@ -52,10 +72,14 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
         this.arena = Arena.ofShared();
         MemorySegment createdChannel = MemorySegment.NULL;
         MemorySegment createdCq = MemorySegment.NULL;
+        int createdWakeFd = -1;
         try
         {
             waitState = CallState.allocate(arena);
-            waitPollfd = arena.allocate(Pollfd.LAYOUT);
+            waitPollfd = arena.allocate(Pollfd.LAYOUT, 2);
+            wakeOne = arena.allocate(JAVA_LONG);
+            wakeOne.set(JAVA_LONG, 0, 1L);
+            wakeDrained = arena.allocate(JAVA_LONG);
             waitTimespec = arena.allocate(Timespec.LAYOUT);
             eventCq = arena.allocate(ADDRESS);
             eventContext = arena.allocate(ADDRESS);
@@ -80,6 +104,14 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
             capacity = cq.get(JAVA_INT, IbvCq.CQE);
             pollCqFn = InlineVerbs.resolve(cq, IbvContextStruct.OPS_POLL_CQ, "ibv_poll_cq");
             reqNotifyCqFn = InlineVerbs.resolve(cq, IbvContextStruct.OPS_REQ_NOTIFY_CQ, "ibv_req_notify_cq");
+            createdWakeFd = LibC.eventfd(waitState);
+            if (createdWakeFd < 0)
+            {
+                throw new VerbsException("eventfd", CallState.errno(waitState),
+                    "the wake-up descriptor of a completion queue on device " + context.deviceName());
+            }
+            wakeFd = createdWakeFd;
+            wakeFdOpen = true;
         }
         catch (final RuntimeException e)
         {
@@ -94,6 +126,10 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
                 {
                     LibIbverbsCq.ibvDestroyCompChannel(state, createdChannel);
                 }
+            }
+            if (createdWakeFd >= 0)
+            {
+                LibC.close(createdWakeFd);
             }
             arena.close();
             throw e;
@@ -139,47 +175,99 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
         final long deadline = System.nanoTime() + timeoutNanos;
         synchronized (waitLock)
         {
-            while (true)
+            waiting = true;
+            try
             {
-                if (isClosed())
+                return awaitArmed(completions, deadline);
+            }
+            finally
+            {
+                waiting = false;
+            }
+        }
+    }
+
+    /** The wait loop of {@link #await}: arm, poll, sleep on the channel and the wake-up eventfd. Under the lock. */
+    private int awaitArmed(final WorkCompletions completions, final long deadline)
+    {
+        while (true)
+        {
+            if (isClosed())
+            {
+                return -Errno.EINVAL;
+            }
+            if (!armed)
+            {
+                final int rc = InlineVerbs.reqNotifyCq(reqNotifyCqFn, cq, 0);
+                if (rc != 0)
                 {
-                    return -Errno.EINVAL;
+                    return rc > 0 ? -rc : rc;
                 }
-                if (!armed)
+                armed = true;
+            }
+            final int n = poll(completions);
+            if (n != 0)
+            {
+                return n;
+            }
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                return 0;
+            }
+            if (wakePending)
+            {
+                consumeWakeup();
+                return 0;
+            }
+            final int ready = LibC.awaitEither(channelFd, wakeFd, left, waitPollfd, waitTimespec, waitState);
+            if (ready < 0)
+            {
+                return ready;
+            }
+            if ((ready & LibC.READY_B) != 0)
+            {
+                // the channel's event, if one came too, stays there for the next wait (the queue stays armed)
+                consumeWakeup();
+                return 0;
+            }
+            if ((ready & LibC.READY_A) != 0)
+            {
+                if (LibIbverbsCq.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
                 {
-                    final int rc = InlineVerbs.reqNotifyCq(reqNotifyCqFn, cq, 0);
-                    if (rc != 0)
-                    {
-                        return rc > 0 ? -rc : rc;
-                    }
-                    armed = true;
+                    return -CallState.errno(waitState);
                 }
-                n = poll(completions);
-                if (n != 0)
+                LibIbverbsCq.ibvAckCqEvents(cq, 1);
+                armed = false;
+            }
+        }
+    }
+
+    /**
+     * Ends a concurrent {@link #await} or the next one (see {@link CompletionQueue#wakeup}): one volatile
+     * write and read, plus a {@code write(2)} on the eventfd while a thread waits. Any thread; allocates nothing.
+     */
+    @Override
+    public void wakeup()
+    {
+        wakePending = true;
+        if (waiting)
+        {
+            synchronized (wakeLock)
+            {
+                if (wakeFdOpen)
                 {
-                    return n;
-                }
-                final long left = deadline - System.nanoTime();
-                if (left <= 0)
-                {
-                    return 0;
-                }
-                final int ready = LibC.awaitReadable(channelFd, left, waitPollfd, waitTimespec, waitState);
-                if (ready < 0)
-                {
-                    return ready;
-                }
-                if (ready > 0)
-                {
-                    if (LibIbverbsCq.ibvGetCqEvent(waitState, channel, eventCq, eventContext) != 0)
-                    {
-                        return -CallState.errno(waitState);
-                    }
-                    LibIbverbsCq.ibvAckCqEvents(cq, 1);
-                    armed = false;
+                    LibC.eventfdSignal(wakeFd, wakeOne);
                 }
             }
         }
+    }
+
+    /** A waiter takes the pending wake-up: clears the flag and the eventfd's counter (waiter only, under the lock). */
+    private void consumeWakeup()
+    {
+        wakePending = false;
+        LibC.eventfdDrain(wakeFd, wakeDrained);
     }
 
     /** Registers a queue pair that uses this queue: the queue refuses to close until it closed. */
@@ -214,7 +302,10 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
         }
     }
 
-    /** {@code ibv_destroy_cq}, then {@code ibv_destroy_comp_channel}; the first failure's errno. */
+    /**
+     * {@code ibv_destroy_cq}, then {@code ibv_destroy_comp_channel}; the first failure's errno. Then the
+     * wake-up eventfd is closed, once no waker is inside it.
+     */
     @Override
     protected int release()
     {
@@ -224,6 +315,11 @@ public final class IbvCompletionQueue extends VerbsResource implements Completio
         if (errno == 0 && rc2 != 0)
         {
             errno = CallState.errnoOf(rc2, waitState);
+        }
+        synchronized (wakeLock)
+        {
+            wakeFdOpen = false;
+            LibC.close(wakeFd);
         }
         arena.close();
         return errno;

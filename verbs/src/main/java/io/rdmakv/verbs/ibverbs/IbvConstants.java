@@ -65,13 +65,15 @@ final class IbvConstants
     static final int IBV_MW_TYPE_1 = 1;
     static final int IBV_MW_TYPE_2 = 2;
 
-    // <sys/resource.h>, <poll.h>, <errno.h>
+    // <sys/resource.h>, <poll.h>, <errno.h>, <sys/eventfd.h>
     static final int RLIMIT_MEMLOCK = 8;
     /** {@code RLIM_INFINITY}: all ones in the unsigned 64-bit {@code rlim_t}. */
     static final long RLIM_INFINITY = -1L;
     static final int POLLIN = 1;
     static final int EINTR = 4;
     static final int ENODATA = 61;
+    static final int EFD_NONBLOCK = 04000;
+    static final int EFD_CLOEXEC = 02000000;
 
     private IbvConstants()
     {

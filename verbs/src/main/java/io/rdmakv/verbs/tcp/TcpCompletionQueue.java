@@ -38,6 +38,8 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
     private final Object waitLock = new Object();
     private Selector selector;
     private volatile boolean waiting;
+    /** Set by {@link #wakeup} until a waiter, armed ({@link #waiting} set), consumes it. */
+    private volatile boolean wakePending;
     private volatile TcpQueuePair[] senders = new TcpQueuePair[0];
 
     private final Object inboxLock = new Object();
@@ -116,6 +118,19 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
                 s.wakeup();
             }
         }
+    }
+
+    /**
+     * Ends a concurrent {@link #await} or the next one (see {@link CompletionQueue#wakeup}): marks a wake-up
+     * pending, which an armed waiter checks before it sleeps, and wakes its selector if one is armed. As with
+     * the other wakers, each side writes its volatile before it reads the other's: no lost wake-up. Any
+     * thread; allocates nothing.
+     */
+    @Override
+    public void wakeup()
+    {
+        wakePending = true;
+        wakeWaiter();
     }
 
     private void grow()
@@ -234,6 +249,11 @@ final class TcpCompletionQueue extends VerbsResource implements CompletionQueue
                     final long left = deadline - System.nanoTime();
                     if (left <= 0)
                     {
+                        return 0;
+                    }
+                    if (wakePending)
+                    {
+                        wakePending = false;
                         return 0;
                     }
                     s.select(IGNORE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));

@@ -1,0 +1,275 @@
+package io.rdmakv.server.control;
+
+import io.rdmakv.common.protocol.AllocFailedMessage;
+import io.rdmakv.common.protocol.AllocMessage;
+import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.DamageScanMessage;
+import io.rdmakv.common.protocol.ErrorMessage;
+import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.HelpMessage;
+import io.rdmakv.common.protocol.MalformedMessageException;
+import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.RepairMessage;
+import io.rdmakv.common.protocol.StatsMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.Extent;
+import io.rdmakv.server.space.FreeJob;
+import io.rdmakv.server.space.LiveBlockCheck;
+import io.rdmakv.verbs.MemoryWindow;
+import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.WcOpcode;
+import io.rdmakv.verbs.WorkCompletion;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The control agent's requests, from completion to reply: a RECV's message is decoded into its session's
+ * inbox ({@link #onCompletion}), the sessions with requests waiting are served in turns within a duty
+ * cycle's budgets ({@link #serve}: FREE checks, the STATS census), and each request goes to what answers
+ * it ({@link #handle}: ALLOC here, REPAIR, HELP, DAMAGE_SCAN, BYE). A failed completion, a reply that
+ * cannot be posted or a receive buffer refused departs the session ({@link Departures}). Agent thread only.
+ */
+final class ControlRequests
+{
+    private static final System.Logger LOG = System.getLogger(ControlRequests.class.getName());
+
+    private final SessionRegistry sessions;
+    private final Departures departures;
+    private final DataAreaAllocator allocator;
+    private final LiveBlockCheck liveBlocks;
+    private final DeferredFrees deferred;
+    private final SpaceRequests space;
+    private final GrantWindows windows;
+    private final SlotRepair repair;
+    private final DamageScan damageScan;
+    private final ServerCounters counters;
+    private final NanoClock clock;
+    private final BooleanSupplier closing;
+    /** Sessions with requests waiting, in the order they take turns. */
+    private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
+    /** Set once before the agent's thread starts; null: HELP is refused as unexpected. */
+    private ChainHelp chainHelp;
+
+    /** @param closing whether the agent closes (a departure then drops the session's waiting requests) */
+    ControlRequests(final SessionRegistry sessions, final Departures departures, final DataAreaAllocator allocator,
+        final LiveBlockCheck liveBlocks, final DeferredFrees deferred, final SpaceRequests space,
+        final GrantWindows windows, final SlotRepair repair, final DamageScan damageScan,
+        final ServerCounters counters, final NanoClock clock, final BooleanSupplier closing)
+    {
+        this.sessions = sessions;
+        this.departures = departures;
+        this.allocator = allocator;
+        this.liveBlocks = liveBlocks;
+        this.deferred = deferred;
+        this.space = space;
+        this.windows = windows;
+        this.repair = repair;
+        this.damageScan = damageScan;
+        this.counters = counters;
+        this.clock = clock;
+        this.closing = closing;
+    }
+
+    /** Answers HELP with {@code help} (before the agent's thread starts). */
+    void useChainHelp(final ChainHelp help)
+    {
+        this.chainHelp = help;
+    }
+
+    /** Whether some session has requests waiting to be served. */
+    boolean waiting()
+    {
+        return !ready.isEmpty();
+    }
+
+    /** Takes one completion of the agent's queue: a request into its session's inbox, or a departure. */
+    void onCompletion(final WorkCompletion wc)
+    {
+        final ServerSession session = sessions.byQpNum(wc.qpNum());
+        if (session == null)
+        {
+            return;
+        }
+        if (!wc.isSuccess())
+        {
+            counters.completionError(wc.status());
+            depart(session, "its queue pair failed (" + wc.statusEnum() + ")");
+            return;
+        }
+        if (wc.opcode() != WcOpcode.RECV)
+        {
+            return;
+        }
+        final int buffer = (int)wc.wrId();
+        ControlMessage message = null;
+        try
+        {
+            message = ControlCodec.decode(session.buffers(), session.bufferOffset(buffer), wc.byteLen());
+        }
+        catch (final MalformedMessageException e)
+        {
+            counters.increment(ServerCounter.MALFORMED_MESSAGES);
+            LOG.log(System.Logger.Level.WARNING, session + " sent a malformed control message: " + e.getMessage());
+            reply(session, new ErrorMessage(0, ReasonCode.MALFORMED_MESSAGE.code(), e.getMessage()));
+        }
+        if (message == null)
+        {
+            repost(session, buffer);
+            return;
+        }
+        session.inbox.add(new Pending(buffer, message, message instanceof FreeMessage free ?
+            new FreeJob(allocator, liveBlocks, session.id(), free, deferred, windows.enabled()) : null,
+            space.censusPasses()));
+        if (session.inbox.size() == 1)
+        {
+            ready.add(session);
+        }
+    }
+
+    private void repost(final ServerSession session, final int buffer)
+    {
+        if (buffer >= 0 && !session.departed() && !session.postReceive(buffer))
+        {
+            depart(session, "its queue pair refused a receive buffer");
+        }
+    }
+
+    /** Serves the sessions with waiting requests, each in turn, within this cycle's budgets. */
+    int serve(final long now)
+    {
+        int work = 0;
+        work += space.advanceCensus(now);
+        long freeBudget = ControlAgent.FREE_UNITS_PER_CYCLE;
+        for (int turns = ready.size(); turns > 0; turns--)
+        {
+            final ServerSession session = ready.poll();
+            Pending head;
+            while ((head = session.inbox.peek()) != null)
+            {
+                if (head.free() != null)
+                {
+                    if (freeBudget <= 0)
+                    {
+                        break;
+                    }
+                    final long spent = head.free().step(freeBudget, now);
+                    freeBudget -= spent;
+                    counters.add(ServerCounter.FREE_UNITS_EXAMINED, spent);
+                    if (!head.free().done())
+                    {
+                        break;
+                    }
+                    space.freed(head.free(), head.buffer() >= 0);
+                }
+                else if (head.message() instanceof StatsMessage stats)
+                {
+                    final ControlMessage answer = space.stats(stats, head.census(), now, sessions.count(),
+                        windows.enabled() ? windows.bound() : StatsOkMessage.NO_WINDOWS);
+                    if (answer == null)
+                    {
+                        break;
+                    }
+                    reply(session, answer);
+                }
+                else
+                {
+                    handle(session, head.message());
+                }
+                work++;
+                session.inbox.poll();
+                repost(session, head.buffer());
+            }
+            if (!session.inbox.isEmpty())
+            {
+                ready.add(session);
+            }
+            else if (session.departure != null)
+            {
+                departures.drained(session);
+            }
+        }
+        return work;
+    }
+
+    private void handle(final ServerSession session, final ControlMessage message)
+    {
+        switch (message)
+        {
+            case AllocMessage alloc -> allocate(session, alloc);
+            case RepairMessage request -> reply(session, repair.repair(request, session.toString()));
+            case HelpMessage request when chainHelp != null -> reply(session, chainHelp.help(request));
+            case DamageScanMessage request -> reply(session, damageScan.scan(request));
+            case ByeMessage bye ->
+            {
+                counters.increment(ServerCounter.BYE_REQUESTS);
+                depart(session, "it said BYE");
+            }
+            default ->
+            {
+                counters.increment(ServerCounter.MALFORMED_MESSAGES);
+                reply(session, new ErrorMessage(message.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
+                    message.type() + " is not a request a client may send on the control plane"));
+            }
+        }
+    }
+
+    /**
+     * Grants an extent and makes it writable to {@code session} alone ({@link GrantWindows}: the window is
+     * reserved first, so a device out of windows refuses the ALLOC without granting; it is bound on the
+     * session's queue pair before the reply is posted there). Then the FREEs deferred until it moved on are
+     * checked as its own: its previous window is gone.
+     */
+    private void allocate(final ServerSession session, final AllocMessage alloc)
+    {
+        final MemoryWindow window;
+        try
+        {
+            window = windows.reserve();
+        }
+        catch (final VerbsException e)
+        {
+            counters.increment(ServerCounter.ALLOC_REQUESTS);
+            counters.increment(ServerCounter.ALLOC_FAILURES);
+            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
+                "no memory window for a new grant: " + e.getMessage() + "; the session keeps its current extent"));
+            return;
+        }
+        final ControlMessage answer = space.allocate(session.id(), alloc, clock.nanoTime(), windows.writeRkey(window));
+        if (!(answer instanceof AllocOkMessage ok))
+        {
+            windows.unused(window);
+            reply(session, answer);
+            return;
+        }
+        if (!windows.bind(session, window, new Extent(ok.chunkOffset(), ok.chunkLength())))
+        {
+            depart(session, "its queue pair refused a memory window bind");
+            return;
+        }
+        space.publish();
+        deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
+        reply(session, answer);
+    }
+
+    private void reply(final ServerSession session, final ControlMessage message)
+    {
+        final int length = ControlCodec.encode(message, session.buffers(),
+            session.bufferOffset(ServerSession.REPLY_BUFFER));
+        if (!session.send(ServerSession.REPLY_BUFFER, length))
+        {
+            depart(session, "a reply could not be posted");
+        }
+    }
+
+    /** Fences {@code session} for {@code why} and reclaims it once its waiting FREEs are served. */
+    void depart(final ServerSession session, final String why)
+    {
+        departures.depart(session, why, closing.getAsBoolean());
+    }
+}
