@@ -172,7 +172,8 @@ public final class ChainSweeps implements AutoCloseable
                     return false;
                 }
                 agent.accept(() -> counters.increment(ServerCounter.CHAIN_SWEEP_FAILURES));
-                LOG.log(System.Logger.Level.WARNING, "cannot sweep the backups before reclaiming the space of " +
+                // a first failure is often a map change under way (a backup still serving the older epoch)
+                LOG.log(retryMillis == RETRY_MILLIS ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "cannot sweep the backups before reclaiming the space of " +
                     sessions(jobs) + " departed session(s): " + e.getMessage() + "; their space stays held, retrying " +
                     "in " + retryMillis + " ms");
             }
