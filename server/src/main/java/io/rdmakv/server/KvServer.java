@@ -17,6 +17,7 @@ import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.cluster.MapApplier;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ChainHelp;
+import io.rdmakv.server.control.ChainSweeps;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
@@ -31,6 +32,7 @@ import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
+import io.rdmakv.server.replication.BackupSweep;
 import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
@@ -75,6 +77,7 @@ public final class KvServer implements AutoCloseable, MapApplier
     private final IndexScanner scanner;
     private final IndexAtomics atomics;
     private final LockSweeper sweeper;
+    private final ChainSweeps sweeps;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
@@ -139,6 +142,9 @@ public final class KvServer implements AutoCloseable, MapApplier
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
         agent.useChainHelp(new ChainHelp(region.segment(), geometry, atomics, allocator, agent::isLive, counters));
+        sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
+            agent::execute, counters);
+        agent.useChainSweeps(sweeps);
         agentRunner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
@@ -422,6 +428,7 @@ public final class KvServer implements AutoCloseable, MapApplier
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(sweeps);
         closeQuietly(copier);
         closeQuietly(atomics);
         closeQuietly(cq);

@@ -7,9 +7,11 @@ import io.rdmakv.verbs.SendWorkRequests;
  * Chains of RDMA READs of any part of a node's region into memory the caller registered itself, posted on a
  * {@link Session}'s queue pair with one doorbell each: for a node that copies a replica from its primary
  * (the server's {@code RegionCopier}), which reads the index in large chunks and many blocks at once, far
- * more than a lane's own buffers hold. Remote addresses and rkeys come from the session's {@link
- * Session#hello() HELLO_OK}. Control path: one caller thread, which must hold the session alone (nothing
- * else posts on it meanwhile); the work requests are allocated once.
+ * more than a lane's own buffers hold. A chain may also carry compare-and-swaps of index words ({@link
+ * #compareAndSwap}: a primary putting its backups' slots back, the server's {@code BackupSweep}). Remote
+ * addresses and rkeys come from the session's {@link Session#hello() HELLO_OK}. Control path: one caller
+ * thread, which must hold the session alone (nothing else posts on it meanwhile); the work requests are
+ * allocated once.
  */
 public final class RemoteReads implements AutoCloseable
 {
@@ -72,11 +74,33 @@ public final class RemoteReads implements AutoCloseable
             throw new IllegalStateException("the chain already holds " + count + " READs");
         }
         wrs.at(count).rdmaRead(localAddress, length, lkey, remoteAddress, rkey).sendFlags(0).wrId(0).next(null);
+        link();
+    }
+
+    private void link()
+    {
         if (count > 0)
         {
             wrs.at(count - 1).next(wrs.at(count));
         }
         count++;
+    }
+
+    /**
+     * Appends an 8-byte compare-and-swap of the word at {@code remoteAddress} (rkey {@code rkey}, 8-byte aligned)
+     * from {@code expected} to {@code swap}; the word it found lands at {@code localAddress} (lkey {@code lkey},
+     * 8-byte aligned). The requests of a chain execute in order.
+     */
+    public void compareAndSwap(final long localAddress, final int lkey, final long remoteAddress, final int rkey,
+        final long expected, final long swap)
+    {
+        if (isFull())
+        {
+            throw new IllegalStateException("the chain already holds " + count + " requests");
+        }
+        wrs.at(count).compareAndSwap(localAddress, lkey, remoteAddress, rkey, expected, swap).sendFlags(0).wrId(0)
+            .next(null);
+        link();
     }
 
     /**

@@ -133,6 +133,12 @@ public final class ControlAgent implements Agent
         requests.useChainHelp(help);
     }
 
+    /** Sweeps the backups before departed space is reclaimed ({@link ChainSweeps}; before the thread starts). */
+    public void useChainSweeps(final ChainSweeps sweeps)
+    {
+        departures.sweepWith(sweeps);
+    }
+
     /** Spins and yields briefly after work, then sleeps in {@link #sleep} until work arrives. */
     public IdleStrategy idleStrategy()
     {

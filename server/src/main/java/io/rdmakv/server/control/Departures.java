@@ -1,11 +1,13 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.IndexScanner;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -21,6 +23,13 @@ import java.util.Map;
  * the lot ({@link IndexScanner#scanDepartures}), once the last of them has had its waiting FREEs served. A
  * single departure is a batch of one, as before. So a map change costs one index scan however many
  * sessions it fences.
+ *
+ * <p>On the primary of a replica group with backups ({@link ChainSweeps}), a drained batch that held space is
+ * not reclaimed at once: its sessions' grants stay held while the backups are swept for a write one of them
+ * left between its first backup's CAS and this node's (put back there, last backup first), and the reclaim
+ * runs when the sweep hands the batch back. Their insert locks are released at once, by a walk of the lock words
+ * only. Otherwise (no replication, a group of one, a batch that held
+ * nothing, shutdown, a rebuild of the allocator) it is reclaimed at once, as before.
  */
 final class Departures
 {
@@ -32,17 +41,21 @@ final class Departures
     private final IndexScanner scanner;
     private final NanoClock clock;
     private final GrantWindows windows;
+    /** Sweeps a primary's backups before a batch is reclaimed; null: never (set once, agent thread). */
+    private ChainSweeps sweeps;
 
     /** Sessions fenced together, reclaimed by one scan once none of them has requests waiting. */
     static final class Batch
     {
         private final List<ServerSession> drained = new ArrayList<>();
         private final boolean scan;
+        private final boolean closing;
         private int waiting;
 
-        private Batch(final boolean scan)
+        private Batch(final boolean scan, final boolean closing)
         {
             this.scan = scan;
+            this.closing = closing;
         }
     }
 
@@ -55,6 +68,12 @@ final class Departures
         this.space = space;
         this.scanner = scanner;
         this.clock = clock;
+    }
+
+    /** Sweeps the backups with {@code chainSweeps} before a batch is reclaimed (see the class comment). */
+    void sweepWith(final ChainSweeps chainSweeps)
+    {
+        this.sweeps = chainSweeps;
     }
 
     /** Fences {@code session} for {@code why}; reclaims at once unless FREEs (or BYE) wait ({@code closing}: none do). */
@@ -70,7 +89,7 @@ final class Departures
      */
     void departAll(final Collection<ServerSession> fenced, final String why, final boolean closing, final boolean scan)
     {
-        final Batch batch = new Batch(scan);
+        final Batch batch = new Batch(scan, closing);
         for (final ServerSession session : fenced)
         {
             if (session.departed())
@@ -98,7 +117,8 @@ final class Departures
 
     /**
      * A departed session's last requests were served: once every session of its batch is this far, their
-     * locks are released and their unreferenced space reclaimed, with one walk of the index.
+     * locks are released and their unreferenced space reclaimed, with one walk of the index (on a primary with
+     * backups, once the backups are swept: see the class comment).
      */
     void drained(final ServerSession session)
     {
@@ -124,13 +144,44 @@ final class Departures
             deferred.forget(s.id());
             ids.add(s.id());
         }
+        if (batch.scan && !batch.closing && sweeps != null && sweeps.needed())
+        {
+            final Map<Long, List<Extent>> held = space.grantsOf(ids);
+            if (held.values().stream().anyMatch(grants -> !grants.isEmpty()))
+            {
+                // their insert locks go now (a walk of the lock words only): inserts must not wait for the sweep
+                final Map<Long, List<Extent>> none = new HashMap<>();
+                ids.forEach(id -> none.put(id, List.of()));
+                final Map<Long, IndexScanner.Departure> locks = scanner.scanDepartures(none);
+                sweeps.submit(held, () -> reclaim(batch, ids, whys, locks));
+                return;
+            }
+        }
+        reclaim(batch, ids, whys, Map.of());
+    }
+
+    /**
+     * Releases the insert locks of a drained batch's sessions ({@code ids}) and reclaims what no slot references;
+     * {@code released}: the locks released for them before (while the backups were swept), counted with the rest.
+     */
+    private void reclaim(final Batch batch, final List<Long> ids, final List<String> whys,
+        final Map<Long, IndexScanner.Departure> released)
+    {
+        for (final Long id : ids)
+        {
+            // FREEs of blocks of their latest extents deferred while the backups were swept: the scan takes them
+            deferred.forget(id);
+        }
         final Map<Long, IndexScanner.Departure> found = batch.scan ? scanner.scanDepartures(space.grantsOf(ids)) :
             Map.of();
         final long now = clock.nanoTime();
         for (int i = 0; i < batch.drained.size(); i++)
         {
             final ServerSession s = batch.drained.get(i);
-            final IndexScanner.Departure d = found.get(s.id());
+            final IndexScanner.Departure scanned = found.get(s.id());
+            final IndexScanner.Departure before = released.get(s.id());
+            final IndexScanner.Departure d = scanned == null || before == null ? scanned :
+                new IndexScanner.Departure(scanned.liveBlocks(), scanned.locksReleased() + before.locksReleased());
             final String what = batch.scan ? space.reclaim(s.id(), d, now) : space.closedForRebuild();
             LOG.log(System.Logger.Level.DEBUG, s + " departed because " + whys.get(i) + "; " + what);
         }

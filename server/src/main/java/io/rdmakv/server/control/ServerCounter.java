@@ -47,6 +47,14 @@ public enum ServerCounter
     CHAIN_HELPS_REFUSED(ServerMetric.CHAIN_HELPS, "refused"),
     /** HELPs that found the primary's slot holding neither word. */
     CHAIN_HELPS_CHANGED(ServerMetric.CHAIN_HELPS, "changed"),
+    /** Sweeps of a primary's backups before it reclaimed departed sessions' space (each may cover many batches). */
+    CHAIN_SWEEPS(ServerMetric.CHAIN_SWEEPS, "swept"),
+    /** Sweep attempts that failed (a backup unreachable, refused or serving another epoch): retried. */
+    CHAIN_SWEEP_FAILURES(ServerMetric.CHAIN_SWEEPS, "failed"),
+    /** Sweeps given up because the node was no longer the primary of a group with backups: reclaimed without. */
+    CHAIN_SWEEPS_ABANDONED(ServerMetric.CHAIN_SWEEPS, "abandoned"),
+    /** Backup slots a sweep put back (a gone writer's word replaced by the primary's). */
+    CHAIN_SWEEP_ROLLBACKS(ServerMetric.CHAIN_SWEEP_ROLLBACKS),
     /** Sessions torn down because no heartbeat arrived within the lease timeout. */
     LEASES_EXPIRED(ServerMetric.LEASES_EXPIRED),
     /** Sessions fenced because a cluster map of a newer epoch than theirs was applied. */

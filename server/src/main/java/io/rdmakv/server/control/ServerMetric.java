@@ -49,6 +49,14 @@ public enum ServerMetric
     CHAIN_HELPS("rdmakv_chain_helps_total", Type.COUNTER,
         "HELP requests (a replicated write stuck between its first backup and this primary) by outcome: helped " +
         "(finished here), refused (its writer is gone: the client puts the backups back), changed", "outcome"),
+    CHAIN_SWEEPS("rdmakv_chain_sweeps_total", Type.COUNTER,
+        "Sweeps of this primary's backups before departed sessions' space is reclaimed, by outcome: swept (every " +
+        "backup's index read, a gone writer's slots put back), failed (a backup could not be swept: the space " +
+        "stays held, retried), abandoned (no longer the primary of a group with backups: reclaimed without)",
+        "outcome"),
+    CHAIN_SWEEP_ROLLBACKS("rdmakv_chain_sweep_rollbacks_total", Type.COUNTER,
+        "Backup slots a sweep put back to the primary's word: a replicated write whose writer departed between " +
+        "its first backup's CAS and the primary's"),
     DAMAGE_SCANS("rdmakv_damage_scans_total", Type.COUNTER,
         "Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)"),
     LEASES_EXPIRED("rdmakv_leases_expired_total", Type.COUNTER,

@@ -1,29 +1,24 @@
 package io.rdmakv.server.replication;
 
-import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.client.internal.RemoteReads;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
-import javax.net.ssl.SSLContext;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Makes this node's region equal to a primary's, for every slot and the block it references: the copy a node
  * runs while it is a copying member of a replica group (issue 12's design, "Re-replication"). Each {@link
- * #pass} opens a session of its own with the primary, as a client does (the cluster's auth token, TLS through
- * {@link PeerTls}), so that it is fenced with every other session of an older epoch and always talks to the
+ * #pass} opens a session of its own with the primary, as a client does ({@link PeerSessions}: the cluster's auth
+ * token, TLS), so that it is fenced with every other session of an older epoch and always talks to the
  * primary of the epoch it was started in; it then reads the primary's whole index, chunk by chunk, with
  * one-sided READs and writes what differs into this node's region with the CPU ({@link ChunkCopier}).
  *
@@ -39,15 +34,10 @@ public final class RegionCopier implements AutoCloseable
     /** Bytes of blocks one chain of READs takes at most. */
     public static final int BLOCK_BUFFER_BYTES = 4 * 1024 * 1024;
 
-    private static final long CONNECT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final long OP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
-
-    private final Context context;
     private final ProtectionDomain pd;
     private final MemorySegment region;
     private final RegionGeometry geometry;
-    private final byte[] authToken;
-    private final SSLContext tls;
+    private final PeerSessions peers;
     private final long graceNanos;
     private final Object passLock = new Object();
     private CopyBuffer buffer;
@@ -67,12 +57,10 @@ public final class RegionCopier implements AutoCloseable
             throw new IllegalArgumentException("a region of " + region.byteSize() + " bytes is shorter than its geometry's " +
                 geometry.regionLength());
         }
-        this.context = context;
         this.pd = pd;
         this.region = region;
         this.geometry = geometry;
-        this.authToken = config.authToken().getBytes(StandardCharsets.UTF_8);
-        this.tls = PeerTls.of(config.tls());
+        this.peers = new PeerSessions(context, pd, geometry, config);
         this.graceNanos = config.graceNanos();
     }
 
@@ -105,8 +93,8 @@ public final class RegionCopier implements AutoCloseable
             final Session session = open(primary);
             try (session; RemoteReads reads = RemoteReads.on(session, RemoteReads.maxCapacity()))
             {
-                checkGeometry(primary, session.hello());
-                final long served = session.hello().clusterMap() == null ? -1 : session.hello().clusterMap().epoch();
+                peers.checkGeometry(primary, session.hello(), "copy from primary");
+                final long served = PeerSessions.servedEpoch(session.hello());
                 if (served < epoch)
                 {
                     throw new CopyFailedException("primary " + primary + " serves map epoch " + served +
@@ -144,25 +132,12 @@ public final class RegionCopier implements AutoCloseable
     {
         try
         {
-            return Session.open(context, pd, primary, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
-                WaitStrategy.ADAPTIVE);
+            return peers.open(primary);
         }
         catch (final SessionRefusedException | SessionFailedException e)
         {
             throw new CopyFailedException("cannot open a session with primary " + primary + " to copy from: " +
                 e.getMessage(), e);
-        }
-    }
-
-    private void checkGeometry(final InetSocketAddress primary, final HelloOkMessage hello)
-    {
-        if (!geometry.equals(hello.geometry()) || hello.dataRegion().length() != geometry.dataLength() ||
-            hello.indexRegion().length() < geometry.headerAndIndexLength())
-        {
-            throw new IllegalStateException("cannot copy from primary " + primary + ": its region geometry " +
-                hello.geometry() + " (index region of " + hello.indexRegion().length() + " bytes, data region of " +
-                hello.dataRegion().length() + ") differs from this node's " + geometry + ": the replicas of a group " +
-                "need the same memory and chunk size");
         }
     }
 

@@ -38,6 +38,12 @@ class MetricCatalogueTest
         "# HELP rdmakv_chain_helps_total HELP requests (a replicated write stuck between its first backup and this " +
             "primary) by outcome: helped (finished here), refused (its writer is gone: the client puts the backups " +
             "back), changed",
+        "# HELP rdmakv_chain_sweeps_total Sweeps of this primary's backups before departed sessions' space is " +
+            "reclaimed, by outcome: swept (every backup's index read, a gone writer's slots put back), failed (a " +
+            "backup could not be swept: the space stays held, retried), abandoned (no longer the primary of a " +
+            "group with backups: reclaimed without)",
+        "# HELP rdmakv_chain_sweep_rollbacks_total Backup slots a sweep put back to the primary's word: a " +
+            "replicated write whose writer departed between its first backup's CAS and the primary's",
         "# HELP rdmakv_damage_scans_total Pages of the damaged-slot listing served (DAMAGE_SCAN, kvctl damaged)",
         "# HELP rdmakv_data_area_free_bytes Data area bytes that can be granted now",
         "# HELP rdmakv_data_area_used_bytes Data area bytes granted to clients and not freed (blocks in use plus " +
@@ -108,6 +114,8 @@ class MetricCatalogueTest
         "# TYPE rdmakv_control_requests_total counter",
         "# TYPE rdmakv_data_area_capacity_bytes gauge",
         "# TYPE rdmakv_chain_helps_total counter",
+        "# TYPE rdmakv_chain_sweeps_total counter",
+        "# TYPE rdmakv_chain_sweep_rollbacks_total counter",
         "# TYPE rdmakv_damage_scans_total counter",
         "# TYPE rdmakv_data_area_free_bytes gauge",
         "# TYPE rdmakv_data_area_used_bytes gauge",

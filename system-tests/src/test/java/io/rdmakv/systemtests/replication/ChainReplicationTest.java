@@ -3,8 +3,14 @@ package io.rdmakv.systemtests.replication;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.Versioned;
 import io.rdmakv.client.internal.ChainFaults;
+import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.control.ChainSweeps;
 import io.rdmakv.server.control.ServerCounter;
+import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.systemtests.peer.RegionView;
 import io.rdmakv.testsupport.concurrent.Racers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,15 +18,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +40,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Replicated writes on the one-sided path (static replicated map, no ZooKeeper): every write reaches every
  * replica's index and data area at the same places; racing writers leave the replicas equal and lose no
  * successful compare-and-set; a writer stopped between its first backup's CAS and its primary's is finished
- * by the primary when it may still finish itself, and undone when it is gone.
+ * by the primary when it may still finish itself, and undone when it is gone: by the next writer of its key, or,
+ * when there is none, by the primary's sweep of its backups before it reclaims the gone writer's space.
  */
 class ChainReplicationTest
 {
@@ -37,12 +49,33 @@ class ChainReplicationTest
     Path dir;
 
     private ReplicatedPair group;
+    private final CountDownLatch sweepStarted = new CountDownLatch(1);
+    private final CountDownLatch sweepReleased = new CountDownLatch(1);
 
     @AfterEach
     void stop()
     {
         ChainFaults.afterFirstBackup(null);
+        ChainSweeps.beforeEachSweep(null);
+        sweepReleased.countDown();
         LocalCluster.closeAll(group);
+    }
+
+    /** Holds every sweep of a primary's backups until {@link #sweepReleased} (the primary's space stays held). */
+    private void holdSweeps()
+    {
+        ChainSweeps.beforeEachSweep(() ->
+        {
+            sweepStarted.countDown();
+            try
+            {
+                sweepReleased.await(60, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 
     private static byte[] key(final int i)
@@ -194,6 +227,7 @@ class ChainReplicationTest
         {
             other.put(key(2), value(2, 1, 100));
             other.put(key(3), value(3, 1, 100));
+            holdSweeps();
             try (KvClient gone = group.client())
             {
                 ChainFaults.afterFirstBackup(() ->
@@ -215,8 +249,100 @@ class ChainReplicationTest
             assertArrayEquals(value(3, 1, 100), other.get(key(3)));
             assertEquals(2, group.nodes[0].counters().get(ServerCounter.CHAIN_HELPS_REFUSED),
                 "the primary refused to finish both writes of the gone writer");
+            // the primary's sweep was held meanwhile; let go, it finds the backups already put back
+            sweepReleased.countDown();
+            final KvServer primary = group.nodes[0];
+            Await.until("the primary swept its backups", Duration.ofSeconds(30),
+                () -> primary.counters().get(ServerCounter.CHAIN_SWEEPS) > 0);
+            assertEquals(0, primary.counters().get(ServerCounter.CHAIN_SWEEP_ROLLBACKS), "nothing left to put back");
         }
         group.assertReplicasEqual();
+    }
+
+    @Test
+    void aGoneWritersWordIsPutBackOnTheBackupsBeforeItsSpaceIsReclaimedAndReused() throws Exception
+    {
+        // small nodes and chunks: the gone writer's space is granted again after a few hundred writes
+        group = ReplicatedPair.start(dir, 3, ServerConfig.local(4L << 20).withChunkSize(256 << 10));
+        final KvServer primary = group.nodes[0];
+        final byte[] k = key(5);
+        try (KvClient other = group.client())
+        {
+            other.put(k, value(5, 1, 300));
+            holdSweeps();
+            final long reclaimedBefore = primary.counters().get(ServerCounter.RECLAIMED_BYTES);
+            try (KvClient gone = group.client())
+            {
+                ChainFaults.afterFirstBackup(() ->
+                {
+                    throw new IllegalStateException("writer died between its first backup and its primary");
+                });
+                assertThrows(IllegalStateException.class, () -> gone.put(k, value(5, 2, 300)));
+                ChainFaults.afterFirstBackup(null);
+            }
+            // its session ended (BYE): the primary drained it and now sweeps before it reclaims anything
+            assertTrue(sweepStarted.await(30, TimeUnit.SECONDS), "the primary sweeps its backups");
+            final long slot;
+            final long acknowledged;
+            final long dead;
+            try (RegionView p = new RegionView(group.ports[0]); RegionView b1 = new RegionView(group.ports[1]);
+                RegionView b2 = new RegionView(group.ports[2]))
+            {
+                slot = p.find(k).slotOffset();
+                acknowledged = p.longAt(slot);
+                dead = b1.longAt(slot);
+                assertNotEquals(acknowledged, dead, "backup 1 names the gone writer's block");
+                assertEquals(acknowledged, b2.longAt(slot), "backup 2 was never reached");
+            }
+            assertEquals(reclaimedBefore, primary.counters().get(ServerCounter.RECLAIMED_BYTES),
+                "the gone writer's space stays held while the backups are not swept");
+            assertArrayEquals(value(5, 1, 300), other.get(k), "readers read the primary");
+
+            sweepReleased.countDown();
+            Await.until("the sweep, then the reclaim", Duration.ofSeconds(30),
+                () -> primary.counters().get(ServerCounter.RECLAIMED_BYTES) > reclaimedBefore);
+            assertEquals(1, primary.counters().get(ServerCounter.CHAIN_SWEEPS));
+            assertEquals(1, primary.counters().get(ServerCounter.CHAIN_SWEEP_ROLLBACKS), "backup 1's slot put back");
+            assertEquals(0, primary.counters().get(ServerCounter.CHAIN_HELPS_REFUSED), "no client had to");
+            assertBackupsHold(slot, acknowledged);
+            assertArrayEquals(value(5, 1, 300), other.get(k));
+
+            // reuse: other keys' blocks land where the gone writer's block was, on every replica
+            final long deadAt = primary.geometry().dataOffset() + SlotWord.blockOffset(dead);
+            final int deadLength = SlotWord.blockLength(dead);
+            try (RegionView p = new RegionView(group.ports[0]))
+            {
+                final byte[] before = p.bytes(deadAt, deadLength);
+                boolean reused = false;
+                for (int i = 0; i < 20_000 && !reused; i++)
+                {
+                    other.put(key(100 + i % 40), value(i, 3, 700));
+                    reused = i % 50 == 49 && !Arrays.equals(before, p.bytes(deadAt, deadLength));
+                }
+                assertTrue(reused, "the gone writer's space was granted and written again");
+            }
+            assertBackupsHold(slot, acknowledged);
+            assertArrayEquals(value(5, 1, 300), other.get(k), "the acknowledged value survives the reuse");
+        }
+        group.assertReplicasEqual();
+    }
+
+    /** Every backup's {@code slot} holds {@code word}, whose block is byte for byte the primary's. */
+    private void assertBackupsHold(final long slot, final long word)
+    {
+        try (RegionView p = new RegionView(group.ports[0]))
+        {
+            final long at = p.geometry().dataOffset() + SlotWord.blockOffset(word);
+            for (int i = 1; i < group.ports.length; i++)
+            {
+                try (RegionView b = new RegionView(group.ports[i]))
+                {
+                    assertEquals(word, b.longAt(slot), "backup " + i + " holds the primary's word");
+                    assertArrayEquals(p.bytes(at, SlotWord.blockLength(word)), b.bytes(at, SlotWord.blockLength(word)),
+                        "backup " + i + " holds the primary's block");
+                }
+            }
+        }
     }
 
     @Test

@@ -37,6 +37,12 @@ final class ReplicatedPair implements AutoCloseable
     /** Starts {@code n} nodes of one group, primary node 0; retries a lost port race. */
     static ReplicatedPair start(final Path dir, final int n)
     {
+        return start(dir, n, ServerConfig.local(LocalCluster.MEMORY));
+    }
+
+    /** {@link #start(Path, int)} with nodes configured as {@code base} (memory, chunk size, ...). */
+    static ReplicatedPair start(final Path dir, final int n, final ServerConfig base)
+    {
         for (int attempt = 1; ; attempt++)
         {
             final int[] ports = ClusterFiles.freePorts(n);
@@ -46,7 +52,7 @@ final class ReplicatedPair implements AutoCloseable
             {
                 for (int id = 0; id < n; id++)
                 {
-                    nodes[id] = LocalCluster.startNode(ServerConfig.local(LocalCluster.MEMORY).withCluster(id, map)
+                    nodes[id] = LocalCluster.startNode(base.withCluster(id, map)
                         .withListen("127.0.0.1", ports[id]));
                 }
                 return new ReplicatedPair(nodes, ports);

@@ -1,0 +1,236 @@
+package io.rdmakv.server.control;
+
+import io.rdmakv.common.SpaceTiming;
+import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.protocol.AllocMessage;
+import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.server.space.CpuIndexAtomics;
+import io.rdmakv.server.space.DataAreaAllocator;
+import io.rdmakv.server.space.Extent;
+import io.rdmakv.server.space.IndexScanner;
+import io.rdmakv.server.space.LiveBlockCheck;
+import io.rdmakv.server.space.TestRegion;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.Providers;
+import io.rdmakv.verbs.VerbsConfig;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.rdmakv.server.space.TestRegion.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Departures on a primary with backups, the backups' sweep played by a fake {@link ChainSweeps.Sweeper}: a
+ * departed session's space stays held (its insert locks do not) until the sweep hands the batch back to the agent,
+ * a failed sweep is retried with the space still held, a node no longer primary reclaims without a sweep, and a
+ * node with nothing to sweep (no backups, a session that held nothing) reclaims at once, as before.
+ */
+class ChainSweepsTest
+{
+    private static final RegionGeometry GEOMETRY = TestRegion.GEOMETRY;
+    private static final long CHUNK = GEOMETRY.chunkSize();
+    private static final long GRACE = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long SESSION_ID = 77;
+
+    private final CachedNanoClock clock = new CachedNanoClock();
+    private final TestRegion region = new TestRegion();
+    private final ServerCounters counters = new ServerCounters();
+    private final DataAreaAllocator allocator = new DataAreaAllocator(GEOMETRY.dataLength(),
+        KvBlockDescriptor.ALIGNMENT, GRACE, SpaceTiming.reclaimQuarantineNanos(GRACE));
+    private final FakeSweeper sweeper = new FakeSweeper();
+    private Context context;
+    private ProtectionDomain pd;
+    private CompletionQueue cq;
+    private ControlAgent agent;
+    private ChainSweeps sweeps;
+    private ServerSession session;
+    private ControlPeer peer;
+
+    /** Counts sweeps, hands back what it is told, blocks while {@link #hold} is set, fails while {@link #failures}. */
+    private static final class FakeSweeper implements ChainSweeps.Sweeper
+    {
+        final AtomicBoolean needed = new AtomicBoolean(true);
+        final AtomicInteger failures = new AtomicInteger();
+        final List<List<Extent>> swept = new CopyOnWriteArrayList<>();
+        final CountDownLatch started = new CountDownLatch(1);
+        volatile CountDownLatch hold = new CountDownLatch(0);
+        volatile ChainSweeps.Swept result = new ChainSweeps.Swept(1, 4096, 1, 0, 1000);
+
+        @Override
+        public boolean needed()
+        {
+            return needed.get();
+        }
+
+        @Override
+        public ChainSweeps.Swept sweep(final List<Extent> departed)
+        {
+            swept.add(new ArrayList<>(departed));
+            started.countDown();
+            try
+            {
+                hold.await(10, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+            if (failures.getAndDecrement() > 0)
+            {
+                throw new IllegalStateException("backup unreachable");
+            }
+            return needed.get() ? result : ChainSweeps.Swept.NOT_NEEDED;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+
+    @BeforeEach
+    void connect()
+    {
+        clock.update(TimeUnit.SECONDS.toNanos(1000));
+        context = Providers.open(Providers.TCP, VerbsConfig.DEFAULT);
+        pd = context.allocateProtectionDomain();
+        cq = context.createCompletionQueue(256);
+        final CpuIndexAtomics atomics = new CpuIndexAtomics(region.segment());
+        agent = new ControlAgent(cq, allocator, new IndexScanner(atomics, GEOMETRY),
+            new LiveBlockCheck(region.segment(), GEOMETRY),
+            new SlotRepair(region.segment(), GEOMETRY, atomics, GRACE, counters, clock),
+            new DamageScan(region.segment(), GEOMETRY, atomics, counters), GEOMETRY, counters, clock,
+            allocator.capacity());
+        sweeps = new ChainSweeps(sweeper, agent::execute, counters);
+        agent.useChainSweeps(sweeps);
+        peer = new ControlPeer();
+        session = AgentDriver.connect(agent, pd, cq, peer, SESSION_ID, "test peer");
+    }
+
+    @AfterEach
+    void close()
+    {
+        sweeper.hold.countDown();
+        sweeps.close();
+        agent.onClose();
+        CloseHelper.closeAll(peer, cq, pd, context, region);
+    }
+
+    /** ALLOCs a chunk, puts one referenced block in it and takes an insert lock; returns the grant. */
+    private Extent holdSpace()
+    {
+        final AllocOkMessage ok = assertInstanceOf(AllocOkMessage.class,
+            AgentDriver.request(agent, peer, new AllocMessage(1, 100)));
+        final byte[] k = key("kept");
+        region.insert(k, ok.chunkOffset() + 4096, 10, TestRegion.group1(k), 0);
+        region.lock(9, SESSION_ID);
+        return new Extent(ok.chunkOffset(), ok.chunkLength());
+    }
+
+    private long referencedBlock()
+    {
+        return KvBlockDescriptor.blockLength(key("kept").length, 10);
+    }
+
+    @Test
+    void aDepartedSessionsSpaceIsHeldUntilTheBackupsAreSweptThenReclaimed() throws InterruptedException
+    {
+        final Extent grant = holdSpace();
+        sweeper.hold = new CountDownLatch(1);
+
+        peer.send(new ByeMessage(6));
+        AgentDriver.pumpUntil(agent, () -> agent.sessionCount() == 0, "the session departs");
+        assertTrue(sweeper.started.await(10, TimeUnit.SECONDS), "the sweep started");
+        for (int i = 0; i < 20; i++)
+        {
+            agent.doWork();
+        }
+        assertEquals(List.of(List.of(grant)), sweeper.swept, "the sweep is for the departed session's grant");
+        assertEquals(0, counters.get(ServerCounter.SESSIONS_CLOSED), "not reclaimed while the backups are swept");
+        assertEquals(0, counters.get(ServerCounter.RECLAIMED_BYTES));
+        assertTrue(allocator.isReleasable(grant.offset(), grant.length()), "the whole grant stays held");
+        assertEquals(0, region.lock(9), "its insert lock is released at once");
+
+        sweeper.hold.countDown();
+        AgentDriver.pumpUntil(agent, () -> counters.get(ServerCounter.SESSIONS_CLOSED) == 1, "the reclaim");
+        assertEquals(CHUNK - referencedBlock(), counters.get(ServerCounter.RECLAIMED_BYTES));
+        assertEquals(1, counters.get(ServerCounter.LOCKS_RELEASED), "the lock released before the sweep, counted");
+        assertEquals(1, counters.get(ServerCounter.CHAIN_SWEEPS));
+        assertEquals(1, counters.get(ServerCounter.CHAIN_SWEEP_ROLLBACKS));
+        assertEquals(1, sweeper.swept.size());
+    }
+
+    @Test
+    void aFailedSweepIsRetriedWithTheSpaceStillHeld()
+    {
+        holdSpace();
+        sweeper.failures.set(2);
+
+        peer.send(new ByeMessage(6));
+        AgentDriver.pumpUntil(agent, () -> counters.get(ServerCounter.CHAIN_SWEEP_FAILURES) == 1, "a failed sweep");
+        assertEquals(0, counters.get(ServerCounter.SESSIONS_CLOSED), "held after a failure");
+        AgentDriver.pumpUntil(agent, () -> counters.get(ServerCounter.SESSIONS_CLOSED) == 1, "the retried sweep");
+        assertEquals(2, counters.get(ServerCounter.CHAIN_SWEEP_FAILURES));
+        assertEquals(1, counters.get(ServerCounter.CHAIN_SWEEPS));
+        assertEquals(3, sweeper.swept.size(), "two failed attempts and the one that worked");
+        assertEquals(CHUNK - referencedBlock(), counters.get(ServerCounter.RECLAIMED_BYTES));
+    }
+
+    @Test
+    void aNodeNoLongerPrimaryReclaimsWithoutASweep()
+    {
+        holdSpace();
+        sweeper.failures.set(1);
+
+        peer.send(new ByeMessage(6));
+        AgentDriver.pumpUntil(agent, () -> counters.get(ServerCounter.CHAIN_SWEEP_FAILURES) == 1, "a failed sweep");
+        sweeper.needed.set(false);
+        AgentDriver.pumpUntil(agent, () -> counters.get(ServerCounter.SESSIONS_CLOSED) == 1, "the reclaim");
+        assertEquals(1, counters.get(ServerCounter.CHAIN_SWEEPS_ABANDONED));
+        assertEquals(0, counters.get(ServerCounter.CHAIN_SWEEPS));
+        assertEquals(CHUNK - referencedBlock(), counters.get(ServerCounter.RECLAIMED_BYTES));
+    }
+
+    @Test
+    void withoutBackupsOrWithoutSpaceADepartureIsReclaimedAtOnce()
+    {
+        peer.send(new ByeMessage(6));
+        AgentDriver.pumpUntil(agent, () -> agent.sessionCount() == 0, "the session departs");
+        assertEquals(1, counters.get(ServerCounter.SESSIONS_CLOSED), "it held nothing: nothing to sweep for");
+
+        sweeper.needed.set(false);
+        final ControlPeer second = new ControlPeer();
+        try
+        {
+            session = AgentDriver.connect(agent, pd, cq, second, SESSION_ID + 1, "second peer");
+            assertInstanceOf(AllocOkMessage.class, AgentDriver.request(agent, second, new AllocMessage(1, 100)));
+            second.send(new ByeMessage(2));
+            AgentDriver.pumpUntil(agent, () -> agent.sessionCount() == 0, "the second session departs");
+            assertEquals(2, counters.get(ServerCounter.SESSIONS_CLOSED), "no backups: reclaimed in the same step");
+            assertEquals(CHUNK, counters.get(ServerCounter.RECLAIMED_BYTES));
+        }
+        finally
+        {
+            second.close();
+        }
+        assertEquals(List.of(), sweeper.swept, "never swept");
+        assertEquals(0, counters.get(ServerCounter.CHAIN_SWEEPS) + counters.get(ServerCounter.CHAIN_SWEEPS_ABANDONED));
+    }
+}
