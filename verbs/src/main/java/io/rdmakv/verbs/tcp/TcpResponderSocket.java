@@ -120,7 +120,11 @@ final class TcpResponderSocket
         return true;
     }
 
-    /** Reads what the socket has (bounded per serve); false when nothing came. Throws when the peer closed. */
+    /**
+     * Reads what the socket has (bounded per serve); false when nothing came. Throws when the peer closed.
+     * A read that left room in the buffer drained the socket: no further read in this serve (it would find
+     * nothing, one system call per request for naught); epoll, level-triggered, reports what comes next.
+     */
     boolean readMore() throws IOException
     {
         if (readsLeft == 0 || rx.remaining() == rx.capacity())
@@ -129,6 +133,7 @@ final class TcpResponderSocket
         }
         readsLeft--;
         rx.compact();
+        final int room = rx.remaining();
         final int got;
         try
         {
@@ -142,6 +147,10 @@ final class TcpResponderSocket
         {
             flush();
             throw new IOException("requester closed the connection");
+        }
+        if (got < room)
+        {
+            readsLeft = 0;
         }
         return got > 0;
     }
