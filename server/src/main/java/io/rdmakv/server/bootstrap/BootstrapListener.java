@@ -13,6 +13,8 @@ import io.rdmakv.verbs.util.AcceptFailures;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -52,6 +54,8 @@ public final class BootstrapListener implements AutoCloseable
     public static final String NO_TLS = "this node runs without TLS: connect without TLS";
     /** Closes TLS connections whose handshake and HELLO are not done by their deadline (shared, one thread). */
     private static final ScheduledExecutorService DEADLINES = deadlineTimer();
+    /** Set once {@link #prepareVirtualThreadIo()} has succeeded in this JVM. */
+    private static volatile boolean virtualThreadIoReady;
 
     /** Opens sessions for accepted HELLOs. */
     public interface SessionFactory
@@ -131,7 +135,75 @@ public final class BootstrapListener implements AutoCloseable
             throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort() + ": " +
                 e.getMessage(), e);
         }
+        try
+        {
+            prepareVirtualThreadIo();
+        }
+        catch (final IOException e)
+        {
+            server.close();
+            throw e;
+        }
         acceptor = Thread.ofPlatform().daemon().name("rdmakv-bootstrap").unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Has the JDK set up what blocking socket I/O on a virtual thread waits on (its I/O pollers: epoll
+     * descriptors on Linux) now, while descriptors are to be had. The JDK creates them once per JVM, at the
+     * first such wait: were that the first session thread's read while idle peers have used up the node's
+     * descriptors (the acceptor can take them faster than session threads get to run), it would fail with an
+     * {@code ExceptionInInitializerError} (every later wait with {@code NoClassDefFoundError}), and the node
+     * would end on that instead of on the accept failures that say why. A timed accept on a throwaway
+     * loopback socket, on a virtual thread, is such a wait. Once per JVM.
+     */
+    static void prepareVirtualThreadIo() throws IOException
+    {
+        if (virtualThreadIoReady)
+        {
+            return;
+        }
+        final Throwable[] failed = new Throwable[1];
+        final Thread probe = Thread.ofVirtual().name("rdmakv-io-prepare").start(() ->
+        {
+            try (ServerSocket throwaway = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+            {
+                throwaway.setSoTimeout(1);
+                throwaway.accept().close(); // a stray connection in that millisecond: waited all the same
+            }
+            catch (final SocketTimeoutException expected)
+            {
+                // waited on the pollers: they exist
+            }
+            catch (final IOException | RuntimeException | Error e)
+            {
+                failed[0] = e;
+            }
+        });
+        try
+        {
+            probe.join();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while preparing virtual-thread socket I/O");
+        }
+        if (failed[0] != null)
+        {
+            throw new IOException("cannot prepare socket I/O on virtual threads: " + describe(failed[0]), failed[0]);
+        }
+        virtualThreadIoReady = true;
+    }
+
+    /** {@code e} and, when it has one, its root cause (an {@code ExceptionInInitializerError} says nothing alone). */
+    static String describe(final Throwable e)
+    {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root)
+        {
+            root = root.getCause();
+        }
+        return root == e ? e.toString() : e + " (caused by " + root + ")";
     }
 
     public void start()
@@ -192,7 +264,7 @@ public final class BootstrapListener implements AutoCloseable
             {
                 if (!closed)
                 {
-                    health.fatal("the bootstrap listener failed: " + e);
+                    health.fatal("the bootstrap listener failed: " + describe(e));
                 }
                 return;
             }
@@ -276,7 +348,7 @@ public final class BootstrapListener implements AutoCloseable
         {
             // memory (heap, direct buffers, threads) exhausted while opening or holding a session: the node
             // cannot be trusted to serve anyone any more
-            health.fatal("a session could not be served: " + e);
+            health.fatal("a session could not be served: " + describe(e));
         }
         finally
         {

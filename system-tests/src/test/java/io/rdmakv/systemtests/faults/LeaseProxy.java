@@ -8,6 +8,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LeaseProxy implements AutoCloseable
 {
     private final ServerSocket listener;
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Set<Relay> relays = ConcurrentHashMap.newKeySet();
     private volatile int targetPort;
     private volatile boolean closed;
 
@@ -54,13 +56,26 @@ public final class LeaseProxy implements AutoCloseable
         {
             try
             {
-                final Socket client = listener.accept();
-                final Socket server = new Socket();
-                sockets.add(client);
-                sockets.add(server);
-                server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 5_000);
-                Thread.ofVirtual().start(() -> pump(client, server));
-                Thread.ofVirtual().start(() -> pump(server, client));
+                final Relay relay = new Relay(listener.accept(), new Socket());
+                relays.add(relay);
+                if (closed)
+                {
+                    relay.close(); // accepted while close() ran: it may have dropped the others already
+                    relays.remove(relay);
+                    return;
+                }
+                try
+                {
+                    relay.server().connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 5_000);
+                }
+                catch (final IOException e)
+                {
+                    relay.close();
+                    relays.remove(relay);
+                    throw e;
+                }
+                Thread.ofVirtual().start(() -> pump(relay, relay.client(), relay.server()));
+                Thread.ofVirtual().start(() -> pump(relay, relay.server(), relay.client()));
             }
             catch (final IOException e)
             {
@@ -72,7 +87,7 @@ public final class LeaseProxy implements AutoCloseable
         }
     }
 
-    private void pump(final Socket from, final Socket to)
+    private void pump(final Relay relay, final Socket from, final Socket to)
     {
         final byte[] buffer = new byte[8192];
         try
@@ -92,8 +107,8 @@ public final class LeaseProxy implements AutoCloseable
         }
         finally
         {
-            closeQuietly(from);
-            closeQuietly(to);
+            relay.close();
+            relays.remove(relay);
         }
     }
 
@@ -101,9 +116,9 @@ public final class LeaseProxy implements AutoCloseable
     public int openConnections()
     {
         int n = 0;
-        for (final Socket s : sockets)
+        for (final Relay relay : relays)
         {
-            if (!s.isClosed() && s.getLocalPort() == port())
+            if (!relay.client().isClosed())
             {
                 n++;
             }
@@ -111,20 +126,38 @@ public final class LeaseProxy implements AutoCloseable
         return n;
     }
 
-    /** Cuts every relayed connection; returns how many connections (client sides) were open. */
+    /**
+     * Cuts every relayed connection; returns how many connections (client sides) were open. All are counted
+     * before any is cut: cutting one side of a relay makes its pump close the other side a moment later, so
+     * counting as it cuts (a relay's node side first) could miss a connection that was open.
+     */
     public int dropAll()
     {
+        final List<Relay> cut = new ArrayList<>(relays);
         int n = 0;
-        for (final Socket s : sockets)
+        for (final Relay relay : cut)
         {
-            if (!s.isClosed() && s.getLocalPort() == port())
+            if (!relay.client().isClosed())
             {
                 n++;
             }
-            closeQuietly(s);
         }
-        sockets.clear();
+        for (final Relay relay : cut)
+        {
+            relay.close();
+            relays.remove(relay);
+        }
         return n;
+    }
+
+    /** One relayed connection: the client's side (accepted here) and the node's side (dialled from here). */
+    private record Relay(Socket client, Socket server)
+    {
+        void close()
+        {
+            closeQuietly(client);
+            closeQuietly(server);
+        }
     }
 
     private static void closeQuietly(final Socket s)
