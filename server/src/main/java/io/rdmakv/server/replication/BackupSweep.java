@@ -292,26 +292,8 @@ public final class BackupSweep implements ChainSweeps.Sweeper
     /** Whether {@code [offset, offset + length)} lies inside one of {@code sorted} (disjoint, by offset). */
     static boolean inside(final List<Extent> sorted, final long offset, final long length)
     {
-        int lo = 0;
-        int hi = sorted.size() - 1;
-        while (lo <= hi)
-        {
-            final int mid = (lo + hi) >>> 1;
-            final Extent e = sorted.get(mid);
-            if (offset < e.offset())
-            {
-                hi = mid - 1;
-            }
-            else if (offset >= e.end())
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                return length > 0 && offset + length <= e.end();
-            }
-        }
-        return false;
+        final int at = Extent.indexHolding(sorted, offset);
+        return at >= 0 && length > 0 && offset + length <= sorted.get(at).end();
     }
 
     /** Stops a sweep in progress at its next step, waits for it, and frees the buffer. */

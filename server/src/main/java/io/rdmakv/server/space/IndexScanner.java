@@ -121,7 +121,7 @@ public final class IndexScanner
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
                 final long word = slot(g, s);
-                final int at = word == SlotWord.EMPTY ? -1 : find(sorted, SlotWord.blockOffset(word));
+                final int at = word == SlotWord.EMPTY ? -1 : Extent.indexHolding(sorted, SlotWord.blockOffset(word));
                 if (at >= 0)
                 {
                     live.get(ownerOfStart.get(sorted.get(at).offset()))
@@ -197,29 +197,5 @@ public final class IndexScanner
             }
         }
         return cleared;
-    }
-
-    private static int find(final List<Extent> sorted, final long offset)
-    {
-        int lo = 0;
-        int hi = sorted.size() - 1;
-        while (lo <= hi)
-        {
-            final int mid = (lo + hi) >>> 1;
-            final Extent e = sorted.get(mid);
-            if (offset < e.offset())
-            {
-                hi = mid - 1;
-            }
-            else if (offset >= e.end())
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                return mid;
-            }
-        }
-        return -1;
     }
 }
