@@ -13,6 +13,7 @@ import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
+import io.rdmakv.server.bootstrap.ConnectionLimit;
 import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.cluster.MapApplier;
 import io.rdmakv.server.health.NodeHealth;
@@ -102,7 +103,8 @@ public final class KvServer implements AutoCloseable, MapApplier
         try
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()), tls,
-                config.leaseTimeoutNanos(), BootstrapListener.DEFAULT_HELLO_TIMEOUT, this::openSession, health);
+                config.leaseTimeoutNanos(), BootstrapListener.DEFAULT_HELLO_TIMEOUT, this::openSession, health,
+                new ConnectionLimit(config.effectiveMaxConnections()));
             this.clusterMap = config.zookeeper() != null ? null : loadClusterMap(config, bound.port());
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
@@ -300,6 +302,12 @@ public final class KvServer implements AutoCloseable, MapApplier
     public String transport()
     {
         return context.providerName();
+    }
+
+    /** The limit on bootstrap connections held at once, and its count of connections refused. */
+    public ConnectionLimit connectionLimit()
+    {
+        return listener.limit();
     }
 
     /** Failed and throttled authentications. */

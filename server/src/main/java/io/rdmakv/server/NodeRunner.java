@@ -2,6 +2,7 @@ package io.rdmakv.server;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.tls.TlsSetupException;
+import io.rdmakv.server.bootstrap.ConnectionLimit;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.ZooKeeperNode;
 import io.rdmakv.server.metrics.MetricsEndpoint;
@@ -102,7 +103,9 @@ final class NodeRunner
         SelfCheck.report(config, server).forEach(out::println);
         out.println("kvserver: bootstrap " + (config.tls() == null ? "without TLS" : "TLS 1.3" +
             (config.tls().requiresClientCertificates() ? ", client certificates required" : "")) + ", auth " +
-            (config.authToken().isEmpty() ? "token off" : "token on"));
+            (config.authToken().isEmpty() ? "token off" : "token on") + ", at most " +
+            server.connectionLimit().max() + " connections" + (config.maxConnections() > 0 ? " (--max-connections)" :
+            " (from the descriptor limit " + ConnectionLimit.processDescriptorLimit() + ")"));
         ProtectedMode.warnings(config, server.port()).forEach(line -> err.println("kvserver: " + line));
         err.flush();
         if (endpoint != null)

@@ -2,6 +2,7 @@ package io.rdmakv.server;
 
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.server.bootstrap.ConnectionLimit;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,8 @@ import java.util.concurrent.TimeUnit;
  *                      refuses that otherwise, see {@link ProtectedMode})
  * @param zookeeper     the ZooKeeper ensemble whose cluster this node joins ({@code --zookeeper}), or null: a
  *                      single node or a static map ({@code clusterFile}), as before
+ * @param maxConnections the most bootstrap connections (handshakes and sessions) held at once; 0: derived
+ *                      from the process's descriptor limit ({@link #effectiveMaxConnections})
  */
 public record ServerConfig(
     String listenHost,
@@ -62,7 +65,8 @@ public record ServerConfig(
     MemoryWindowMode memoryWindows,
     ServerTls tls,
     boolean insecure,
-    ZooKeeper zookeeper)
+    ZooKeeper zookeeper,
+    int maxConnections)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -83,6 +87,30 @@ public record ServerConfig(
         authToken = authToken == null ? "" : authToken;
         metricsHost = metricsHost == null ? DEFAULT_METRICS_HOST : metricsHost;
         memoryWindows = memoryWindows == null ? MemoryWindowMode.AUTO : memoryWindows;
+        if (maxConnections < 0)
+        {
+            throw new IllegalArgumentException("a connection limit of " + maxConnections + " (0: the default)");
+        }
+    }
+
+    /** The configuration as it was before the connection limit existed (derived from the descriptor limit). */
+    public ServerConfig(final String listenHost, final int listenPort, final long memoryBytes, final String transport,
+        final int nodeId, final Path clusterFile, final String authToken, final long graceNanos, final int chunkSize,
+        final String device, final int devicePort, final boolean hugePages, final String metricsHost,
+        final int metricsPort, final long leaseTimeoutNanos, final long heartbeatIntervalNanos,
+        final long sessionQuotaBytes, final String advertiseHost, final int advertisePort,
+        final MemoryWindowMode memoryWindows, final ServerTls tls, final boolean insecure, final ZooKeeper zookeeper)
+    {
+        this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
+            device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos, heartbeatIntervalNanos,
+            sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure, zookeeper, 0);
+    }
+
+    /** {@link #maxConnections}, or when that is 0 the default for this process's descriptor limit. */
+    public int effectiveMaxConnections()
+    {
+        return maxConnections > 0 ? maxConnections :
+            ConnectionLimit.defaultFor(ConnectionLimit.processDescriptorLimit());
     }
 
     /** The configuration as it was before device, huge pages and metrics existed (metrics off). */
@@ -91,7 +119,7 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
-            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null);
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null, 0);
     }
 
     /**
@@ -265,6 +293,7 @@ public record ServerConfig(
         private ServerTls tls;
         private boolean insecure;
         private ZooKeeper zookeeper;
+        private int maxConnections;
 
         private Builder()
         {
@@ -295,6 +324,7 @@ public record ServerConfig(
             insecure = c.insecure;
             memoryWindows = c.memoryWindows;
             zookeeper = c.zookeeper;
+            maxConnections = c.maxConnections;
         }
 
         /** Join the cluster of a ZooKeeper ensemble; null: no ZooKeeper. */
@@ -421,12 +451,19 @@ public record ServerConfig(
             return this;
         }
 
+        /** The most bootstrap connections held at once; 0: derived from the descriptor limit. */
+        public Builder maxConnections(final int max)
+        {
+            maxConnections = max;
+            return this;
+        }
+
         public ServerConfig build()
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
                 heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure,
-                zookeeper);
+                zookeeper, maxConnections);
         }
     }
 }

@@ -244,6 +244,33 @@ class KvServerCommandTest
     }
 
     @Test
+    void maxConnectionsComesFromFlagEnvironmentOrFileAndMustBePositive() throws IOException
+    {
+        assertEquals(0, CommandRun.of().config().maxConnections(), "not given: derived from the descriptor limit");
+        assertEquals(io.rdmakv.server.bootstrap.ConnectionLimit.defaultFor(
+            io.rdmakv.server.bootstrap.ConnectionLimit.processDescriptorLimit()),
+            CommandRun.of().config().effectiveMaxConnections());
+        assertEquals(500, CommandRun.of("--max-connections", "500").config().maxConnections());
+        assertEquals(500, CommandRun.of("--max-connections", "500").config().effectiveMaxConnections());
+        assertEquals(40, CommandRun.of(Map.of("RDMAKV_MAX_CONNECTIONS", "40")).config().maxConnections());
+        final Path config = file("c.yaml", "max-connections: 7\n");
+        assertEquals(7, CommandRun.of(Map.of(), "--config", config.toString()).config().maxConnections());
+
+        final CommandRun zero = CommandRun.of("--max-connections", "0");
+        assertEquals(KvServerCommand.EXIT_USAGE, zero.code());
+        assertTrue(zero.err().startsWith("kvserver: Invalid value for option '--max-connections': expected a " +
+            "positive number of connections, not '0'"), zero.err());
+        assertEquals(KvServerCommand.EXIT_USAGE, CommandRun.of("--max-connections", "-3").code());
+        final CommandRun word = CommandRun.of("--max-connections", "many");
+        assertEquals(KvServerCommand.EXIT_USAGE, word.code());
+        assertTrue(word.err().contains("'--max-connections'"), word.err());
+        final CommandRun env = CommandRun.of(Map.of("RDMAKV_MAX_CONNECTIONS", "0"));
+        assertEquals(KvServerCommand.EXIT_USAGE, env.code());
+        assertTrue(env.err().startsWith("kvserver: environment variable RDMAKV_MAX_CONNECTIONS:"), env.err());
+        assertRefused(file("c0.yaml", "max-connections: -1\n"), "key 'max-connections'", "positive");
+    }
+
+    @Test
     void hugePagesIsAFlagWithAnOptionalValue() throws IOException
     {
         assertTrue(CommandRun.of("--huge-pages").config().hugePages());

@@ -78,6 +78,7 @@ public final class BootstrapListener implements AutoCloseable
     private final ServerSocket server;
     private final BootstrapTls tls;
     private final SessionFactory factory;
+    private final ConnectionLimit limit;
     private final long leaseTimeoutNanos;
     private final long helloTimeoutNanos;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
@@ -114,11 +115,24 @@ public final class BootstrapListener implements AutoCloseable
     public BootstrapListener(final InetSocketAddress address, final BootstrapTls tls, final long leaseTimeoutNanos,
         final Duration helloTimeout, final SessionFactory factory, final NodeHealth health) throws IOException
     {
+        this(address, tls, leaseTimeoutNanos, helloTimeout, factory, health,
+            new ConnectionLimit(ConnectionLimit.defaultFor(ConnectionLimit.processDescriptorLimit())));
+    }
+
+    /**
+     * As above, holding at most {@code limit} connections at once (handshakes and sessions): a connection
+     * over it is closed as soon as it is accepted, before a thread is made for it, and counted.
+     */
+    public BootstrapListener(final InetSocketAddress address, final BootstrapTls tls, final long leaseTimeoutNanos,
+        final Duration helloTimeout, final SessionFactory factory, final NodeHealth health,
+        final ConnectionLimit limit) throws IOException
+    {
         if (leaseTimeoutNanos <= 0)
         {
             throw new IllegalArgumentException("lease timeout of " + leaseTimeoutNanos + " ns");
         }
         this.tls = tls;
+        this.limit = limit;
         this.factory = factory;
         this.health = health;
         this.leaseTimeoutNanos = leaseTimeoutNanos;
@@ -237,8 +251,24 @@ public final class BootstrapListener implements AutoCloseable
                     health.recovered(COMPONENT);
                     LOG.log(System.Logger.Level.INFO, "accepting connections again");
                 }
+                if (!limit.tryAcquire())
+                {
+                    refuse(socket);
+                    continue;
+                }
                 connections.add(socket);
-                Thread.ofVirtual().name("rdmakv-session-" + socket.getRemoteSocketAddress()).start(() -> serve(socket));
+                try
+                {
+                    Thread.ofVirtual().name("rdmakv-session-" + socket.getRemoteSocketAddress())
+                        .start(() -> serve(socket));
+                }
+                catch (final RuntimeException | Error e)
+                {
+                    connections.remove(socket);
+                    limit.release();
+                    closeQuietly(socket);
+                    throw e;
+                }
             }
             catch (final IOException e)
             {
@@ -353,6 +383,7 @@ public final class BootstrapListener implements AutoCloseable
         finally
         {
             connections.remove(accepted);
+            limit.release();
             if (onEnd == null || end == null || end.kind() == SessionEnd.Kind.CLOSED)
             {
                 try
@@ -370,6 +401,26 @@ public final class BootstrapListener implements AutoCloseable
                     new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection failed"));
             }
         }
+    }
+
+    /**
+     * Closes a connection accepted while every slot of the limit is taken, at once and on the acceptor's
+     * thread (no thread, no read, no reply: a flood gets nothing to hold on to), and says so at most once per
+     * log interval.
+     */
+    private void refuse(final Socket socket)
+    {
+        final String from = String.valueOf(socket.getRemoteSocketAddress());
+        closeQuietly(socket);
+        log.log(System.Logger.Level.WARNING, "connection-limit", "refused a connection from " + from + ": " +
+            limit.max() + " bootstrap connections (handshakes and sessions) open, the most this node holds " +
+            "(--max-connections); existing sessions are served");
+    }
+
+    /** The limit on connections this listener holds, with its count of refusals. */
+    public ConnectionLimit limit()
+    {
+        return limit;
     }
 
     /**

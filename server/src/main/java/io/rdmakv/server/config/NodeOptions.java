@@ -1,12 +1,16 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.bootstrap.ConnectionLimit;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 
-/** Who this node is and how clients reach it: listen address, node id, cluster map, auth token. */
+/**
+ * Who this node is and how clients reach it: listen address, node id, cluster map, auth token, how many
+ * connections it holds.
+ */
 public final class NodeOptions
 {
     @Option(names = "--listen", paramLabel = "HOST:PORT",
@@ -33,6 +37,14 @@ public final class NodeOptions
             "is visible to other users). Default: none (any client).")
     private String authToken;
 
+    @Option(names = "--max-connections", paramLabel = "N",
+        description = "The most bootstrap connections (handshakes waiting for their HELLO and client sessions) the " +
+            "node holds at once; over it a new connection is closed as soon as it is accepted and counted " +
+            "(rdmakv_connections_refused_total), and existing sessions are served as before. Default: derived from " +
+            "the process's file descriptor limit: (limit - " + ConnectionLimit.RESERVED_DESCRIPTORS + ") / " +
+            ConnectionLimit.DESCRIPTORS_PER_SESSION + ", at most " + ConnectionLimit.MAX_DEFAULT + ".")
+    private Integer maxConnections;
+
     /**
      * Sets listen and advertised address, node id, cluster map and token; refuses a malformed address or a
      * negative id. The cluster map itself is read and checked when the node starts (a usage error too).
@@ -54,6 +66,11 @@ public final class NodeOptions
             advertiseHost = advertise.substring(0, at);
             advertisePort = portOf(spec, "--advertise", advertise, at);
         }
+        if (maxConnections != null && maxConnections < 1)
+        {
+            throw Invalid.value(spec, "--max-connections", maxConnections, "a positive number of connections");
+        }
+        builder.maxConnections(maxConnections == null ? 0 : maxConnections);
         builder.listen(host, port).advertise(advertiseHost, advertisePort).nodeId(nodeId).clusterFile(cluster)
             .authToken(authToken == null ? "" : authToken);
     }

@@ -124,6 +124,10 @@ public final class ServerMetrics
         add(GaugeWithCallback.builder().name("rdmakv_connected_clients")
             .help("Client sessions (one per client thread and node) connected now")
             .callback(cb -> cb.call(server.sessionCount())).build());
+        add(CounterWithCallback.builder().name("rdmakv_connections_refused_total")
+            .help("Bootstrap connections closed as soon as they were accepted because the node held " +
+                "--max-connections already (handshakes and sessions)")
+            .callback(cb -> cb.call(server.connectionLimit().refused())).build());
         add(CounterWithCallback.builder().name("rdmakv_auth_failures_total")
             .help("HELLOs refused for a wrong auth token")
             .callback(cb -> cb.call(server.authThrottle().failures())).build());

@@ -32,6 +32,8 @@ class MetricCatalogueTest
         "# HELP rdmakv_control_errors_total Control-plane requests refused, by error: alloc_failed (data area " +
             "full, session quota or too large), free_refused (FREE entries refused, by reason in " +
             "rdmakv_space_refusals_total), malformed (an undecodable or unexpected message)",
+        "# HELP rdmakv_connections_refused_total Bootstrap connections closed as soon as they were accepted " +
+            "because the node held --max-connections already (handshakes and sessions)",
         "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye)",
         "# HELP rdmakv_data_area_capacity_bytes Bytes of the data area that can hold key-value blocks: used + " +
             "free + grace period",
@@ -111,6 +113,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_completion_errors_total counter",
         "# TYPE rdmakv_connected_clients gauge",
         "# TYPE rdmakv_control_errors_total counter",
+        "# TYPE rdmakv_connections_refused_total counter",
         "# TYPE rdmakv_control_requests_total counter",
         "# TYPE rdmakv_data_area_capacity_bytes gauge",
         "# TYPE rdmakv_chain_helps_total counter",
