@@ -25,10 +25,12 @@ import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 
 import javax.net.ssl.SSLContext;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -64,6 +66,30 @@ public final class Session implements AutoCloseable
     private long lastHeartbeatNanos;
     private volatile boolean closed;
 
+    /**
+     * Sends the HELLO and reads the reply. A plaintext connection the node closes before any reply is, most
+     * often, one over its connection limit (it closes those at accept, unread): said so, instead of a bare
+     * end of stream. (With TLS the handshake reports it; {@link TlsFailures} words that.)
+     */
+    private static ControlMessage hello(final BootstrapConnection connection, final HelloMessage hello,
+        final boolean tls) throws IOException
+    {
+        try
+        {
+            return connection.call(hello);
+        }
+        catch (final EOFException | SocketException e)
+        {
+            if (tls)
+            {
+                throw e;
+            }
+            throw new IOException("the node closed the connection before answering HELLO (a node holding as many " +
+                "connections as it takes, kvserver --max-connections, closes new ones at once; retry later): " +
+                e, e);
+        }
+    }
+
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos,
         final WaitStrategy waitStrategy)
@@ -84,7 +110,8 @@ public final class Session implements AutoCloseable
             io = new LaneIo(createdQp, createdCq, registered, counters, opTimeoutNanos, waitStrategy);
             io.postAllReceives();
             connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
-            final ControlMessage reply = connection.call(new HelloMessage(1, authToken, createdQp.localEndpoint()));
+            final ControlMessage reply = hello(connection, new HelloMessage(1, authToken,
+                createdQp.localEndpoint()), tls != null);
             if (reply instanceof HelloRefusedMessage refused)
             {
                 throw new SessionRefusedException(address, refused.code(), refused.text());
