@@ -107,6 +107,14 @@ final class NodeRunner
             server.connectionLimit().max() + " connections" + (config.maxConnections() > 0 ? " (--max-connections)" :
             " (from the descriptor limit " + ConnectionLimit.processDescriptorLimit() + ")"));
         ProtectedMode.warnings(config, server.port()).forEach(line -> err.println("kvserver: " + line));
+        final long descriptors = ConnectionLimit.processDescriptorLimit();
+        if (config.maxConnections() > 0 && descriptors > 0 &&
+            config.maxConnections() > ConnectionLimit.defaultFor(descriptors))
+        {
+            err.println("kvserver: warning: --max-connections " + config.maxConnections() + " is above the " +
+                ConnectionLimit.defaultFor(descriptors) + " the descriptor limit " + descriptors + " leaves room for: " +
+                "a flood of connections can exhaust the descriptors and end the node");
+        }
         err.flush();
         if (endpoint != null)
         {

@@ -115,6 +115,8 @@ class KvServerFatalTest
     {
         final int port = KvCtlTest.freePorts(1)[0];
         final Path log = startWithFileLimit(port, "--max-connections", "1000");
+        assertTrue(Files.readAllLines(log).stream().anyMatch(l -> l.startsWith("kvserver: warning: " +
+            "--max-connections 1000 is above the ")), "warned: " + Files.readAllLines(log));
         flood(port);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the node exits: " + Files.readAllLines(log));
         final List<String> lines = Files.readAllLines(log);
