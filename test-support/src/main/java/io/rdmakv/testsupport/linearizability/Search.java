@@ -66,14 +66,14 @@ final class Search
     {
         this.ops = ops;
         this.model = new RegisterModel(ops, initial);
-        this.frontier = new Frontier(ops);
+        this.frontier = new Frontier(ops, model);
         this.moves = new Moves(ops, model, frontier, gambles);
         this.pathOp = new int[ops.length];
         this.pathState = new int[ops.length];
         this.pathKind = new byte[ops.length];
         this.budget = budget;
         this.deadlineNanos = deadlineNanos;
-        this.state = model.initial();
+        this.state = frontier.canonical(model.initial());
     }
 
     /**
@@ -148,15 +148,20 @@ final class Search
         return result(Verdict.LINEARIZABLE, steps, null);
     }
 
-    /** Linearizes {@code op} next if its result allows and that reaches a configuration not yet explored. */
+    /**
+     * Linearizes {@code op} next if its result allows and that reaches a configuration not yet
+     * explored. The state is kept {@link Frontier#canonical}: a value nothing left observes is no
+     * different from an unobserved one.
+     */
     private boolean push(final int op, final byte kind)
     {
-        final int after = model.step(op, state);
-        if (after == RegisterModel.REJECTED)
+        final int stepped = model.step(op, state);
+        if (stepped == RegisterModel.REJECTED)
         {
             return false;
         }
         frontier.include(op);
+        final int after = frontier.canonical(stepped);
         if (!frontier.remember(memo, after))
         {
             frontier.exclude(op);
