@@ -3,7 +3,8 @@ package io.rdmakv.testsupport.linearizability;
 /**
  * Which operations of a history the search has linearized and which are left: a bitset and a
  * list of entries for the completed operations, and the same for the outcome-unknown ones (calls
- * only: they have no response to wait for).
+ * only: they have no response to wait for); and, per observed value, how many of the operations
+ * that observe it are left.
  */
 final class Frontier
 {
@@ -14,12 +15,26 @@ final class Frontier
     private final LinearizedSet completedSet;
     private final LinearizedSet unknownSet;
     private final int completedCount;
+    /** Per operation: the state it observes ({@link RegisterModel#observes}), or -1. */
+    private final int[] observes;
+    /** Per state: how many of the operations that observe it are not linearized. */
+    private final int[] observersLeft;
     private int done;
 
-    /** Nothing of {@code ops} (in invocation order) linearized. */
-    Frontier(final Op[] ops)
+    /** Nothing of {@code ops} (in invocation order), compiled as {@code model}, linearized. */
+    Frontier(final Op[] ops, final RegisterModel model)
     {
         this.ops = ops;
+        this.observes = new int[ops.length];
+        this.observersLeft = new int[model.states()];
+        for (int i = 0; i < ops.length; i++)
+        {
+            observes[i] = model.observes(i);
+            if (observes[i] >= 0)
+            {
+                observersLeft[observes[i]]++;
+            }
+        }
         this.completed = EntryList.completed(ops);
         this.unknown = EntryList.unknown(ops);
         this.slot = new int[ops.length];
@@ -43,6 +58,10 @@ final class Frontier
     /** Linearizes {@code op}. */
     void include(final int op)
     {
+        if (observes[op] >= 0)
+        {
+            observersLeft[observes[op]]--;
+        }
         if (ops[op].completed())
         {
             completedSet.set(slot[op]);
@@ -59,6 +78,10 @@ final class Frontier
     /** Undoes the latest {@link #include}, of {@code op}. */
     void exclude(final int op)
     {
+        if (observes[op] >= 0)
+        {
+            observersLeft[observes[op]]++;
+        }
         if (ops[op].completed())
         {
             completedSet.clear(slot[op]);
@@ -76,6 +99,18 @@ final class Frontier
     boolean contains(final int op)
     {
         return (ops[op].completed() ? completedSet : unknownSet).contains(slot[op]);
+    }
+
+    /**
+     * {@code state}, or {@link RegisterModel#UNOBSERVED} if it is an observed value whose observers
+     * are all linearized: no operation left tells the two apart (each accepts both or neither, and
+     * leaves them as they are or replaces both alike), now or after any further linearization, so
+     * configurations that differ only there have the same futures, and writes that differ only
+     * there behave alike.
+     */
+    int canonical(final int state)
+    {
+        return state >= RegisterModel.FIRST_OBSERVED && observersLeft[state] == 0 ? RegisterModel.UNOBSERVED : state;
     }
 
     /** Remembers this configuration, with the register in {@code state}; false if {@code memo} subsumes it. */

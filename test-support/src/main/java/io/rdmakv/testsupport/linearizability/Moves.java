@@ -12,14 +12,22 @@ import java.util.Map;
  * state is taken at once and alone: moving it to the front of any linearization from here keeps
  * that a linearization.</li>
  * <li>Of completed writes that behave alike, only the one due first: swapping two such writes in a
- * linearization keeps every state and every real-time order.</li>
+ * linearization keeps every real-time order, and every state as far as the operations left can
+ * tell.</li>
  * <li>Outcome-unknown operations come after the completed ones, so configurations that skip them
  * are reached first and subsume those that take them; of those that behave alike only the earliest
  * invoked (once invoked they are interchangeable, none has a deadline); an unconditional one never
  * right after another (it would erase it); and only one that lets some candidate do what it cannot
  * do now.</li>
  * </ul>
- * Writes are tried most urgent first: by their own deadline, or that of an observer they let fit.
+ * Writes behave alike when they do from the configuration on: a write of an observed value whose
+ * observers are all linearized acts like a write of an unobserved one ({@link Frontier#canonical}).
+ * Without that, each lost write that was observed only by operations long done (say, by its
+ * client's next compare-and-set, which expects the value the client wrote last, and failed) would
+ * stay a move of its own to the end of the history, and wherever the search backtracked it would
+ * try each of them, and their combinations.
+ *
+ * <p>Writes are tried most urgent first: by their own deadline, or that of an observer they let fit.
  */
 final class Moves
 {
@@ -104,7 +112,7 @@ final class Moves
         for (int e = unknown.first(); e != EntryList.NIL && frontier.invokedBy(EntryList.op(e), due);
              e = unknown.next(e))
         {
-            if (firstInvoked(EntryList.op(e)))
+            if (firstInvoked(EntryList.op(e)) && !behavesLikeAny(EntryList.op(e), representatives))
             {
                 this.representatives[representatives++] = EntryList.op(e);
             }
@@ -112,7 +120,7 @@ final class Moves
         for (int i = 0; i < representatives; i++)
         {
             final int op = this.representatives[i];
-            final int after = model.step(op, state);
+            final int after = frontier.canonical(model.step(op, state));
             if (after != state && (!afterGamble || model.isConditional(op))
                 && enablesAny(state, after, due, representatives))
             {
@@ -125,12 +133,13 @@ final class Moves
     private boolean firstDue(final int op, final int due)
     {
         final long mine = ops[op].responseNanos();
+        final long like = behaviourNow(op);
         final EntryList completed = frontier.completed();
         for (int e = completed.first(); e != due; e = completed.next(e))
         {
             final int other = EntryList.op(e);
             final long theirs = ops[other].responseNanos();
-            if (other != op && behaviour[other] == behaviour[op] && (theirs < mine || theirs == mine && other < op))
+            if (other != op && (theirs < mine || theirs == mine && other < op) && behaviourNow(other) == like)
             {
                 return false;
             }
@@ -138,11 +147,36 @@ final class Moves
         return true;
     }
 
-    /** Whether outcome-unknown {@code op} is the earliest invoked of those that behave like it and are left. */
+    /**
+     * Whether outcome-unknown {@code op} is the earliest invoked of those that behave like it for
+     * the whole history and are left (cheap, the first sieve) ...
+     */
     private boolean firstInvoked(final int op)
     {
         final int before = sameBehaviourBefore[op];
         return before < 0 || frontier.contains(before);
+    }
+
+    /** ... and whether it behaves from here on like one of the first {@code count} representatives, invoked earlier. */
+    private boolean behavesLikeAny(final int op, final int count)
+    {
+        final long like = behaviourNow(op);
+        for (int i = 0; i < count; i++)
+        {
+            if (behaviourNow(representatives[i]) == like)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What {@code op} does from here on: its behaviour, with the state it leaves {@link Frontier#canonical}. */
+    private long behaviourNow(final int op)
+    {
+        final int argument = model.argument(op);
+        final int canonical = frontier.canonical(argument);
+        return canonical == argument ? behaviour[op] : model.behaviour(op, canonical);
     }
 
     /** {@code op}'s deadline, or that of a candidate observer it lets fit if sooner; the first {@code count} of observers are those. */

@@ -11,7 +11,8 @@ import java.util.Set;
  * observes gets a small state number, so that a model state is an {@code int} and a step is a few
  * comparisons. Values written but never observed (no get returns them, no compare-and-set expects
  * them) all behave alike for every operation of the history, so they share one state,
- * {@link #UNOBSERVED}: the search then meets fewer distinct configurations.
+ * {@link #UNOBSERVED}: the search then meets fewer distinct configurations. So does an observed
+ * value once every operation that observes it is linearized ({@link Frontier#canonical}).
  */
 final class RegisterModel
 {
@@ -19,6 +20,8 @@ final class RegisterModel
     static final int ABSENT = 0;
     /** The state of a register that holds a value no operation of the history observes. */
     static final int UNOBSERVED = 1;
+    /** The states from this one up are observed values. */
+    static final int FIRST_OBSERVED = 2;
     /** What {@link #step} returns when the operation cannot happen in the state. */
     static final int REJECTED = -1;
 
@@ -41,7 +44,7 @@ final class RegisterModel
         }
         for (final long v : observed)
         {
-            final int id = ids.size() + 2;
+            final int id = ids.size() + FIRST_OBSERVED;
             ids.put(v, id);
         }
         this.initial = id(initial);
@@ -60,6 +63,12 @@ final class RegisterModel
                 }
             }
         }
+    }
+
+    /** How many states there are: they are numbered from 0. */
+    int states()
+    {
+        return ids.size() + FIRST_OBSERVED;
     }
 
     /** The state the register starts in. */
@@ -84,15 +93,39 @@ final class RegisterModel
     }
 
     /**
+     * The observed value {@code op} compares the state with (a get's result, a compare-and-set's
+     * expected value), or -1 if none: while it is not linearized, that value is not interchangeable
+     * with an unobserved one.
+     */
+    int observes(final int op)
+    {
+        final boolean compares = ops[op].kind() == OpKind.COMPARE_AND_SET
+            || ops[op].kind() == OpKind.GET && ops[op].outcome() != Outcome.UNKNOWN;
+        return compares && comparand[op] >= FIRST_OBSERVED ? comparand[op] : -1;
+    }
+
+    /** The state {@code op} leaves if it takes effect (a put's value, a compare-and-set's new one, absent for a delete). */
+    int argument(final int op)
+    {
+        return argument[op];
+    }
+
+    /**
      * What {@code op} does, as a number: operations with equal behaviours accept the same states
      * and change them alike (puts of values no op observes are all alike, and so are deletes that
      * found a value).
      */
     long behaviour(final int op)
     {
+        return behaviour(op, argument[op]);
+    }
+
+    /** {@link #behaviour} of {@code op} were the state it leaves {@code argument} instead. */
+    long behaviour(final int op, final int argument)
+    {
         final Op o = ops[op];
         final long condition = o.kind() == OpKind.COMPARE_AND_SET ? comparand[op] : 0;
-        return (long) o.kind().ordinal() << 60 | (long) o.outcome().ordinal() << 56 | condition << 28 | argument[op];
+        return (long) o.kind().ordinal() << 60 | (long) o.outcome().ordinal() << 56 | condition << 28 | argument;
     }
 
     /** The state after operation {@code op} in {@code state}, or {@link #REJECTED} if its result rules that out. */

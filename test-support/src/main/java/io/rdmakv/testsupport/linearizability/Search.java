@@ -15,6 +15,13 @@ import java.util.OptionalLong;
 final class Search
 {
     private static final int CLOCK_MASK = 1023;
+    /**
+     * The first search of {@link #decide}, without outcome-unknown operations, may take this many
+     * steps per operation (where it finds a linearization it mostly takes a few dozen) ...
+     */
+    private static final long PROBE_STEPS_PER_OP = 100;
+    /** ... and at least this many. */
+    private static final long PROBE_MIN_STEPS = 10_000;
     /** An observer taken alone: if what follows fails, so does the configuration before it. */
     private static final byte FORCED = 0;
     /** A completed write, one of several candidates. */
@@ -40,8 +47,11 @@ final class Search
     /**
      * Decides whether {@code ops} (in invocation order) from {@code initial} are linearizable,
      * giving up at {@code deadlineNanos}. Outcome-unknown operations make the search much wider,
-     * and usually a linearization needs none of them: so a first search, given a quarter of the
-     * time, leaves them all out. Only if it finds no linearization does a full search run.
+     * and usually a linearization needs none of them: so a first search leaves them all out. It
+     * gets a quarter of the time and {@link #PROBE_STEPS_PER_OP} steps per operation: where no
+     * linearization without them exists, it could only find that out by exploring every
+     * configuration up to where it fails, which on a long, heavily overlapping history can take
+     * many times what the full search takes. Unless it finds a linearization, the full search runs.
      */
     static Result decide(final Op[] ops, final OptionalLong initial, final Budget budget, final long deadlineNanos)
     {
@@ -50,7 +60,9 @@ final class Search
             return new Search(ops, initial, budget, deadlineNanos, true).run();
         }
         final long now = System.nanoTime();
-        final Result without = new Search(ops, initial, budget, now + (deadlineNanos - now) / 4, false).run();
+        final long probeSteps = Math.max(PROBE_MIN_STEPS, PROBE_STEPS_PER_OP * ops.length);
+        final Result without = new Search(ops, initial, budget.withMaxSteps(Math.min(budget.maxSteps(), probeSteps)),
+            now + (deadlineNanos - now) / 4, false).run();
         if (without.verdict() == Verdict.LINEARIZABLE)
         {
             return without;
@@ -66,14 +78,14 @@ final class Search
     {
         this.ops = ops;
         this.model = new RegisterModel(ops, initial);
-        this.frontier = new Frontier(ops);
+        this.frontier = new Frontier(ops, model);
         this.moves = new Moves(ops, model, frontier, gambles);
         this.pathOp = new int[ops.length];
         this.pathState = new int[ops.length];
         this.pathKind = new byte[ops.length];
         this.budget = budget;
         this.deadlineNanos = deadlineNanos;
-        this.state = model.initial();
+        this.state = frontier.canonical(model.initial());
     }
 
     /**
@@ -148,15 +160,20 @@ final class Search
         return result(Verdict.LINEARIZABLE, steps, null);
     }
 
-    /** Linearizes {@code op} next if its result allows and that reaches a configuration not yet explored. */
+    /**
+     * Linearizes {@code op} next if its result allows and that reaches a configuration not yet
+     * explored. The state is kept {@link Frontier#canonical}: a value nothing left observes is no
+     * different from an unobserved one.
+     */
     private boolean push(final int op, final byte kind)
     {
-        final int after = model.step(op, state);
-        if (after == RegisterModel.REJECTED)
+        final int stepped = model.step(op, state);
+        if (stepped == RegisterModel.REJECTED)
         {
             return false;
         }
         frontier.include(op);
+        final int after = frontier.canonical(stepped);
         if (!frontier.remember(memo, after))
         {
             frontier.exclude(op);
