@@ -387,6 +387,10 @@ public final class KvClient implements AutoCloseable
         final long hash = KeyHash.hash(key, 0, (int)keyLength);
         final boolean write = op != Operations.GET;
         long deadline = 0L;
+        // A replicated PUT or DELETE that failed after its word may have been taken must not take effect twice:
+        // before it runs again, a GET tells whether the key still holds the word it replaced.
+        boolean verify = false;
+        long replaced = 0L;
         while (true)
         {
             checkOpen();
@@ -453,7 +457,21 @@ public final class KvClient implements AutoCloseable
                 session.exit();
                 throw e;
             }
-            final int status = run(session, op, expectedVersion);
+            final int status;
+            if (verify)
+            {
+                status = verify(session, replaced);
+                if (status == RUN_AGAIN)
+                {
+                    verify = false;
+                    continue;
+                }
+            }
+            else
+            {
+                session.lane().forgetCommit();
+                status = run(session, op, expectedVersion);
+            }
             if (status >= 0)
             {
                 last.get()[0] = session;
@@ -463,10 +481,47 @@ public final class KvClient implements AutoCloseable
             {
                 throw failed(session, status, API_NAMES[op]);
             }
+            if (!verify && write && session.lane().mayHaveCommitted())
+            {
+                verify = true;
+                replaced = session.lane().committedExpected();
+            }
             router.dropIfBroken(session);
             router.dropBrokenChain(session.lane());
             deadline = follower.await(router, deadline, "lost the connection to node " + session.hello().nodeId());
         }
+    }
+
+    /** {@link #verify}: the write did not take effect, run it again. */
+    private static final int RUN_AGAIN = Integer.MIN_VALUE;
+
+    /**
+     * After a PUT or DELETE failed once its word may have been taken (its chain's first backup, which a failover
+     * promotes): reads the key and returns {@link #RUN_AGAIN} when it still holds the word the write replaced
+     * ({@code replaced}; 0: absent), so the write did not happen and runs again; otherwise the write is done
+     * (it took effect, or another write came after it and it is ordered just before that one, which no read
+     * can tell apart) and {@link Status#OK}; a negative status when the GET failed. Without this, a write run
+     * again after it had taken effect could undo a later write (the failover linearizability test saw a
+     * DELETE, run again, delete a value inserted after it). Gives the lane back.
+     */
+    private static int verify(final Session session, final long replaced)
+    {
+        final Lane lane = session.lane();
+        final int status;
+        try
+        {
+            status = lane.get();
+        }
+        finally
+        {
+            session.exit();
+        }
+        if (status < 0)
+        {
+            return status;
+        }
+        final long now = status == Status.OK ? lane.result().version() : 0L;
+        return now == replaced ? RUN_AGAIN : Status.OK;
     }
 
     /** Whether a session refused or failed now may be had later: the node is down, leaving, or not in the map. */

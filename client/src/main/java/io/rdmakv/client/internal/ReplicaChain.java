@@ -43,6 +43,14 @@ final class ReplicaChain
     private int backupCount;
     private int copyingCount;
     private long found;
+    /**
+     * Whether the first backup took this operation's word (the write is then done there, whatever happens to
+     * the rest of the chain), with the words of that CAS: what a failed operation must check before it runs
+     * again, so that it does not take effect twice.
+     */
+    private boolean firstBackupTook;
+    private long tookExpected;
+    private long tookSwap;
     private long trips;
     private StuckWrite stuck;
 
@@ -104,6 +112,31 @@ final class ReplicaChain
         return backupCount;
     }
 
+    /**
+     * Whether the last commit's word may have been taken where it decides (the first backup, or the primary in a
+     * chain of no backup), though an answer may be missing: see {@link #tookExpected}, {@link #tookSwap}.
+     */
+    boolean firstBackupTook()
+    {
+        return firstBackupTook;
+    }
+
+    long tookExpected()
+    {
+        return tookExpected;
+    }
+
+    long tookSwap()
+    {
+        return tookSwap;
+    }
+
+    /** Forgets the last commit (a new operation begins). */
+    void forget()
+    {
+        firstBackupTook = false;
+    }
+
     /** After {@link #LOST}: the word the first backup held. */
     long found()
     {
@@ -118,6 +151,7 @@ final class ReplicaChain
      */
     int commit(final long slotOffset, final long expected, final long swap, final long localAddress, final int lkey)
     {
+        firstBackupTook = false;
         final boolean block = swap != SlotWord.EMPTY;
         if (block)
         {
@@ -138,6 +172,11 @@ final class ReplicaChain
                 }
             }
         }
+        // From here the write may take effect (the primary's CAS decides when there is no backup, else the first
+        // backup's) even if no answer comes back: a failed operation checks before it runs again.
+        firstBackupTook = true;
+        tookExpected = expected;
+        tookSwap = swap;
         if (backupCount == 0)
         {
             return COMMITTED;
@@ -154,6 +193,7 @@ final class ReplicaChain
         final long seen = first.casResult();
         if (seen != expected)
         {
+            firstBackupTook = false;
             found = seen;
             return help(slotOffset, expected, seen);
         }

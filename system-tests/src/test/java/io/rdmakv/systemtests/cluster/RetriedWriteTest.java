@@ -1,0 +1,100 @@
+package io.rdmakv.systemtests.cluster;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.internal.ChainFaults;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.systemtests.LocalCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A PUT or DELETE whose first backup took its word, and whose primary then died (SIGKILL) before the primary's
+ * CAS, took effect: the failover promotes that backup. The client then sees its lane fail and runs the write
+ * again on the new map, but only after checking that it did not happen. Here another client writes the key in
+ * between (on the new primary), so running the first write again would undo that later write: the value one
+ * writer acknowledged would go back to, or be deleted by, an earlier write. The failover linearizability test
+ * caught a DELETE doing this once. Three nodes, two replicas, a real ZooKeeper.
+ */
+class RetriedWriteTest extends ZkClusterTestBase
+{
+    @AfterEach
+    void noFaults()
+    {
+        ChainFaults.afterFirstBackup(null);
+    }
+
+    @Test
+    void aPutThatTookEffectBeforeTheFailoverDoesNotUndoALaterWrite() throws Exception
+    {
+        final byte[] later = LocalCluster.bytes("written after the failover");
+        final byte[] after = raceAcrossFailover(client -> client.put(LocalCluster.bytes("k"),
+            LocalCluster.bytes("first writer")), later);
+        assertArrayEquals(later, after, "the later write stands: the first PUT is not run a second time");
+    }
+
+    /**
+     * The later insert's value is longer than the deleted one's: a block of the same length could be given the
+     * deleted block's very offset (the new primary's space after its last live block is free at once), and then
+     * the slot word the DELETE replaced is back, which the check cannot tell from a DELETE that never happened.
+     * That case is still open (README, "Writes run again after a failover").
+     */
+    @Test
+    void aDeleteThatTookEffectBeforeTheFailoverDoesNotDeleteALaterInsert() throws Exception
+    {
+        final byte[] later = new byte[300];
+        java.util.Arrays.fill(later, (byte)'L');
+        final byte[] after = raceAcrossFailover(client -> client.delete(LocalCluster.bytes("k")), later);
+        assertArrayEquals(later, after, "the later insert stands: the first DELETE is not run a second time");
+    }
+
+    /**
+     * Writes key "k", then runs {@code write} with a fault after its first backup's CAS: the primary is killed,
+     * the backup promoted, and another client writes {@code later}; then the write goes on (its primary's CAS
+     * fails, it follows the map). Returns the key's value at the end.
+     */
+    private byte[] raceAcrossFailover(final java.util.function.Consumer<KvClient> write, final byte[] later)
+        throws Exception
+    {
+        final ClusterMap map = startReplicated(3, 2, false);
+        final ReplicaGroup group = map.groups().getFirst();
+        final byte[] k = LocalCluster.bytes("k");
+        try (KvClient writer = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
+                .withOpTimeout(Duration.ofSeconds(30)));
+            KvClient other = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
+                .withOpTimeout(Duration.ofSeconds(30))))
+        {
+            writer.put(k, LocalCluster.bytes("before"));
+            final AtomicBoolean faulted = new AtomicBoolean();
+            ChainFaults.afterFirstBackup(() ->
+            {
+                if (!faulted.compareAndSet(false, true))
+                {
+                    return;
+                }
+                try
+                {
+                    cluster.kill(group.primary());
+                    cluster.awaitMap("the backup promoted", Duration.ofSeconds(60),
+                        m -> m.groups().getFirst().primary() == group.member(1));
+                    ChainFaults.afterFirstBackup(null);
+                    other.put(k, later);
+
+                }
+                catch (final Exception e)
+                {
+                    throw new IllegalStateException(e);
+                }
+            });
+            write.accept(writer);
+            assertTrue(faulted.get(), "the fault ran inside the write");
+            return other.get(k);
+        }
+    }
+}
