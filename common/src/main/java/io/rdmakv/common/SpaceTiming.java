@@ -37,13 +37,6 @@ public final class SpaceTiming
     /** A client sends its FREE batch once the oldest entry waited this long (its lane, or its janitor). */
     public static final long FREE_FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-    /**
-     * How long the holes a new primary's allocator finds between live blocks wait before they are granted:
-     * longer than clients take to follow the new map and check whether a write that failed across the
-     * failover took effect (see {@code DataAreaAllocator.rebuild}). Space after the last live block is free.
-     */
-    public static final long REBUILD_HOLD_NANOS = TimeUnit.SECONDS.toNanos(10);
-
     /** What reclaimed space waits beyond the grace period: requests still in the transport at departure. */
     public static final long RECLAIM_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 

@@ -123,7 +123,7 @@ public final class ControlAgent implements Agent
         this.departures = new Departures(sessions, deferred, space, scanner, clock, windows);
         this.requests = new ControlRequests(sessions, departures, allocator, liveBlocks, deferred, space, windows,
             repair, damageScan, counters, clock, this::isClosed);
-        this.epochs = new EpochFence(sessions, departures, allocator, scanner, deferred, space, counters, clock);
+        this.epochs = new EpochFence(sessions, departures, allocator, scanner, deferred, space, counters);
         space.publish();
     }
 

@@ -1,10 +1,8 @@
 package io.rdmakv.server.control;
 
-import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.IndexScanner;
-import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -27,15 +25,13 @@ final class EpochFence
     private final DeferredFrees deferred;
     private final SpaceRequests space;
     private final ServerCounters counters;
-    private final NanoClock clock;
     /** Sessions opened under an older epoch than this are fenced (see {@link #apply}). */
     private volatile long floor;
 
     EpochFence(final SessionRegistry sessions, final Departures departures, final DataAreaAllocator allocator,
         final IndexScanner scanner, final DeferredFrees deferred, final SpaceRequests space,
-        final ServerCounters counters, final NanoClock clock)
+        final ServerCounters counters)
     {
-        this.clock = clock;
         this.sessions = sessions;
         this.departures = departures;
         this.allocator = allocator;
@@ -99,7 +95,7 @@ final class EpochFence
     private void rebuildAllocator()
     {
         final List<Extent> live = scanner.liveBlocksClearingLocks();
-        allocator.rebuild(live, clock.nanoTime(), SpaceTiming.REBUILD_HOLD_NANOS);
+        allocator.rebuild(live);
         deferred.clear();
         space.publish();
         LOG.log(System.Logger.Level.INFO, "allocator rebuilt from the index: " + live.size() + " live blocks, " +

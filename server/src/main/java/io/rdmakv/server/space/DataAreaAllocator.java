@@ -394,18 +394,6 @@ public final class DataAreaAllocator
      */
     public void rebuild(final List<Extent> live)
     {
-        rebuild(live, 0L, 0L);
-    }
-
-    /**
-     * {@link #rebuild(List)}, but the space between live blocks waits {@code holdNanos} from {@code nowNanos}
-     * before it is granted again (the space after the last live block is free at once). A client whose write
-     * failed across the failover checks, before it runs the write again, whether the key still holds the word
-     * its write replaced; space reused at once could give a new write that very word (same offset, length
-     * and key), and the check would run the first write a second time.
-     */
-    public void rebuild(final List<Extent> live, final long nowNanos, final long holdNanos)
-    {
         granted.clear();
         free.clear();
         freeBySize.clear();
@@ -435,11 +423,7 @@ public final class DataAreaAllocator
                 }
                 continue;
             }
-            if (block.offset() > cursor && holdNanos > 0)
-            {
-                wait(cursor, block.offset() - cursor, nowNanos + holdNanos, quarantine);
-            }
-            else if (block.offset() > cursor)
+            if (block.offset() > cursor)
             {
                 putFree(cursor, block.offset() - cursor);
                 freeBytes += block.offset() - cursor;
