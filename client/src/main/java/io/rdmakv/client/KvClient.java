@@ -500,7 +500,8 @@ public final class KvClient implements AutoCloseable
      * promotes): reads the key and returns {@link #RUN_AGAIN} when it still holds the word the write replaced
      * ({@code replaced}; 0: absent), so the write did not happen and runs again; otherwise the write is done
      * (it took effect, or another write came after it and it is ordered just before that one, which no read
-     * can tell apart) and {@link Status#OK}; a negative status when the GET failed. Without this, a write run
+     * can tell apart) and {@link Status#OK}; a negative status when the GET failed. The GET counts in the
+     * client's GET and round-trip counters like any other. Without this, a write run
      * again after it had taken effect could undo a later write (the failover linearizability test saw a
      * DELETE, run again, delete a value inserted after it). Gives the lane back.
      */
@@ -531,7 +532,10 @@ public final class KvClient implements AutoCloseable
             refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.SHUTTING_DOWN.code();
     }
 
-    /** Whether a failed operation may run again after a map refresh: it changed nothing, or may change it twice. */
+    /**
+     * Whether a failed operation may run again after a map refresh: a GET; a PUT or DELETE (after {@link #verify}
+     * when its word may have been taken). Not a compare-and-set: whether it happened is its answer.
+     */
     private static boolean retryable(final int status, final int op)
     {
         // REMOTE_ERROR: the node refused a request on the queue pair (a stale view of a region that changed

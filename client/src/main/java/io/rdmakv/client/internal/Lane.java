@@ -201,24 +201,18 @@ public final class Lane implements AutoCloseable
 
     /**
      * Whether the last write may have taken effect although it failed: its chain's first backup took its word
-     * (a replicated write is done there), then a later step failed. Its words: {@link #committedExpected()},
-     * {@link #committedWord()}. {@link #forgetCommit()} before each operation.
+     * (a replicated write is done there; its CAS was sent), then a later step failed; the word it replaced: {@link
+     * #committedExpected()}. {@link #forgetCommit()} before each operation.
      */
     public boolean mayHaveCommitted()
     {
-        return requests.chain().firstBackupTook();
+        return requests.chain().wordMayBeTaken();
     }
 
     /** The slot word the possibly committed write replaced. */
     public long committedExpected()
     {
         return requests.chain().tookExpected();
-    }
-
-    /** The slot word the possibly committed write installed (empty for a DELETE). */
-    public long committedWord()
-    {
-        return requests.chain().tookSwap();
     }
 
     public void forgetCommit()

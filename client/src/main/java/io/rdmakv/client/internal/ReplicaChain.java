@@ -44,13 +44,12 @@ final class ReplicaChain
     private int copyingCount;
     private long found;
     /**
-     * Whether the first backup took this operation's word (the write is then done there, whatever happens to
-     * the rest of the chain), with the words of that CAS: what a failed operation must check before it runs
-     * again, so that it does not take effect twice.
+     * Whether the CAS that decides (the first backup's; the primary's with no backup) was sent and not seen to
+     * lose: the write may be done there, whatever happens to the rest of the chain. With the word it replaced:
+     * what a failed operation must check before it runs again, so that it does not take effect twice.
      */
-    private boolean firstBackupTook;
+    private boolean wordMayBeTaken;
     private long tookExpected;
-    private long tookSwap;
     private long trips;
     private StuckWrite stuck;
 
@@ -114,11 +113,11 @@ final class ReplicaChain
 
     /**
      * Whether the last commit's word may have been taken where it decides (the first backup, or the primary in a
-     * chain of no backup), though an answer may be missing: see {@link #tookExpected}, {@link #tookSwap}.
+     * chain of no backup), though an answer may be missing: see {@link #tookExpected}.
      */
-    boolean firstBackupTook()
+    boolean wordMayBeTaken()
     {
-        return firstBackupTook;
+        return wordMayBeTaken;
     }
 
     long tookExpected()
@@ -126,15 +125,10 @@ final class ReplicaChain
         return tookExpected;
     }
 
-    long tookSwap()
-    {
-        return tookSwap;
-    }
-
     /** Forgets the last commit (a new operation begins). */
     void forget()
     {
-        firstBackupTook = false;
+        wordMayBeTaken = false;
     }
 
     /** After {@link #LOST}: the word the first backup held. */
@@ -151,7 +145,7 @@ final class ReplicaChain
      */
     int commit(final long slotOffset, final long expected, final long swap, final long localAddress, final int lkey)
     {
-        firstBackupTook = false;
+        wordMayBeTaken = false;
         final boolean block = swap != SlotWord.EMPTY;
         if (block)
         {
@@ -174,9 +168,8 @@ final class ReplicaChain
         }
         // From here the write may take effect (the primary's CAS decides when there is no backup, else the first
         // backup's) even if no answer comes back: a failed operation checks before it runs again.
-        firstBackupTook = true;
+        wordMayBeTaken = true;
         tookExpected = expected;
-        tookSwap = swap;
         if (backupCount == 0)
         {
             return COMMITTED;
@@ -193,7 +186,7 @@ final class ReplicaChain
         final long seen = first.casResult();
         if (seen != expected)
         {
-            firstBackupTook = false;
+            wordMayBeTaken = false;
             found = seen;
             return help(slotOffset, expected, seen);
         }
