@@ -24,6 +24,8 @@ import java.util.function.Predicate;
 final class ZkNodes implements AutoCloseable
 {
     static final int SESSION_TIMEOUT_MS = 2000;
+    /** Node log lines with the wall-clock time to the millisecond (to line them up with a test's timeline). */
+    static final String LOG_FORMAT = "-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n";
 
     final TestingServer zookeeper;
     final Path dir;
@@ -85,7 +87,7 @@ final class ZkNodes implements AutoCloseable
     /** Starts (or restarts, empty) node {@code i}. */
     void start(final int i)
     {
-        nodes.set(i, ChildJvm.start(List.of("-Xmx256m"), KvServerCommand.class, dir,
+        nodes.set(i, ChildJvm.start(List.of("-Xmx256m", LOG_FORMAT), KvServerCommand.class, dir,
             "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
             "--node-id", Integer.toString(i), "--zookeeper",
             zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
