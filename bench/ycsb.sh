@@ -6,7 +6,7 @@
 # (throughput, rdmakv/Redis ratio and latency percentiles without each run's first --warmup seconds,
 # round trips per operation and per operation type, client and server CPU time per operation); writes it
 # as CSV (--csv FILE, else results.csv in the work folder) with a chart of it (PNG) next to it. Exits non-zero when any operation failed (NOT_FOUND
-# included), YCSB reported no results, or a server did not stop cleanly. See README.md, "YCSB".
+# included), YCSB reported no results, or a server did not stop cleanly. See docs/benchmarks.md, "YCSB".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: bench/ycsb.sh [-r RECORDS] [-o OPS] [-t THREADS,...] [-w WORKLOADS,...] [-n NODES] [--transport T] [--memory SIZE] [--csv FILE] [--warmup SECONDS] [--pin NODE_CPUS:CLIENT_CPUS] [--replicas R] [--redis]"

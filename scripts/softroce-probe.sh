@@ -2,7 +2,7 @@
 # Repeats the experiments behind the Soft-RoCE deviations the conformance suite accepts (retry_cnt 7,
 # RECVs posted in ERR): builds the verbs test classes here and runs io.rdmakv.verbs.ibverbs.RxeProbe in
 # the Soft-RoCE VM (../shared/softroce/run-in-softroce-vm.sh). About 1.5 minutes; output on stdout.
-# Use it to check whether another guest kernel or rdma-core still deviates (README: Known rxe deviations).
+# Use it to check whether another guest kernel or rdma-core still deviates (docs/development.md: Known rxe deviations).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

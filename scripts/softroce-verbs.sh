@@ -14,7 +14,7 @@
 #              -Drdmakv.test.transport=ibverbs; fails if any test fails or fewer than SOFTROCE_MIN_STORE_TESTS
 #              succeed. The other system tests (faults, bad input, metrics, kvctl, launchers) start nodes with
 #              LocalCluster.startNode or as processes and are not run here: several play a misbehaving peer,
-#              whose completions rxe reports differently (README), or run tcp-only launchers
+#              whose completions rxe reports differently (docs/development.md), or run tcp-only launchers
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
@@ -178,7 +178,7 @@ check() {
     echo "[softroce-verbs] $1 FAILED: only $ok tests succeeded, expected at least $4" >&2; return 1
   fi
   if [ "${aborted:-0}" != 0 ]; then
-    echo "[softroce-verbs] $1: aborted (assumptions not met, with the reasons; the Soft-RoCE ones are in the README):"
+    echo "[softroce-verbs] $1: aborted (assumptions not met, with the reasons; the Soft-RoCE ones are in docs/development.md):"
     grep -F '■' "$2" | sed 's/^[│├└─ ]*/    /' | sort | uniq -c | sed 's/^ */    /'
   fi
   echo "[softroce-verbs] $1 OK"

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every exported metric's name, type and help, as a dashboard sees them: changing one is a deliberate
- * edit of this list (and of the README's metrics table), never a side effect.
+ * edit of this list (and of the metrics table in docs/operations.md), never a side effect.
  */
 class MetricCatalogueTest
 {

@@ -5,7 +5,7 @@ import io.rdmakv.verbs.ibverbs.IbvContext;
 
 /**
  * Where a real device is known to behave differently from what the suite otherwise demands, and why.
- * Each deviation is accepted only for the device that has it, and the README's "Known rxe deviations"
+ * Each deviation is accepted only for the device that has it, and docs/development.md's "Known rxe deviations"
  * lists them; everything else stays strict.
  */
 final class KnownDeviations
