@@ -3,6 +3,8 @@ package io.rdmakv.bench;
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,32 +32,48 @@ public final class BatchBenchmark
     {
     }
 
+    @Command(name = "BatchBenchmark", sortOptions = false,
+        description = "One thread's GETs or PUTs synchronous, batched and async, side by side; prints key=value lines.")
+    static final class Options
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+
+        @Option(names = "--hosts", paramLabel = "H:P[,...]", description = "Seed nodes (default: ${DEFAULT-VALUE}).")
+        String hosts = "127.0.0.1:7400";
+
+        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
+        String transport = "auto";
+
+        @Option(names = "--mode", paramLabel = "get|put", description = "Time GETs or PUTs (default: ${DEFAULT-VALUE}).")
+        String mode = "get";
+
+        @Option(names = "--records", paramLabel = "N", description = "Records loaded first (default: ${DEFAULT-VALUE}).")
+        int records = 10_000;
+
+        @Option(names = "--ops", paramLabel = "N", description = "Operations timed per way (default: ${DEFAULT-VALUE}).")
+        int ops = 200_000;
+
+        @Option(names = "--batch", paramLabel = "N", description = "Keys per batch and async operations outstanding (default: ${DEFAULT-VALUE}).")
+        int batch = 16;
+
+        @Option(names = "--value-size", paramLabel = "B", description = "Value length in bytes (default: ${DEFAULT-VALUE}).")
+        int valueSize = 1024;
+    }
+
     public static void main(final String[] args)
     {
-        String hosts = "127.0.0.1:7400";
-        String transport = "auto";
-        int records = 10_000;
-        int ops = 200_000;
-        int batch = 16;
-        int valueSize = 1024;
-        String mode = "get";
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--hosts" -> hosts = args[++i];
-                case "--transport" -> transport = args[++i];
-                case "--records" -> records = Integer.parseInt(args[++i]);
-                case "--ops" -> ops = Integer.parseInt(args[++i]);
-                case "--batch" -> batch = Integer.parseInt(args[++i]);
-                case "--value-size" -> valueSize = Integer.parseInt(args[++i]);
-                case "--mode" -> mode = args[++i];
-                default -> usage();
-            }
-        }
+        final Options options = BenchArgs.parse(new Options(), args);
+        final String hosts = options.hosts;
+        final String transport = options.transport;
+        final int records = options.records;
+        final int ops = options.ops;
+        final int batch = options.batch;
+        final int valueSize = options.valueSize;
+        final String mode = options.mode;
         if (!mode.equals("get") && !mode.equals("put"))
         {
-            usage();
+            BenchArgs.usageError(options, "--mode must be get or put, not '" + mode + "'");
         }
         puts = mode.equals("put");
         try (KvClient client = KvClient.connect(KvClientConfig.of(hosts).withTransport(transport)
@@ -98,13 +116,6 @@ public final class BatchBenchmark
 
     private static boolean puts;
     private static byte[] value;
-
-    private static void usage()
-    {
-        System.err.println("usage: BatchBenchmark --hosts H:P [--transport T] [--mode get|put] [--records N] " +
-            "[--ops N] [--batch N] [--value-size B]");
-        System.exit(2);
-    }
 
     /** Loaded records that read back as absent. */
     private static long missing(final KvClient client, final int records)

@@ -4,6 +4,8 @@ import io.rdmakv.client.ClientTls;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.Locale;
@@ -21,41 +23,49 @@ public final class ConnectBenchmark
     {
     }
 
+    @Command(name = "ConnectBenchmark", sortOptions = false,
+        description = "Times KvClient.connect + close against a running node; prints key=value lines.")
+    static final class Options
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+
+        @Option(names = "--hosts", required = true, paramLabel = "H:P[,...]", description = "Seed nodes.")
+        String hosts;
+
+        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
+        String transport = "tcp";
+
+        @Option(names = "--token", paramLabel = "T", description = "Auth token (default: none).")
+        String token = "";
+
+        @Option(names = "--connects", paramLabel = "N", description = "Connects timed (default: ${DEFAULT-VALUE}).")
+        int connects = 200;
+
+        @Option(names = "--warmup", paramLabel = "N", description = "Connects before the timed ones (default: ${DEFAULT-VALUE}).")
+        int warmup = 20;
+
+        @Option(names = "--tls-ca", paramLabel = "FILE", description = "CA certificates (PEM): connect with TLS.")
+        Path ca;
+
+        @Option(names = "--tls-cert", paramLabel = "FILE", description = "Client certificate chain (PEM), with --tls-key.")
+        Path cert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE", description = "Client key (PKCS#8 PEM), with --tls-cert.")
+        Path key;
+    }
+
     public static void main(final String[] args)
     {
-        String hosts = null;
-        String transport = "tcp";
-        String token = "";
-        int connects = 200;
-        int warmup = 20;
-        Path ca = null;
-        Path cert = null;
-        Path key = null;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--hosts" -> hosts = args[++i];
-                case "--transport" -> transport = args[++i];
-                case "--token" -> token = args[++i];
-                case "--connects" -> connects = Integer.parseInt(args[++i]);
-                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-                case "--tls-ca" -> ca = Path.of(args[++i]);
-                case "--tls-cert" -> cert = Path.of(args[++i]);
-                case "--tls-key" -> key = Path.of(args[++i]);
-                default ->
-                {
-                    System.err.println("usage: ConnectBenchmark --hosts H:P [--transport T] [--token T] " +
-                        "[--connects N] [--warmup N] [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]");
-                    System.exit(2);
-                }
-            }
-        }
-        if (hosts == null)
-        {
-            System.err.println("ConnectBenchmark: --hosts is required");
-            System.exit(2);
-        }
+        final Options options = BenchArgs.parse(new Options(), args);
+        final String hosts = options.hosts;
+        final String transport = options.transport;
+        final String token = options.token;
+        final int connects = options.connects;
+        final int warmup = options.warmup;
+        final Path ca = options.ca;
+        final Path cert = options.cert;
+        final Path key = options.key;
         final ClientTls tls = ca == null ? null : cert == null ? ClientTls.trusting(ca) :
             ClientTls.withCertificate(ca, cert, key);
         final KvClientConfig config = KvClientConfig.of(hosts).withTransport(transport).withAuthToken(token)

@@ -5,6 +5,8 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.WaitStrategy;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,36 +30,50 @@ public final class StoreBenchmark
     {
     }
 
+    @Command(name = "StoreBenchmark", sortOptions = false,
+        description = "Closed-loop GET/PUT mix against a running cluster; prints key=value lines.")
+    static final class Options
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+
+        @Option(names = "--hosts", paramLabel = "H:P[,...]", description = "Seed nodes (default: ${DEFAULT-VALUE}).")
+        String hosts = "127.0.0.1:7400";
+
+        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
+        String transport = "auto";
+
+        @Option(names = "--records", paramLabel = "N", description = "Records loaded first (default: ${DEFAULT-VALUE}).")
+        int records = 10_000;
+
+        @Option(names = "--ops", paramLabel = "N", description = "Operations timed, over all threads (default: ${DEFAULT-VALUE}).")
+        int ops = 100_000;
+
+        @Option(names = "--threads", paramLabel = "N", description = "Client threads (default: ${DEFAULT-VALUE}).")
+        int threads = 1;
+
+        @Option(names = "--value-size", paramLabel = "B", description = "Value length in bytes (default: ${DEFAULT-VALUE}).")
+        int valueSize = 1024;
+
+        @Option(names = "--read-percent", paramLabel = "P", description = "Share of GETs in the mix (default: ${DEFAULT-VALUE}).")
+        int readPercent = 50;
+
+        @Option(names = "--wait", paramLabel = "busy-spin|adaptive|blocking", converter = BenchArgs.WaitConverter.class,
+            description = "How a lane waits for its round trip (default: adaptive).")
+        WaitStrategy wait = WaitStrategy.ADAPTIVE;
+    }
+
     public static void main(final String[] args) throws Exception
     {
-        String hosts = "127.0.0.1:7400";
-        String transport = "auto";
-        int records = 10_000;
-        int ops = 100_000;
-        int threads = 1;
-        int valueSize = 1024;
-        int readPercent = 50;
-        WaitStrategy wait = WaitStrategy.ADAPTIVE;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--hosts" -> hosts = args[++i];
-                case "--transport" -> transport = args[++i];
-                case "--records" -> records = Integer.parseInt(args[++i]);
-                case "--ops" -> ops = Integer.parseInt(args[++i]);
-                case "--threads" -> threads = Integer.parseInt(args[++i]);
-                case "--value-size" -> valueSize = Integer.parseInt(args[++i]);
-                case "--read-percent" -> readPercent = Integer.parseInt(args[++i]);
-                case "--wait" -> wait = WaitStrategy.parse(args[++i]);
-                default ->
-                {
-                    System.err.println("usage: StoreBenchmark --hosts H:P [--transport T] [--records N] [--ops N] " +
-                        "[--threads N] [--value-size B] [--read-percent P] [--wait busy-spin|adaptive|blocking]");
-                    System.exit(2);
-                }
-            }
-        }
+        final Options options = BenchArgs.parse(new Options(), args);
+        final String hosts = options.hosts;
+        final String transport = options.transport;
+        final int records = options.records;
+        final int ops = options.ops;
+        final int threads = options.threads;
+        final int valueSize = options.valueSize;
+        final int readPercent = options.readPercent;
+        final WaitStrategy wait = options.wait;
         System.out.println("wait=" + wait);
         try (KvClient client = KvClient.connect(KvClientConfig.of(hosts).withTransport(transport)
             .withOpTimeout(Duration.ofSeconds(10)).withWaitStrategy(wait)))

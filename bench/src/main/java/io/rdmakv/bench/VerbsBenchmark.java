@@ -15,6 +15,8 @@ import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.VerbsConfig;
 import io.rdmakv.verbs.WorkCompletions;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
@@ -174,28 +176,33 @@ public final class VerbsBenchmark implements AutoCloseable
         print(name + "_p99_us", h.getValueAtPercentile(99) / 1000.0);
     }
 
+    @Command(name = "VerbsBenchmark", sortOptions = false,
+        description = "Verbs latency and throughput over one provider, next to a raw TCP ping-pong; prints key=value lines.")
+    static final class Options
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+
+        @Option(names = "--provider", paramLabel = "tcp|ibverbs|auto", description = "The provider (default: ${DEFAULT-VALUE}).")
+        String provider = "tcp";
+
+        @Option(names = "--iterations", paramLabel = "N", description = "Timed operations per measurement (default: ${DEFAULT-VALUE}).")
+        int iterations = 50_000;
+
+        @Option(names = "--warmup", paramLabel = "N", description = "Operations before each measurement (default: ${DEFAULT-VALUE}).")
+        int warmup = 20_000;
+
+        @Option(names = "--seconds", paramLabel = "S", description = "Length of each throughput window (default: ${DEFAULT-VALUE}).")
+        double seconds = 2.0;
+    }
+
     public static void main(final String[] args) throws Exception
     {
-        String provider = "tcp";
-        int iterations = 50_000;
-        int warmup = 20_000;
-        double seconds = 2.0;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--provider" -> provider = args[++i];
-                case "--iterations" -> iterations = Integer.parseInt(args[++i]);
-                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                default ->
-                {
-                    System.err.println("usage: VerbsBenchmark [--provider tcp|ibverbs|auto] [--iterations N] " +
-                        "[--warmup N] [--seconds S]");
-                    System.exit(2);
-                }
-            }
-        }
+        final Options options = BenchArgs.parse(new Options(), args);
+        final String provider = options.provider;
+        final int iterations = options.iterations;
+        final int warmup = options.warmup;
+        final double seconds = options.seconds;
 
         final Histogram raw;
         double clientAlloc = 0;
