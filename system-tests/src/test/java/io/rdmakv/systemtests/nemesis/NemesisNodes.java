@@ -85,7 +85,7 @@ final class NemesisNodes implements AutoCloseable
             KvServerCommand.class.getName(), List.of("--transport", LocalCluster.TRANSPORT, "--memory", "32m",
                 "--listen", addresses.get(i) + ":" + PORT, "--node-id", Integer.toString(i), "--zookeeper", zookeeper,
                 "--cluster-name", "nemesis", "--replicas", Integer.toString(REPLICAS),
-                "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS), "--metrics-port", "0"));
+                "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS), "--metrics-port", "0", "--insecure"));
     }
 
     NsProcess process(final int i)
@@ -149,6 +149,13 @@ final class NemesisNodes implements AutoCloseable
         String last = "";
         while (System.nanoTime() < deadline)
         {
+            for (int i = 0; i < COUNT; i++)
+            {
+                if (!nodes[i].alive())
+                {
+                    throw new IllegalStateException("node " + i + " exited: " + nodes[i].tail(3000));
+                }
+            }
             final List<ClusterMap> maps = new ArrayList<>();
             for (int i = 0; i < COUNT; i++)
             {
