@@ -37,7 +37,8 @@ record HistoryAnalysis(int operations, int indeterminate, int keys, Map<Integer,
     static final int FINAL_READER = 9999;
     private static final int DETAILS = 5;
 
-    static HistoryAnalysis of(final List<OpLine> history, final LinearizabilityChecker checker)
+    /** Analyses {@code history}; {@code origin} (the phase's start, nanoTime) is what the details' times count from. */
+    static HistoryAnalysis of(final List<OpLine> history, final LinearizabilityChecker checker, final long origin)
     {
         final Map<Integer, List<OpLine>> byKey = new TreeMap<>();
         for (final OpLine op : history)
@@ -53,23 +54,30 @@ record HistoryAnalysis(int operations, int indeterminate, int keys, Map<Integer,
             final List<Op> ops = e.getValue().stream().map(OpLine::toOp).filter(o -> o != null)
                 .sorted(Comparator.comparingLong(Op::invokeNanos)).toList();
             final CheckResult r = checker.check(ops, OptionalLong.empty());
+            final String first = ops.isEmpty() ? "" : String.format("(the checker's times are ns from the key's first " +
+                "operation, at %.3f ms of the phase) ", (ops.getFirst().invokeNanos() - origin) / 1e6);
             if (r.isViolation())
             {
-                violations.put(e.getKey(), r.explanation());
+                violations.put(e.getKey(), first + r.explanation());
             }
             else if (r.isUnknown())
             {
-                unknown.put(e.getKey(), r.explanation());
+                unknown.put(e.getKey(), first + r.explanation());
             }
-            lostWrites(e.getKey(), e.getValue(), lost);
-            staleReads(e.getKey(), e.getValue(), stale);
+            lostWrites(e.getKey(), e.getValue(), origin, lost);
+            staleReads(e.getKey(), e.getValue(), origin, stale);
         }
         return new HistoryAnalysis(history.size(), (int)history.stream().filter(OpLine::indeterminate).count(),
             byKey.size(), violations, unknown, lost.size(), lost.stream().limit(DETAILS).toList(), stale.size(),
             stale.stream().limit(DETAILS).toList(), longestUnavailableMs(history));
     }
 
-    private static void lostWrites(final int key, final List<OpLine> ops, final List<String> out)
+    private static String ms(final long nanos, final long origin)
+    {
+        return String.format("%.3f ms", (nanos - origin) / 1e6);
+    }
+
+    private static void lostWrites(final int key, final List<OpLine> ops, final long origin, final List<String> out)
     {
         final Set<String> read = new HashSet<>();
         for (final OpLine op : ops)
@@ -93,12 +101,12 @@ record HistoryAnalysis(int operations, int indeterminate, int keys, Map<Integer,
             if (w.complete() == lastAcknowledged && lastUnknown < w.invoke())
             {
                 out.add("key " + key + ": " + w.op() + " of " + w.value() + " by p" + w.process() + " acknowledged at " +
-                    w.complete() + " ns, never read, nothing after it could overwrite it");
+                    ms(w.complete(), origin) + ", never read, nothing after it could overwrite it");
             }
         }
     }
 
-    private static void staleReads(final int key, final List<OpLine> ops, final List<String> out)
+    private static void staleReads(final int key, final List<OpLine> ops, final long origin, final List<String> out)
     {
         final Map<String, OpLine> writerOf = new HashMap<>();
         final List<OpLine> acked = new ArrayList<>();
@@ -138,8 +146,9 @@ record HistoryAnalysis(int operations, int indeterminate, int keys, Map<Integer,
             final int before = countBelow(completes, g.invoke());
             if (before > 0 && maxInvoke[before - 1] > writer.complete())
             {
-                out.add("key " + key + ": p" + g.process() + " read " + g.value() + " at [" + g.invoke() + ", " +
-                    g.complete() + "] ns; it was acknowledged at " + writer.complete() + " ns and overwritten before the read");
+                out.add("key " + key + ": p" + g.process() + " read " + g.value() + " at [" + ms(g.invoke(), origin) +
+                    ", " + ms(g.complete(), origin) + "]; it was acknowledged at " + ms(writer.complete(), origin) +
+                    " and overwritten before the read");
             }
         }
     }

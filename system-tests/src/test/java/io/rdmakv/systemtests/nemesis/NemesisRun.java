@@ -141,7 +141,7 @@ final class NemesisRun
         note("final reads done");
         history.sort(Comparator.comparingLong(OpLine::invoke));
         dump(work.resolve(prefix + "merged.history"), history);
-        return new PhaseResult(fault, pass, rounds, HistoryAnalysis.of(history, new LinearizabilityChecker()),
+        return new PhaseResult(fault, pass, rounds, HistoryAnalysis.of(history, new LinearizabilityChecker(), origin),
             List.copyOf(timeline), error);
     }
 

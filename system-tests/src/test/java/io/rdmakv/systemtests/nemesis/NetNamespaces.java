@@ -30,12 +30,13 @@ final class NetNamespaces implements AutoCloseable
     /** Why the suite cannot run here, or null when it can: it needs root, {@code ip netns} and {@code nft}. */
     static String unavailableReason()
     {
-        if (!"root".equals(System.getProperty("user.name")))
-        {
-            return "the nemesis suite needs root for network namespaces (running as " + System.getProperty("user.name") + ")";
-        }
         try
         {
+            final String uid = Sh.tryRun("id", "-u").output();
+            if (!"0".equals(uid))
+            {
+                return "the nemesis suite needs root for network namespaces and nftables (running as uid " + uid + ")";
+            }
             if (Sh.tryRun("ip", "netns", "list").rc() != 0)
             {
                 return "'ip netns list' fails here: no network namespaces";
@@ -47,7 +48,7 @@ final class NetNamespaces implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
-            return "cannot run ip or nft: " + e.getMessage();
+            return "cannot run ip or nft (scripts/setup.sh installs iproute2 and nftables): " + e.getMessage();
         }
         return null;
     }
