@@ -20,6 +20,8 @@ final class NetNamespaces implements AutoCloseable
     static final String CONTROL_LINK = PREFIX + "ctl";
     static final String CONTROL_ADDRESS = "198.18.0.2";
 
+    private static final java.util.concurrent.atomic.AtomicBoolean HOOK = new java.util.concurrent.atomic.AtomicBoolean();
+
     /** Member name (e.g. "zk0", "n1", "c0") to its address. */
     private final Map<String, String> members = new LinkedHashMap<>();
 
@@ -57,6 +59,11 @@ final class NetNamespaces implements AutoCloseable
     static NetNamespaces create()
     {
         cleanUp();
+        if (HOOK.compareAndSet(false, true))
+        {
+            // an interrupted run (Ctrl-C, SIGTERM) must not leave processes and namespaces behind
+            Runtime.getRuntime().addShutdownHook(new Thread(NetNamespaces::cleanUp, "nemesis-clean-up"));
+        }
         final NetNamespaces ns = new NetNamespaces();
         try
         {
