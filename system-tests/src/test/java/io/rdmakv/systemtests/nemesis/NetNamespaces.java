@@ -1,5 +1,11 @@
 package io.rdmakv.systemtests.nemesis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,14 +25,18 @@ final class NetNamespaces implements AutoCloseable
     static final String HUB = PREFIX + "hub";
     static final String CONTROL_LINK = PREFIX + "ctl";
     static final String CONTROL_ADDRESS = "198.18.0.2";
+    static final String LOCK_FILE = "/tmp/rkvn-nemesis.lock";
 
     private static final java.util.concurrent.atomic.AtomicBoolean HOOK = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** Member name (e.g. "zk0", "n1", "c0") to its address. */
     private final Map<String, String> members = new LinkedHashMap<>();
 
-    private NetNamespaces()
+    private final FileLock lock;
+
+    private NetNamespaces(final FileLock lock)
     {
+        this.lock = lock;
     }
 
     /** Why the suite cannot run here, or null when it can: it needs root, {@code ip netns} and {@code nft}. */
@@ -58,13 +68,14 @@ final class NetNamespaces implements AutoCloseable
     /** Creates the hub, its bridge and the control link (after removing what an earlier run left). */
     static NetNamespaces create()
     {
+        final FileLock lock = lock();
         cleanUp();
         if (HOOK.compareAndSet(false, true))
         {
             // an interrupted run (Ctrl-C, SIGTERM) must not leave processes and namespaces behind
             Runtime.getRuntime().addShutdownHook(new Thread(NetNamespaces::cleanUp, "nemesis-clean-up"));
         }
-        final NetNamespaces ns = new NetNamespaces();
+        final NetNamespaces ns = new NetNamespaces(lock);
         try
         {
             Sh.run("ip", "netns", "add", HUB);
@@ -79,8 +90,29 @@ final class NetNamespaces implements AutoCloseable
         }
         catch (final RuntimeException e)
         {
-            cleanUp();
+            ns.close();
             throw e;
+        }
+    }
+
+    /** Takes {@value #LOCK_FILE}: a second run on the machine would remove this one's namespaces. */
+    private static FileLock lock()
+    {
+        try
+        {
+            final FileChannel channel = FileChannel.open(Path.of(LOCK_FILE), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+            final FileLock lock = channel.tryLock();
+            if (lock == null)
+            {
+                channel.close();
+                throw new IllegalStateException("another nemesis run holds " + LOCK_FILE + "; one run per machine");
+            }
+            return lock;
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("cannot lock " + LOCK_FILE, e);
         }
     }
 
@@ -150,6 +182,20 @@ final class NetNamespaces implements AutoCloseable
     @Override
     public void close()
     {
-        cleanUp();
+        try
+        {
+            cleanUp();
+        }
+        finally
+        {
+            try
+            {
+                lock.channel().close();
+            }
+            catch (final IOException e)
+            {
+                // the lock goes with the process anyway
+            }
+        }
     }
 }
