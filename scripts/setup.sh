@@ -5,6 +5,8 @@
 # its own instance on loopback; a service the package may start is left alone).
 set -euo pipefail
 PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers prometheus redis-server"
+# the nemesis suite (scripts/nemesis.sh, NemesisTest): network namespaces and veths (ip), drop rules (nft)
+PKGS="$PKGS iproute2 nftables"
 missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "[setup] installing:" $missing
