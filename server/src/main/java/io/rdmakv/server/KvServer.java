@@ -83,6 +83,9 @@ public final class KvServer implements AutoCloseable, MapApplier
     private final Thread agentThread;
     private final boolean memoryWindows;
     private volatile boolean shuttingDown;
+    /** Whether this node may serve (a node of a ZooKeeper cluster: {@code NodeCurrency}); always, otherwise. */
+    private volatile java.util.function.BooleanSupplier current = () -> true;
+    private volatile java.util.function.Supplier<String> notCurrentWhy = () -> "current";
     private boolean closed;
     private RegionCopier copier;
 
@@ -153,7 +156,7 @@ public final class KvServer implements AutoCloseable, MapApplier
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
         admission = new Admission(config.authToken(), context.providerName());
-        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap);
+        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving);
         context.onFatal(health::fatal);
         listener.start();
     }
@@ -233,6 +236,11 @@ public final class KvServer implements AutoCloseable, MapApplier
         {
             return Admission.refused(ReasonCode.SHUTTING_DOWN, "node " + config.nodeId() + " is shutting down");
         }
+        if (!current.getAsBoolean())
+        {
+            return Admission.refused(ReasonCode.NOT_CURRENT, "node " + config.nodeId() + " cannot confirm it is " +
+                "current in its cluster (" + notCurrentWhy.get() + "): ask another node");
+        }
         final BootstrapListener.Outcome refusal = admission.refusal(hello, socket);
         return refusal != null ? refusal : opener.open(hello, socket);
     }
@@ -286,6 +294,60 @@ public final class KvServer implements AutoCloseable, MapApplier
         }
         clusterMap = map.node(config.nodeId()) == null ? null : map;
         return fenced;
+    }
+
+    /**
+     * Serves only while {@code current} says so: HELLO is refused with {@code NOT_CURRENT} (saying {@code why}),
+     * heartbeats are not answered (clients' read leases run out), and a session registered while it is false is
+     * fenced at once. {@link #selfFence} fences those already open when it lapses. Call before clients come.
+     */
+    public void followCurrency(final java.util.function.BooleanSupplier current,
+        final java.util.function.Supplier<String> why)
+    {
+        this.current = current;
+        this.notCurrentWhy = why;
+        agent.admitOnlyWhile(this::serving);
+    }
+
+    /** Whether the node serves now: not shutting down, and current. */
+    public boolean serving()
+    {
+        return !shuttingDown && current.getAsBoolean();
+    }
+
+    /**
+     * Fences every session now (queue pairs to ERR, windows revoked, their unreferenced space reclaimed), because
+     * the node cannot vouch for what it serves: {@code why}. Waits for the control agent (bounded).
+     *
+     * @return the sessions fenced, or -1 when the agent did not answer in time
+     */
+    public int selfFence(final String why)
+    {
+        try
+        {
+            return agent.fenceAll(why).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+        catch (final ExecutionException | TimeoutException e)
+        {
+            LOG.log(System.Logger.Level.ERROR, "cannot fence the sessions (" + why + "): " + e, e);
+            return -1;
+        }
+    }
+
+    /**
+     * Stops serving ahead of a shutdown, before the node leaves its cluster: HELLO refused, heartbeats unanswered,
+     * every session fenced. So the node serves nobody once its successor can be promoted.
+     */
+    public void withdraw()
+    {
+        shuttingDown = true;
+        agent.execute(agent::announceShutdown);
+        selfFence("the node is shutting down");
     }
 
     /** Sessions fenced because a map of a newer epoch was applied. */

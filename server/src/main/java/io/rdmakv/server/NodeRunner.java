@@ -141,6 +141,11 @@ final class NodeRunner
         out.println("kvserver: shutting down");
         out.flush();
         final long t0 = System.nanoTime();
+        if (cluster != null)
+        {
+            // serve nobody before leaving: the coordinator may promote a successor once the member znode is gone
+            server.withdraw();
+        }
         closeQuietly(cluster);
         server.close();
         if (endpoint != null)
@@ -162,11 +167,11 @@ final class NodeRunner
 
     /**
      * What readiness requires besides start-up: listeners that can accept, and for a node of a ZooKeeper
-     * cluster ({@code role} not null) an applied map that lists it (it refuses HELLOs otherwise). A lost
-     * ZooKeeper connection changes nothing here: the node keeps serving its map.
+     * cluster ({@code role} not null) an applied map that lists it and currency (it refuses HELLOs otherwise:
+     * a node cut off from ZooKeeper, or whose session expired, is not ready).
      */
     static BooleanSupplier readyWhen(final KvServer server, final NodeRole role)
     {
-        return () -> server.health().isHealthy() && (role == null || role.inMap());
+        return () -> server.health().isHealthy() && (role == null || (role.inMap() && server.serving()));
     }
 }

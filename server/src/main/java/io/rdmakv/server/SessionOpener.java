@@ -43,11 +43,13 @@ final class SessionOpener
     private final Region region;
     private final ControlAgent agent;
     private final Supplier<ClusterMap> clusterMap;
+    private final java.util.function.BooleanSupplier serving;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
 
     SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
-        final ControlAgent agent, final Supplier<ClusterMap> clusterMap)
+        final ControlAgent agent, final Supplier<ClusterMap> clusterMap, final java.util.function.BooleanSupplier serving)
     {
+        this.serving = serving;
         this.config = config;
         this.pd = pd;
         this.cq = cq;
@@ -129,7 +131,7 @@ final class SessionOpener
                     case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
                     case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
                 }
-            });
+            }, serving);
         }
         catch (final RuntimeException e)
         {

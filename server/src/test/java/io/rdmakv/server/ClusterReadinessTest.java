@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A node of a ZooKeeper cluster is ready only while an applied map lists it; ZooKeeper down changes nothing. */
+/** A node of a ZooKeeper cluster is ready only while an applied map lists it and it can confirm it is current. */
 class ClusterReadinessTest
 {
     private static final int PARTITIONS = 8;
@@ -35,8 +35,13 @@ class ClusterReadinessTest
             role.onMap(new ClusterMap(1, PARTITIONS, List.of(me, other), 1, List.of(ReplicaGroup.single(5)),
                 groups(5)));
             assertTrue(ready.getAsBoolean(), "a spare is ready");
-            role.onZooKeeper(false);
-            assertTrue(ready.getAsBoolean(), "ZooKeeper down: still serving the map it has");
+            final java.util.concurrent.atomic.AtomicBoolean current = new java.util.concurrent.atomic.AtomicBoolean(true);
+            server.followCurrency(current::get, () -> "cut off from ZooKeeper (test)");
+            assertTrue(ready.getAsBoolean(), "current");
+            current.set(false);
+            assertFalse(ready.getAsBoolean(), "not current (ZooKeeper down, or its session unconfirmed): not ready");
+            current.set(true);
+            assertTrue(ready.getAsBoolean(), "current again");
             role.onMap(new ClusterMap(2, PARTITIONS, List.of(other), 1, List.of(ReplicaGroup.single(5)), groups(5)));
             assertFalse(ready.getAsBoolean(), "removed from the map");
             assertNull(server.clusterMap());

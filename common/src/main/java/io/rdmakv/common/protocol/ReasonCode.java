@@ -31,7 +31,13 @@ public enum ReasonCode
     /** HELLO in plaintext to a node that speaks only TLS on its bootstrap port. */
     TLS_REQUIRED(12),
     /** HELLO to a node that is not (yet, or no longer) in its cluster's map: ask another node. */
-    NOT_IN_CLUSTER(13);
+    NOT_IN_CLUSTER(13),
+    /**
+     * HELLO to a node of a ZooKeeper cluster that cannot confirm it is current (its ZooKeeper session is
+     * suspended or may have expired, or the map it holds no longer vouches for it): it may have been replaced,
+     * so it serves nobody until it is back in a current map. Ask another node.
+     */
+    NOT_CURRENT(14);
 
     private final int code;
 

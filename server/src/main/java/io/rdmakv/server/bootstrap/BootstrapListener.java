@@ -68,11 +68,16 @@ public final class BootstrapListener implements AutoCloseable
     }
 
     /**
-     * What the factory decided: the reply, and what to do when the session ends (null when no session was
-     * opened). {@code onEnd} runs on the connection's thread and must only hand the end on.
+     * What the factory decided: the reply, what to do when the session ends (null when no session was
+     * opened), and whether to answer the session's heartbeats now (null: never), which grants its read lease
+     * ({@link LeaseReader}). {@code onEnd} runs on the connection's thread and must only hand the end on.
      */
-    public record Outcome(ControlMessage reply, Consumer<SessionEnd> onEnd)
+    public record Outcome(ControlMessage reply, Consumer<SessionEnd> onEnd, java.util.function.BooleanSupplier answer)
     {
+        public Outcome(final ControlMessage reply, final Consumer<SessionEnd> onEnd)
+        {
+            this(reply, onEnd, null);
+        }
     }
 
     private final ServerSocket server;
@@ -358,7 +363,7 @@ public final class BootstrapListener implements AutoCloseable
             {
                 return;
             }
-            end = new LeaseReader(socket, leaseTimeoutNanos).hold();
+            end = new LeaseReader(socket, leaseTimeoutNanos, outcome.answer()).hold();
         }
         catch (final SocketTimeoutException e)
         {

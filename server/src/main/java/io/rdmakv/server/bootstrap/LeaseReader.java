@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  * client sends a HEARTBEAT (a header alone) every interval, and each one that arrives whole renews the lease
  * for {@code leaseTimeoutNanos}. Bytes that do not complete a frame renew nothing, so a trickle does not
  * keep a lease. Anything but a well-formed HEARTBEAT ends the session, as does the connection's end.
+ * Each HEARTBEAT is sent back as it came while {@code answer} says the node serves: that grants the client
+ * its read lease (see {@code HeartbeatMessage}); a node that cannot vouch for itself stays silent.
  * Runs on the connection's own (virtual) thread; blocking reads with a timeout are its clock.
  */
 final class LeaseReader
@@ -24,12 +26,15 @@ final class LeaseReader
     private final Socket socket;
     private final long leaseTimeoutNanos;
     private final byte[] frame = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
+    private final java.util.function.BooleanSupplier answer;
     private long heartbeats;
 
-    LeaseReader(final Socket socket, final long leaseTimeoutNanos)
+    /** @param answer whether to send each heartbeat back now (null: never) */
+    LeaseReader(final Socket socket, final long leaseTimeoutNanos, final java.util.function.BooleanSupplier answer)
     {
         this.socket = socket;
         this.leaseTimeoutNanos = leaseTimeoutNanos;
+        this.answer = answer;
     }
 
     /** Reads heartbeats until the lease ends; returns how it ended. */
@@ -75,6 +80,11 @@ final class LeaseReader
                 }
                 heartbeats++;
                 renewedAt = System.nanoTime();
+                if (answer != null && answer.getAsBoolean())
+                {
+                    socket.getOutputStream().write(frame);
+                    socket.getOutputStream().flush();
+                }
             }
         }
         catch (final IOException e)

@@ -11,6 +11,15 @@ public interface ClusterView
     /** Whether the ZooKeeper connection is up (false without ZooKeeper). */
     boolean zooKeeperConnected();
 
+    /**
+     * Whether the node can confirm it is current and serves ({@link NodeCurrency}); true without ZooKeeper
+     * (nothing can depose such a node).
+     */
+    default boolean current()
+    {
+        return true;
+    }
+
     /** Diff passes this node ran as a copying node. */
     long copyPasses();
 

@@ -28,6 +28,11 @@ import static java.lang.System.Logger.Level.WARNING;
  * ({@link CuratorCache} events), becoming leader and a reconnection {@link #poke} it; pokes while a run is
  * queued fold into that run. Right after becoming leader it plans every change but creation; the first map
  * is created only {@code settleMs} later, so that nodes starting together land in one map.
+ *
+ * <p>A map that takes a group's primary away (a failover, or the group lost) is written only once the promotion wait
+ * ({@link FencingBounds#promotionWaitNanos()}) has passed since this coordinator first planned it: by then the
+ * gone primary has fenced itself and every read lease it granted has ended, so nobody reads or writes it
+ * after its successor serves. Other changes are written at once.
  */
 final class Coordinator implements AutoCloseable
 {
@@ -48,12 +53,17 @@ final class Coordinator implements AutoCloseable
     private volatile boolean leading;
     private volatile boolean closed;
     private volatile long leaderSinceNanos;
+    private final java.util.function.LongSupplier promotionWaitNanos;
+    /** When a failover was first planned and not yet written (0: none pending); work thread only. */
+    private volatile long failoverPlannedAtNanos;
     /** Runs before each map write (tests: to write the map under the coordinator's feet). */
     volatile Runnable beforeWrite = () -> { };
 
     Coordinator(final CuratorFramework client, final ScheduledExecutorService work, final int nodeId,
-        final int replicas, final int partitions, final long settleMs)
+        final int replicas, final int partitions, final long settleMs,
+        final java.util.function.LongSupplier promotionWaitNanos)
     {
+        this.promotionWaitNanos = promotionWaitNanos;
         this.client = client;
         this.work = work;
         this.nodeId = nodeId;
@@ -66,6 +76,7 @@ final class Coordinator implements AutoCloseable
     void lead()
     {
         leaderSinceNanos = System.nanoTime();
+        failoverPlannedAtNanos = 0;
         leading = true;
         LOG.log(INFO, "node " + nodeId + " is the coordinator");
         poke();
@@ -159,9 +170,16 @@ final class Coordinator implements AutoCloseable
             final Stat stat = new Stat();
             final StoredMap stored = readMap(stat);
             final ClusterMap current = stored == null ? null : stored.map();
+            final List<MemberInfo> live = readMembers();
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
-                replicas, partitions, readMembers(), readReports(), settled);
+                replicas, partitions, live, readReports(), settled);
             if (plan == null)
+            {
+                failoverPlannedAtNanos = 0;
+                return;
+            }
+            final List<Integer> gone = gonePrimaries(current, plan.map(), live);
+            if (!gone.isEmpty() && !promotionWaitOver(plan))
             {
                 return;
             }
@@ -175,7 +193,7 @@ final class Coordinator implements AutoCloseable
                 }
                 else
                 {
-                    client.setData().withVersion(stat.getVersion()).forPath(ZkPaths.MAP, json);
+                    write(stat.getVersion(), json, gone);
                 }
             }
             catch (final KeeperException.BadVersionException | KeeperException.NodeExistsException e)
@@ -186,8 +204,87 @@ final class Coordinator implements AutoCloseable
             }
             mapsWritten.incrementAndGet();
             failovers.addAndGet(plan.failovers());
+            if (!gone.isEmpty())
+            {
+                failoverPlannedAtNanos = 0;
+            }
             LOG.log(INFO, "cluster map epoch " + plan.map().epoch() + ": " + plan.change());
         }
+    }
+
+    /**
+     * Writes the map over version {@code version}; for each of {@code gone} (primaries this map replaces that
+     * are not registered), in the same transaction, creates and deletes its member znode: the write fails with
+     * NodeExists if one came back meanwhile, so a node registered under a live session is never replaced
+     * (a node whose session expired counts on it: {@code ZkMembership#onNewSession}).
+     */
+    private void write(final int version, final byte[] json, final List<Integer> gone) throws Exception
+    {
+        if (gone.isEmpty())
+        {
+            client.setData().withVersion(version).forPath(ZkPaths.MAP, json);
+            return;
+        }
+        final List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new ArrayList<>();
+        for (final int id : gone)
+        {
+            ops.add(client.transactionOp().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+                .forPath(ZkPaths.member(id)));
+            ops.add(client.transactionOp().delete().forPath(ZkPaths.member(id)));
+        }
+        ops.add(client.transactionOp().setData().withVersion(version).forPath(ZkPaths.MAP, json));
+        client.transaction().forOperations(ops);
+    }
+
+    /** The primaries of {@code current} that {@code next} replaces and that are not registered now. */
+    static List<Integer> gonePrimaries(final ClusterMap current, final ClusterMap next, final List<MemberInfo> live)
+    {
+        final List<Integer> gone = new ArrayList<>();
+        if (current == null || current.isSimple())
+        {
+            return gone;
+        }
+        for (final io.rdmakv.common.cluster.ReplicaGroup before : current.groups())
+        {
+            if (before.lost())
+            {
+                continue;
+            }
+            final int primary = before.primary();
+            final boolean registered = live.stream().anyMatch(m -> m.id() == primary);
+            for (final io.rdmakv.common.cluster.ReplicaGroup after : next.groups())
+            {
+                if (after.id() == before.id() && (after.lost() || after.primary() != primary) && !registered &&
+                    !gone.contains(primary))
+                {
+                    gone.add(primary);
+                }
+            }
+        }
+        return gone;
+    }
+
+    /**
+     * Whether the promotion wait has passed since a map that removes a primary (a failover, or a group lost) was
+     * first planned; if not, plans again when it will have.
+     */
+    private boolean promotionWaitOver(final MapPlanner.Plan plan)
+    {
+        final long now = System.nanoTime();
+        if (failoverPlannedAtNanos == 0)
+        {
+            failoverPlannedAtNanos = now;
+            LOG.log(INFO, "coordinator: " + plan.change() + " — writing it in " +
+                TimeUnit.NANOSECONDS.toMillis(promotionWaitNanos.getAsLong()) + " ms (the promotion wait: the " +
+                "gone primary has fenced itself and its read leases have ended by then)");
+        }
+        final long left = failoverPlannedAtNanos + promotionWaitNanos.getAsLong() - now;
+        if (left > 0)
+        {
+            schedule(this::poke, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            return false;
+        }
+        return true;
     }
 
     private StoredMap readMap(final Stat stat) throws Exception

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>if the node is copying in its group, it catches up on a worker thread ({@link CopyLoop}) and reports
  *       {@code bulk}, or, once the group is sealed, {@code final}.</li>
  * </ol>
- * A lost ZooKeeper connection changes nothing but {@link #zooKeeperConnected}: the node keeps serving the
- * map it applied (the data path goes on; membership changes wait).
+ * A lost ZooKeeper connection is reported here ({@link #zooKeeperConnected}); the node's currency ({@link
+ * NodeCurrency}, watched apart) decides whether it serves.
  */
 public final class NodeRole implements MembershipListener, ClusterView, AutoCloseable
 {
@@ -32,6 +32,7 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     private volatile ClusterMap applied;
     private volatile ReplicaRole role = ReplicaRole.NONE;
     private volatile boolean zooKeeperConnected;
+    private volatile java.util.function.BooleanSupplier current = () -> true;
     private boolean windowsWarned;
 
     /**
@@ -126,8 +127,8 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     {
         zooKeeperConnected = connected;
         LOG.log(connected ? System.Logger.Level.INFO : System.Logger.Level.WARNING, connected ?
-            "ZooKeeper connected" : "ZooKeeper disconnected: serving the map of epoch " + epoch() +
-            " until it is back (membership changes wait)");
+            "ZooKeeper connected" : "ZooKeeper disconnected at the map of epoch " + epoch() + ": the node stops " +
+            "serving (it cannot confirm it is current) until it is back");
     }
 
     /** The map applied last, or null. */
@@ -159,6 +160,18 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     public boolean zooKeeperConnected()
     {
         return zooKeeperConnected;
+    }
+
+    /** Reports currency from {@code current} ({@link NodeCurrency#current()}). */
+    public void followCurrency(final java.util.function.BooleanSupplier current)
+    {
+        this.current = current;
+    }
+
+    @Override
+    public boolean current()
+    {
+        return current.getAsBoolean();
     }
 
     @Override

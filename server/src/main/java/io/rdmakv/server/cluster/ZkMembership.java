@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -42,7 +43,10 @@ import static java.lang.System.Logger.Level.WARNING;
  *       change of the connection, on one thread in order;</li>
  *   <li>writes this node's {@link SyncReport} to {@code sync/<id>} when it copies a replica.</li>
  * </ul>
- * While ZooKeeper is unreachable the node keeps its current map: nothing here stops the data path.
+ * It also keeps the node's {@link NodeCurrency}: the connection state, a round trip to ZooKeeper every
+ * probe interval (confirmed only in the trusted session), and whether the map served vouches for the node. A
+ * new session (the old one expired) is trusted at once for round trips, but the node serves nothing until it
+ * is registered again and has applied the newest map ({@link #onNewSession}).
  */
 public final class ZkMembership implements AutoCloseable
 {
@@ -50,6 +54,16 @@ public final class ZkMembership implements AutoCloseable
 
     private final ZkOptions options;
     private final MemberInfo self;
+    private final NodeCurrency currency;
+    private final ScheduledExecutorService probes;
+    /** The ZooKeeper session the node's current incarnation joined under (0: none yet). */
+    private volatile long trustedSession;
+    private final Object vouchLock = new Object();
+    /** After a new session: the newest map's epoch once registered again (MAX_VALUE: not yet); under vouchLock. */
+    private long rejoinEpoch;
+    /** The map last handed to the listener (applied) and the incarnation it placed this node under. */
+    private ClusterMap appliedMap;
+    private Long appliedIncarnation;
     private final MembershipListener listener;
     private final CuratorFramework client;
     private final ExecutorService events;
@@ -67,14 +81,17 @@ public final class ZkMembership implements AutoCloseable
     private CuratorCache mapCache;
     private CuratorCache membersCache;
     private CuratorCache syncCache;
-    private PersistentNode memberNode;
+    private volatile PersistentNode memberNode;
     private LeaderLatch latch;
 
-    private ZkMembership(final ZkOptions options, final MemberInfo self, final MembershipListener listener)
+    private ZkMembership(final ZkOptions options, final MemberInfo self, final MembershipListener listener,
+        final NodeCurrency currency)
     {
         this.options = Objects.requireNonNull(options, "options");
         this.self = Objects.requireNonNull(self, "self");
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.currency = Objects.requireNonNull(currency, "currency");
+        this.probes = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-probe-" + self.id()));
         this.events = Executors.newSingleThreadExecutor(daemon("rdmakv-zk-events-" + self.id()));
         this.work = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-work-" + self.id()));
         this.client = CuratorFrameworkFactory.builder()
@@ -95,7 +112,15 @@ public final class ZkMembership implements AutoCloseable
     public static ZkMembership start(final ZkOptions options, final MemberInfo self, final MembershipListener listener)
         throws IOException
     {
-        final ZkMembership m = new ZkMembership(options, self, listener);
+        return start(options, self, listener, new NodeCurrency(FencingBounds.ofMillis(options.sessionTimeoutMs(),
+            io.rdmakv.server.ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS)));
+    }
+
+    /** {@link #start(ZkOptions, MemberInfo, MembershipListener)}, keeping {@code currency} for the node. */
+    public static ZkMembership start(final ZkOptions options, final MemberInfo self, final MembershipListener listener,
+        final NodeCurrency currency) throws IOException
+    {
+        final ZkMembership m = new ZkMembership(options, self, listener, currency);
         try
         {
             m.begin();
@@ -130,10 +155,22 @@ public final class ZkMembership implements AutoCloseable
             throw new IOException("cannot reach ZooKeeper at " + options.connectString() + " within " +
                 connectWaitMs + " ms");
         }
+        final int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        if (negotiated != options.sessionTimeoutMs())
+        {
+            LOG.log(WARNING, "node " + self.id() + ": ZooKeeper negotiated a session timeout of " + negotiated +
+                " ms, not the " + options.sessionTimeoutMs() + " ms asked for: the fencing bounds follow " +
+                negotiated + " ms (every node of a cluster must have the same)");
+        }
+        currency.bounds(FencingBounds.ofMillis(negotiated, currency.bounds().heartbeatIntervalNanos()));
+        trustedSession = client.getZookeeperClient().getZooKeeper().getSessionId();
+        final long probeMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(currency.bounds().probeIntervalNanos()));
+        probes.scheduleAtFixedRate(this::probe, 0, probeMs, TimeUnit.MILLISECONDS);
+        LOG.log(INFO, "node " + self.id() + ": fencing bounds " + currency.bounds());
         settings = ClusterJoin.ensureConfig(client, options);
         ClusterJoin.waitOutEarlierSelf(client, options, self);
         coordinator = new Coordinator(client, work, self.id(), settings.replicas(), settings.partitions(),
-            options.settleMs());
+            options.settleMs(), () -> currency.bounds().promotionWaitNanos());
         mapCache = CuratorCache.build(client, ZkPaths.MAP);
         mapCache.listenable().addListener(CuratorCacheListener.builder()
             .forCreatesAndChanges((before, after) -> onMapData(after)).build());
@@ -171,10 +208,122 @@ public final class ZkMembership implements AutoCloseable
             settings.replicas() + ", " + settings.partitions() + " partitions) in ZooKeeper at " + options.connectString());
     }
 
+    /**
+     * One round trip to ZooKeeper (an exists of the root, on the raw handle: no retry, no other session): when it
+     * succeeds in the trusted session, the node is confirmed current as of its sending.
+     */
+    private void probe()
+    {
+        try
+        {
+            final org.apache.zookeeper.ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            final long session = zk.getSessionId();
+            final long sentAt = System.nanoTime();
+            zk.exists("/", false, (rc, path, ctx, stat) ->
+            {
+                if (rc == KeeperException.Code.OK.intValue() && session == trustedSession && session != 0)
+                {
+                    currency.confirmed(sentAt);
+                }
+            }, null);
+        }
+        catch (final Exception e)
+        {
+            // not connected now: nothing confirmed; the next probe tries again
+        }
+    }
+
+    /**
+     * The connection is up in a session other than the trusted one: the old session expired, and the node may
+     * have been replaced meanwhile. It serves nothing until its member znode is back under the new session and
+     * it has applied the newest map written before that ({@link #rejoin}): a coordinator promotes a successor
+     * only with the gone node's member znode absent (checked in the same transaction as the map write), so no
+     * map written after that can replace it while this session lives.
+     */
+    private void onNewSession(final long session)
+    {
+        synchronized (vouchLock)
+        {
+            trustedSession = session;
+            rejoinEpoch = Long.MAX_VALUE;
+            currency.vouched(false);
+        }
+        LOG.log(WARNING, "node " + self.id() + ": ZooKeeper session expired; serving nothing until it is registered " +
+            "again and has the newest map");
+        Thread.ofVirtual().name("rdmakv-zk-rejoin-" + self.id()).start(() -> rejoin(session));
+    }
+
+    /** See {@link #onNewSession}: waits for the member znode under {@code session}, then reads the newest map. */
+    private void rejoin(final long session)
+    {
+        while (!closed.get() && trustedSession == session)
+        {
+            try
+            {
+                final Stat stat = client.checkExists().forPath(ZkPaths.member(self.id()));
+                if (stat != null && stat.getEphemeralOwner() == session)
+                {
+                    client.sync().forPath(ZkPaths.MAP);
+                    final StoredMap newest = StoredMap.fromJson(client.getData().forPath(ZkPaths.MAP));
+                    synchronized (vouchLock)
+                    {
+                        if (trustedSession == session)
+                        {
+                            rejoinEpoch = newest.map().epoch();
+                            final ClusterMap applied = appliedMap;
+                            if (applied != null && applied.epoch() >= rejoinEpoch)
+                            {
+                                currency.vouched(vouches(appliedIncarnation));
+                            }
+                        }
+                    }
+                    LOG.log(INFO, "node " + self.id() + ": registered again under a new ZooKeeper session; the newest " +
+                        "map is epoch " + newest.map().epoch());
+                    return;
+                }
+            }
+            catch (final Exception e)
+            {
+                LOG.log(DEBUG, "node " + self.id() + ": rejoining: " + e);
+            }
+            try
+            {
+                Thread.sleep(50);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Whether a map that places this node under {@code placed} (null: in no group) vouches for it. */
+    private boolean vouches(final Long placed)
+    {
+        return placed == null || placed == self.incarnation();
+    }
+
     private void onConnectionState(final ConnectionState state)
     {
         final boolean up = state.isConnected();
         connected = up;
+        currency.connected(up);
+        if (up && trustedSession != 0)
+        {
+            try
+            {
+                final long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+                if (session != 0 && session != trustedSession)
+                {
+                    onNewSession(session);
+                }
+            }
+            catch (final Exception e)
+            {
+                LOG.log(WARNING, "node " + self.id() + ": cannot read its ZooKeeper session: " + e);
+            }
+        }
         // leadership follows the latch alone (it gives it up while suspended and runs again on reconnection)
         if (state == ConnectionState.RECONNECTED)
         {
@@ -224,7 +373,17 @@ public final class ZkMembership implements AutoCloseable
             }
             deliveredEpoch = map.epoch();
             currentMap = map;
-            deliver(() -> listener.onMap(map));
+            final Long placed = stored.incarnations().get(self.id());
+            deliver(() ->
+            {
+                listener.onMap(map);
+                synchronized (vouchLock)
+                {
+                    appliedMap = map;
+                    appliedIncarnation = placed;
+                    currency.vouched(map.epoch() >= rejoinEpoch && vouches(placed));
+                }
+            });
         }
         final Coordinator c = coordinator;
         if (c != null)
@@ -394,6 +553,7 @@ public final class ZkMembership implements AutoCloseable
         quietly(mapCache);
         quietly(memberNode);
         work.shutdownNow();
+        probes.shutdownNow();
         events.shutdown();
         quietly(client);
         LOG.log(INFO, "node " + self.id() + " left cluster " + options.clusterName());

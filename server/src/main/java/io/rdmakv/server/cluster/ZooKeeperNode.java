@@ -6,20 +6,26 @@ import io.rdmakv.server.ServerConfig;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A node started with {@code --zookeeper}: its {@link NodeRole} and its membership (register, elect,
- * coordinate, watch), started together and closed together. Closing leaves the cluster first (the member
- * znode goes, so the coordinator fails over at once instead of after the session timeout), then stops the
- * copy worker.
+ * A node started with {@code --zookeeper}: its {@link NodeRole}, its membership (register, elect,
+ * coordinate, watch) and its currency ({@link NodeCurrency}, watched by {@link CurrencyWatch}, which fences
+ * every session when it lapses), started together and closed together. Closing leaves the cluster first (the
+ * member znode goes, so the coordinator fails over after the promotion wait instead of the session timeout),
+ * then stops the copy worker; a node stops serving before it closes this ({@code KvServer#withdraw}).
  *
  */
 public final class ZooKeeperNode implements AutoCloseable
 {
     private final NodeRole role;
+    private final NodeCurrency currency;
+    private final CurrencyWatch watch;
     private final AutoCloseable membership;
 
-    private ZooKeeperNode(final NodeRole role, final AutoCloseable membership)
+    private ZooKeeperNode(final NodeRole role, final NodeCurrency currency, final CurrencyWatch watch,
+        final AutoCloseable membership)
     {
         this.role = role;
+        this.currency = currency;
+        this.watch = watch;
         this.membership = membership;
     }
 
@@ -39,12 +45,19 @@ public final class ZooKeeperNode implements AutoCloseable
             }
             to.report(group, epoch, finalPass);
         });
+        final NodeCurrency currency = new NodeCurrency(FencingBounds.ofMillis(config.zookeeper().sessionTimeoutMs(),
+            config.heartbeatIntervalNanos()));
+        // not current (HELLO refused, heartbeats unanswered) until the membership has confirmed its session
+        server.followCurrency(currency::current, currency::why);
+        role.followCurrency(server::serving);
+        final CurrencyWatch watch = new CurrencyWatch(currency, server::selfFence, config.nodeId());
         try
         {
-            return new ZooKeeperNode(role, membership(config, server, role, reports));
+            return new ZooKeeperNode(role, currency, watch, membership(config, server, role, reports, currency));
         }
         catch (final Exception | Error e)
         {
+            watch.close();
             role.close();
             throw e;
         }
@@ -56,12 +69,24 @@ public final class ZooKeeperNode implements AutoCloseable
         return role;
     }
 
+    /** Whether the node can confirm it is current, and the bounds it keeps (metrics, readiness). */
+    public NodeCurrency currency()
+    {
+        return currency;
+    }
+
+    /** Times the node fenced itself because it could not confirm it was current. */
+    public long selfFences()
+    {
+        return watch.selfFences();
+    }
+
     /**
      * Starts ZooKeeper membership for {@code role} (register, elect, coordinate, watch) and sets how sync reports
      * reach the coordinator. Refuses a node whose memory windows are on in a cluster that replicates.
      */
     private static AutoCloseable membership(final ServerConfig config, final KvServer server, final NodeRole role,
-        final AtomicReference<SyncReporter> reports) throws java.io.IOException
+        final AtomicReference<SyncReporter> reports, final NodeCurrency currency) throws java.io.IOException
     {
         final ServerConfig.ZooKeeper zk = config.zookeeper();
         final ZkMembership m = ZkMembership.start(
@@ -70,7 +95,7 @@ public final class ZooKeeperNode implements AutoCloseable
                 config.advertiseHost() != null ? config.advertiseHost() : config.listenHost(),
                 config.advertisePort() != 0 ? config.advertisePort() : server.port(),
                 MemberInfo.geometry(config.memoryBytes(), config.chunkSize()), INCARNATION),
-            role);
+            role, currency);
         if (m.replicas() > 1 && server.memoryWindows())
         {
             m.close();
@@ -105,6 +130,7 @@ public final class ZooKeeperNode implements AutoCloseable
         }
         finally
         {
+            watch.close();
             role.close();
         }
     }

@@ -14,6 +14,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -84,6 +85,8 @@ public final class ControlAgent implements Agent
     private int awaited;
     private volatile boolean closed;
     private volatile boolean stopping;
+    /** Whether the node serves now; a session registered while it does not is fenced at once. */
+    private volatile java.util.function.BooleanSupplier serving = () -> true;
 
     /**
      * @param repair       answers REPAIR (counts into {@code counters} too)
@@ -209,7 +212,46 @@ public final class ControlAgent implements Agent
         {
             counters.increment(ServerCounter.SESSIONS_OPENED);
             epochs.registered(session);
+            if (!session.departed() && !serving.getAsBoolean())
+            {
+                counters.increment(ServerCounter.SESSIONS_SELF_FENCED);
+                departures.departAll(List.of(session), "it was opened just as the node stopped serving", false, true);
+            }
         });
+    }
+
+    /**
+     * Fences a session registered while {@code serving} is false (checked on the agent's thread, after every
+     * {@link #fenceAll} offered before: no session slips between a check and a fence). Call before clients come.
+     */
+    public void admitOnlyWhile(final java.util.function.BooleanSupplier serving)
+    {
+        this.serving = serving;
+    }
+
+    /**
+     * Fences every session, on the agent's thread, as an expired lease fences (queue pairs to ERR and windows
+     * revoked first, then one departure batch whose unreferenced space is reclaimed): the node cannot vouch for
+     * what it serves ({@code why}). The future completes with the number fenced once done.
+     */
+    public CompletableFuture<Integer> fenceAll(final String why)
+    {
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        commands.offer(() ->
+        {
+            final List<ServerSession> all = new ArrayList<>();
+            for (final ServerSession session : sessions.all())
+            {
+                if (!session.departed())
+                {
+                    all.add(session);
+                }
+            }
+            counters.add(ServerCounter.SESSIONS_SELF_FENCED, all.size());
+            departures.departAll(all, why, false, true);
+            done.complete(all.size());
+        });
+        return done;
     }
 
     /**

@@ -59,6 +59,8 @@ public enum ServerCounter
     LEASES_EXPIRED(ServerMetric.LEASES_EXPIRED),
     /** Sessions fenced because a cluster map of a newer epoch than theirs was applied. */
     SESSIONS_FENCED_BY_EPOCH(ServerMetric.SESSIONS_FENCED_BY_EPOCH),
+    /** Sessions fenced because the node could not confirm it was current (or was shutting down). */
+    SESSIONS_SELF_FENCED(ServerMetric.SESSIONS_SELF_FENCED),
     /** Insert locks holding a value that was no live session's, cleared by the sweep. */
     STALE_LOCKS_CLEARED(ServerMetric.STALE_INSERT_LOCKS_CLEARED),
     /** A gauge: 1 when grants are written through memory windows, 0 when the data area's rkey writes. */

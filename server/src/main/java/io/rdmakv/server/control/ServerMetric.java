@@ -64,6 +64,9 @@ public enum ServerMetric
     SESSIONS_FENCED_BY_EPOCH("rdmakv_sessions_fenced_by_epoch_total", Type.COUNTER,
         "Client sessions fenced because a cluster map of a newer epoch than the one they were opened under was " +
         "applied"),
+    SESSIONS_SELF_FENCED("rdmakv_sessions_self_fenced_total", Type.COUNTER,
+        "Sessions fenced because the node could not confirm it was current in its cluster (ZooKeeper connection " +
+        "down, session unconfirmed past the bound, or shutting down)"),
     STALE_INSERT_LOCKS_CLEARED("rdmakv_stale_insert_locks_cleared_total", Type.COUNTER,
         "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep");
 

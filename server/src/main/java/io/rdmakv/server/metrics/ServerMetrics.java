@@ -220,9 +220,12 @@ public final class ServerMetrics
             .help("The node's role in the applied map: -1 in no map, 0 spare, 1 copying, 2 backup, 3 primary")
             .callback(cb -> cb.call(cluster.role().value())).build());
         add(GaugeWithCallback.builder().name("rdmakv_zookeeper_connected")
-            .help("1 while the ZooKeeper connection is up, 0 while it is down or the node runs without ZooKeeper " +
-                "(the node keeps serving its map meanwhile)")
+            .help("1 while the ZooKeeper connection is up, 0 while it is down or the node runs without ZooKeeper")
             .callback(cb -> cb.call(cluster.zooKeeperConnected() ? 1 : 0)).build());
+        add(GaugeWithCallback.builder().name("rdmakv_node_current")
+            .help("1 while the node can confirm it is current in its cluster and serves; 0 while it is fenced " +
+                "(ZooKeeper connection down, session unconfirmed past the currency bound, not yet rejoined)")
+            .callback(cb -> cb.call(cluster.current() ? 1 : 0)).build());
         add(CounterWithCallback.builder().name("rdmakv_copy_passes_total")
             .help("Diff passes this node ran against its group's primary while copying")
             .callback(cb -> cb.call(cluster.copyPasses())).build());

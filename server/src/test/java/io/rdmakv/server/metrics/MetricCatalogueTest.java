@@ -92,7 +92,11 @@ class MetricCatalogueTest
         "# HELP rdmakv_replica_role The node's role in the applied map: -1 in no map, 0 spare, 1 copying, 2 " +
             "backup, 3 primary",
         "# HELP rdmakv_zookeeper_connected 1 while the ZooKeeper connection is up, 0 while it is down or the node " +
-            "runs without ZooKeeper (the node keeps serving its map meanwhile)",
+            "runs without ZooKeeper",
+        "# HELP rdmakv_node_current 1 while the node can confirm it is current in its cluster and serves; 0 while " +
+            "it is fenced (ZooKeeper connection down, session unconfirmed past the currency bound, not yet rejoined)",
+        "# HELP rdmakv_sessions_self_fenced_total Sessions fenced because the node could not confirm it was current " +
+            "in its cluster (ZooKeeper connection down, session unconfirmed past the bound, or shutting down)",
         "# HELP rdmakv_copy_passes_total Diff passes this node ran against its group's primary while copying",
         "# HELP rdmakv_copy_slots_total Index slots those passes changed (the primary's word and block copied, or " +
             "cleared)",
@@ -103,6 +107,8 @@ class MetricCatalogueTest
         "# TYPE rdmakv_cluster_epoch gauge",
         "# TYPE rdmakv_replica_role gauge",
         "# TYPE rdmakv_zookeeper_connected gauge",
+        "# TYPE rdmakv_node_current gauge",
+        "# TYPE rdmakv_sessions_self_fenced_total counter",
         "# TYPE rdmakv_copy_passes_total counter",
         "# TYPE rdmakv_copy_slots_total counter",
         "# TYPE rdmakv_failovers_total counter",
