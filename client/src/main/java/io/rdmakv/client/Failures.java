@@ -35,6 +35,9 @@ final class Failures
                 node + " fails its checksum and did not change: the stored data is damaged; nothing was returned" +
                 (session.lane().lastRepairRefusal().isEmpty() ? "" :
                     " (the node did not repair it: " + session.lane().lastRepairRefusal() + ")"));
+            case Status.LEASE_EXPIRED -> new KvConnectionException(operation + ": the read lease on node " + node +
+                " ran out before the reads completed (the node stopped confirming it is current: it may have been " +
+                "replaced); nothing was returned");
             default -> new KvConnectionException(operation + ": " + (session.shutdownNoticed() ?
                 "node " + node + " is shutting down" : "lost the connection to node " + node) + " (" +
                 Status.name(status) + ")");

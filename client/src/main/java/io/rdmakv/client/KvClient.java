@@ -488,7 +488,9 @@ public final class KvClient implements AutoCloseable
             }
             router.dropIfBroken(session);
             router.dropBrokenChain(session.lane());
-            deadline = follower.await(router, deadline, "lost the connection to node " + session.hello().nodeId());
+            deadline = follower.await(router, deadline, status == Status.LEASE_EXPIRED ? "the read lease on node " +
+                session.hello().nodeId() + " ran out (it may have been replaced)" :
+                "lost the connection to node " + session.hello().nodeId());
         }
     }
 
@@ -529,7 +531,8 @@ public final class KvClient implements AutoCloseable
     private static boolean isTransient(final RuntimeException e)
     {
         return !(e instanceof SessionRefusedException refused) ||
-            refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.SHUTTING_DOWN.code();
+            refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.SHUTTING_DOWN.code() ||
+            refused.code() == ReasonCode.NOT_CURRENT.code();
     }
 
     /**
@@ -540,8 +543,9 @@ public final class KvClient implements AutoCloseable
     {
         // REMOTE_ERROR: the node refused a request on the queue pair (a stale view of a region that changed
         // with the map, e.g. a restarted node's): the lane is dropped, and a new one follows the new map
+        // LEASE_EXPIRED: a GET's reads completed after the session's read lease ended (the node may be deposed)
         final boolean lost = status == Status.CONNECTION_LOST || status == Status.NODE_SHUTTING_DOWN ||
-            status == Status.TIMEOUT || status == Status.REMOTE_ERROR;
+            status == Status.TIMEOUT || status == Status.REMOTE_ERROR || status == Status.LEASE_EXPIRED;
         return lost && op != Operations.COMPARE_AND_SET;
     }
 

@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -20,8 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * node fails, a replica is added or a group is sealed for a copy; every node then fences the sessions of
  * older epochs, so the client's next operation fails, and the next session it opens brings the new map in
  * its HELLO_OK ({@link StaleMapException}). This class swaps the router for one over the new map and,
- * while operations cannot proceed (a node unreachable, a group sealed), asks the nodes for their map at
- * most every {@value #PROBE_INTERVAL_MS} ms until the operation's deadline. Clients never talk to
+ * while operations cannot proceed (a node unreachable or not current, a group sealed, a read lease run out),
+ * asks all the nodes at once for their map at most every {@value #PROBE_INTERVAL_MS} ms until the
+ * operation's deadline. Clients never talk to
  * ZooKeeper: the nodes hand out the map.
  *
  * <p>Control path only (allocates); the data path reads {@link #router()}, a volatile field.
@@ -38,6 +42,8 @@ final class MapFollower implements AutoCloseable
     private final List<Router> retired = new ArrayList<>();
     private volatile Router router;
     private long lastProbeNanos;
+    /** Nodes a probe is waiting on now. */
+    private final Set<InetSocketAddress> probing = ConcurrentHashMap.newKeySet();
 
     MapFollower(final Router router, final Router.SessionOpener opener, final List<InetSocketAddress> seeds,
         final long opTimeoutNanos)
@@ -78,15 +84,18 @@ final class MapFollower implements AutoCloseable
                 " ms waiting for the cluster (map epoch " + current.map().epoch() + "): " + why);
         }
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        probe(current);
+        probe(current, due);
         return due;
     }
 
     /**
-     * Asks the nodes (the map's, then the seeds) for their map, one at a time until one has a newer map, at most
-     * every {@value #PROBE_INTERVAL_MS} ms per client.
+     * Asks the nodes (the map's, then the seeds) for their map, all at once, at most every {@value
+     * #PROBE_INTERVAL_MS} ms per client, and moves to the first newer one that comes back; waits no longer than
+     * {@code due} (the operation's deadline) and no longer than the slowest answer. A node that does not answer
+     * (stopped, cut off) therefore costs nothing while another has the map; a probe still waiting on a node is
+     * not doubled by the next one.
      */
-    private void probe(final Router current)
+    private void probe(final Router current, final long due)
     {
         synchronized (this)
         {
@@ -103,28 +112,61 @@ final class MapFollower implements AutoCloseable
             addresses.add(new InetSocketAddress(node.host(), node.port()));
         }
         addresses.addAll(seeds);
-        ClusterMap newest = current.map();
+        final BlockingQueue<Answer> answers = new LinkedBlockingQueue<>();
+        int asked = 0;
         for (final InetSocketAddress address : addresses)
         {
-            if (newest != current.map())
+            if (!probing.add(address))
             {
-                break; // one node with a newer map is enough: each probe opens a whole session with a node
+                continue; // the last probe of that node still waits for it
             }
-            try (Session probe = opener.open(address.isUnresolved() ?
-                new InetSocketAddress(address.getHostString(), address.getPort()) : address))
+            asked++;
+            Thread.ofVirtual().name("rdmakv-map-probe").start(() -> answers.add(ask(address)));
+        }
+        ClusterMap newest = current.map();
+        try
+        {
+            for (int i = 0; i < asked; i++)
             {
-                final ClusterMap seen = probe.hello().clusterMap();
-                if (seen != null && seen.epoch() > newest.epoch())
+                final Answer answer = answers.poll(Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (answer == null)
                 {
-                    newest = seen;
+                    break; // the operation's deadline: await reports it
+                }
+                if (answer.map() != null && answer.map().epoch() > newest.epoch())
+                {
+                    newest = answer.map();
+                    break; // one node with a newer map is enough
                 }
             }
-            catch (final RuntimeException e)
-            {
-                // that node is down, not in the cluster, or refusing: ask the next
-            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
         }
         swap(current, newest);
+    }
+
+    private record Answer(ClusterMap map)
+    {
+    }
+
+    /** One node's map (a session opened for its HELLO_OK and closed), or an answer without one. */
+    private Answer ask(final InetSocketAddress address)
+    {
+        try (Session probe = opener.open(address.isUnresolved() ?
+            new InetSocketAddress(address.getHostString(), address.getPort()) : address))
+        {
+            return new Answer(probe.hello().clusterMap());
+        }
+        catch (final RuntimeException e)
+        {
+            return new Answer(null); // that node is down, not in the cluster, not current, or refusing
+        }
+        finally
+        {
+            probing.remove(address);
+        }
     }
 
     private boolean swap(final Router seenBy, final ClusterMap map)

@@ -34,6 +34,7 @@ final class BatchGet
     private final CachedSlot cached;
     private final LaneCounters counters;
     private final NanoClock clock;
+    private ReadLease lease = ReadLease.UNENFORCED;
     private final long trustNanos;
     private final CachedSlot.Entry entry = new CachedSlot.Entry();
     private final KeyLocation[] keys = new KeyLocation[LaneBuffers.BATCH];
@@ -42,6 +43,12 @@ final class BatchGet
     private final int[] outcome = new int[LaneBuffers.BATCH];
     private final long[] slotAddress = new long[LaneBuffers.BATCH];
     private final long[] word = new long[LaneBuffers.BATCH];
+
+    /** Reads under {@code lease} from now on (set once, when the session opens). */
+    void lease(final ReadLease lease)
+    {
+        this.lease = lease;
+    }
 
     BatchGet(final MemorySegment mem, final BatchRequests requests, final RemoteIndex remote, final CachedSlot cached,
         final LaneCounters counters, final NanoClock clock, final long trustNanos)
@@ -113,7 +120,12 @@ final class BatchGet
         {
             return requests.failure();
         }
-        final boolean inTime = clock.nanoTime() - start < trustNanos;
+        final long done = clock.nanoTime();
+        if (!lease.heldAt(done))
+        {
+            return Status.LEASE_EXPIRED;
+        }
+        final boolean inTime = done - start < trustNanos;
         for (int i = 0; i < count; i++)
         {
             if (mode[i] == GROUPS && outcome[i] == PENDING && word[i] != SlotWord.EMPTY && inTime &&

@@ -92,6 +92,35 @@ final class BootstrapConnection implements AutoCloseable
         out.flush();
     }
 
+    /**
+     * Reads what the node sends back after HELLO_OK on a virtual thread of its own, until the connection ends:
+     * each HEARTBEAT answered goes to {@code answered} (its count). Anything else ends the reading; so does
+     * {@link #close}.
+     */
+    void readAnswers(final java.util.function.LongConsumer answered, final String name)
+    {
+        Thread.ofVirtual().name(name).start(() ->
+        {
+            try
+            {
+                socket.setSoTimeout(0);
+                final java.io.InputStream in = socket.getInputStream();
+                while (true)
+                {
+                    if (!(ControlCodec.read(in) instanceof io.rdmakv.common.protocol.HeartbeatMessage heartbeat))
+                    {
+                        return;
+                    }
+                    answered.accept(heartbeat.requestId());
+                }
+            }
+            catch (final IOException | RuntimeException e)
+            {
+                // the connection ended (closed, or the node fenced the session): no more answers
+            }
+        });
+    }
+
     @Override
     public void close() throws IOException
     {

@@ -148,6 +148,12 @@ final class CachedSlot
         return clock.nanoTime() - startNanos < trustNanos;
     }
 
+    /** {@link #inTime(long)} with the clock already read: {@code nowNanos}. */
+    boolean inTime(final long startNanos, final long nowNanos)
+    {
+        return nowNanos - startNanos < trustNanos;
+    }
+
     long now()
     {
         return clock.nanoTime();

@@ -7,7 +7,9 @@ import org.agrona.concurrent.NanoClock;
  * still holds the cached word and the block is the key's (1 round trip). Otherwise READ both candidate
  * groups (one doorbell), then the block of each fingerprint match until one holds the key (2 round
  * trips). A result is trusted only if its reads took less than half the grace period (a block cannot
- * have been reused in that time); a slower or torn read is retried.
+ * have been reused in that time); a slower or torn read is retried. In a replicated cluster a result, found
+ * or absent, is returned only if the session's read lease held when its reads completed ({@link ReadLease}:
+ * the same clock read as the grace check); else {@link Status#LEASE_EXPIRED}.
  */
 final class GetProtocol
 {
@@ -18,6 +20,7 @@ final class GetProtocol
     private final LaneCounters counters;
     private final LaneResult result;
     private final NanoClock clock;
+    private ReadLease lease = ReadLease.UNENFORCED;
 
     GetProtocol(final KeyLocation key, final LaneRequests requests, final BlockSearch search, final CachedSlot cached,
         final LaneCounters counters, final LaneResult result, final NanoClock clock)
@@ -31,6 +34,12 @@ final class GetProtocol
         this.clock = clock;
     }
 
+    /** Reads under {@code lease} from now on (set once, when the session opens). */
+    void lease(final ReadLease lease)
+    {
+        this.lease = lease;
+    }
+
     int get()
     {
         if (cached.lookup())
@@ -42,8 +51,13 @@ final class GetProtocol
             {
                 return requests.failure();
             }
-            if (cached.holds(word) && cached.inTime(start))
+            final long done = clock.nanoTime();
+            if (cached.holds(word) && cached.inTime(start, done))
             {
+                if (!lease.heldAt(done))
+                {
+                    return Status.LEASE_EXPIRED;
+                }
                 cached.hit();
                 cached.remember(slotAddress, word, start);
                 return result.version(word);
@@ -62,15 +76,20 @@ final class GetProtocol
             {
                 case FOUND ->
                 {
-                    if (cached.inTime(start))
+                    final long done = clock.nanoTime();
+                    if (cached.inTime(start, done))
                     {
+                        if (!lease.heldAt(done))
+                        {
+                            return Status.LEASE_EXPIRED;
+                        }
                         cached.remember(search.slotAddress(), search.word(), start);
                         return result.version(search.word());
                     }
                 }
                 case ABSENT ->
                 {
-                    return Status.NOT_FOUND;
+                    return lease.heldAt(clock.nanoTime()) ? Status.NOT_FOUND : Status.LEASE_EXPIRED;
                 }
                 case CORRUPTED ->
                 {

@@ -36,6 +36,13 @@ public final class Lane implements AutoCloseable
     private final int maxKeyLength;
     private final int maxValueLength;
 
+    /** Trusts what GETs read only under {@code lease} (set once, before the first operation). */
+    void readUnder(final ReadLease lease)
+    {
+        get.lease(lease);
+        batch.lease(lease);
+    }
+
     Lane(final MemorySegment mem, final LaneRequests requests, final RemoteIndex remote, final SpaceLease space,
         final ControlChannel control, final LaneCounters counters, final long lockWord, final long graceNanos,
         final NanoClock clock)

@@ -62,6 +62,7 @@ public final class Session implements AutoCloseable
     private final Lane lane;
     private final ReentrantLock use = new ReentrantLock();
     private final long heartbeatIntervalNanos;
+    private final ReadLease lease;
     private long heartbeats;
     private long lastHeartbeatNanos;
     private volatile boolean closed;
@@ -100,6 +101,7 @@ public final class Session implements AutoCloseable
         CompletionQueue createdCq = null;
         QueuePair createdQp = null;
         BootstrapConnection connection = null;
+        long helloSentAt = 0;
         try
         {
             registered = pd.registerMemory(mem, AccessFlags.LOCAL_WRITE);
@@ -110,6 +112,7 @@ public final class Session implements AutoCloseable
             io = new LaneIo(createdQp, createdCq, registered, counters, opTimeoutNanos, waitStrategy);
             io.postAllReceives();
             connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
+            helloSentAt = System.nanoTime();
             final ControlMessage reply = hello(connection, new HelloMessage(1, authToken,
                 createdQp.localEndpoint()), tls != null);
             if (reply instanceof HelloRefusedMessage refused)
@@ -161,6 +164,11 @@ public final class Session implements AutoCloseable
             SystemNanoClock.INSTANCE);
         heartbeatIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(hello.heartbeatIntervalMs()));
         lastHeartbeatNanos = System.nanoTime();
+        final boolean replicated = hello.clusterMap() != null && hello.clusterMap().replicationFactor() > 1;
+        lease = new ReadLease(HeartbeatMessage.READ_LEASE_INTERVALS * heartbeatIntervalNanos,
+            replicated && heartbeatIntervalNanos > 0, helloSentAt);
+        lane.readUnder(lease);
+        bootstrap.readAnswers(lease::answered, "rdmakv-lease-" + address.getPort());
     }
 
     /**
@@ -280,7 +288,8 @@ public final class Session implements AutoCloseable
         lastHeartbeatNanos = nowNanos;
         try
         {
-            bootstrap.send(new HeartbeatMessage(++heartbeats));
+            lease.sending(++heartbeats, System.nanoTime());
+            bootstrap.send(new HeartbeatMessage(heartbeats));
             return true;
         }
         catch (final IOException e)

@@ -17,6 +17,11 @@ public final class Status
     public static final int NODE_SHUTTING_DOWN = -7;
     /** A block failed its checksum again and again while its slot did not change: it is damaged. */
     public static final int CORRUPTED = -8;
+    /**
+     * The READs completed after the session's read lease ended ({@link ReadLease}): the node may have been
+     * replaced, so what they returned is not trusted. The operation gets a current map and runs again.
+     */
+    public static final int LEASE_EXPIRED = -9;
 
     private Status()
     {
@@ -37,6 +42,7 @@ public final class Status
             case REMOTE_ERROR -> "REMOTE_ERROR";
             case NODE_SHUTTING_DOWN -> "NODE_SHUTTING_DOWN";
             case CORRUPTED -> "CORRUPTED";
+            case LEASE_EXPIRED -> "LEASE_EXPIRED";
             default -> "STATUS(" + status + ")";
         };
     }
