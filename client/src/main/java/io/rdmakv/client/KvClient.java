@@ -391,6 +391,7 @@ public final class KvClient implements AutoCloseable
         // before it runs again, a GET tells whether the key still holds the word it replaced.
         boolean verify = false;
         long replaced = 0L;
+        long installed = 0L;
         while (true)
         {
             checkOpen();
@@ -460,11 +461,17 @@ public final class KvClient implements AutoCloseable
             final int status;
             if (verify)
             {
-                status = verify(session, replaced);
+                status = verify(session, replaced, installed);
                 if (status == RUN_AGAIN)
                 {
                     verify = false;
                     continue;
+                }
+                if (status == UNKNOWN)
+                {
+                    throw new KvConnectionException(API_NAMES[op] + ": lost the connection to node " +
+                        session.hello().nodeId() + " after the write may have taken effect, and the key has changed " +
+                        "since: whether this write took effect is unknown");
                 }
             }
             else
@@ -485,6 +492,7 @@ public final class KvClient implements AutoCloseable
             {
                 verify = true;
                 replaced = session.lane().committedExpected();
+                installed = session.lane().committedSwap();
             }
             router.dropIfBroken(session);
             router.dropBrokenChain(session.lane());
@@ -496,18 +504,22 @@ public final class KvClient implements AutoCloseable
 
     /** {@link #verify}: the write did not take effect, run it again. */
     private static final int RUN_AGAIN = Integer.MIN_VALUE;
+    /** {@link #verify}: another write changed the key; whether this one took effect first cannot be told. */
+    private static final int UNKNOWN = Integer.MIN_VALUE + 1;
 
     /**
      * After a PUT or DELETE failed once its word may have been taken (its chain's first backup, which a failover
-     * promotes): reads the key and returns {@link #RUN_AGAIN} when it still holds the word the write replaced
-     * ({@code replaced}; 0: absent), so the write did not happen and runs again; otherwise the write is done
-     * (it took effect, or another write came after it and it is ordered just before that one, which no read
-     * can tell apart) and {@link Status#OK}; a negative status when the GET failed. The GET counts in the
-     * client's GET and round-trip counters like any other. Without this, a write run
-     * again after it had taken effect could undo a later write (the failover linearizability test saw a
-     * DELETE, run again, delete a value inserted after it). Gives the lane back.
+     * promotes): reads the key. It still holds the word the write replaced ({@code replaced}; 0: absent): the
+     * write did not happen, {@link #RUN_AGAIN}. It holds the word the write installs ({@code installed}; 0 for a
+     * DELETE): the write is done, {@link Status#OK}. Anything else: another write came since, and whether this
+     * one took effect before it cannot be told (ordering it just before that write is wrong when that write was
+     * a compare-and-set that expected {@code replaced}): {@link #UNKNOWN}, which the caller reports as a failure
+     * whose effect is unknown, never as success. A negative status when the GET failed. The GET counts in the
+     * client's GET and round-trip counters like any other. Without the check, a write run again after it had
+     * taken effect could undo a later write (the failover linearizability test saw a DELETE, run again, delete a
+     * value inserted after it). Gives the lane back.
      */
-    private static int verify(final Session session, final long replaced)
+    private static int verify(final Session session, final long replaced, final long installed)
     {
         final Lane lane = session.lane();
         final int status;
@@ -524,7 +536,11 @@ public final class KvClient implements AutoCloseable
             return status;
         }
         final long now = status == Status.OK ? lane.result().version() : 0L;
-        return now == replaced ? RUN_AGAIN : Status.OK;
+        if (now == replaced)
+        {
+            return RUN_AGAIN;
+        }
+        return now == installed ? Status.OK : UNKNOWN;
     }
 
     /** Whether a session refused or failed now may be had later: the node is down, leaving, or not in the map. */

@@ -123,6 +123,7 @@ final class BatchGet
         final long done = clock.nanoTime();
         if (!lease.heldAt(done))
         {
+            counters.increment(ClientCounter.READ_LEASE_EXPIRED);
             return Status.LEASE_EXPIRED;
         }
         final boolean inTime = done - start < trustNanos;

@@ -34,7 +34,10 @@ public enum ClientCounter
     REPAIRED_SLOTS("rdmakv_client_repaired_slots_total", "Damaged slots a node cleared at this client's REPAIR " +
         "(a PUT or DELETE of a key whose block was damaged)"),
     CHAIN_HELPS("rdmakv_client_chain_helps_total", "Replicated writes found stuck between a key's first backup " +
-        "and its primary, and sent to the primary to finish (HELP)");
+        "and its primary, and sent to the primary to finish (HELP)"),
+    READ_LEASE_EXPIRED("rdmakv_client_read_lease_expired_total", "GET results thrown away because the session's " +
+        "read lease on the node had run out when the reads completed (the node may have been replaced); the GET " +
+        "ran again on a current map");
 
     private final String metricName;
     private final String help;

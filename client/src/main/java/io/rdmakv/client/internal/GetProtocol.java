@@ -56,7 +56,7 @@ final class GetProtocol
             {
                 if (!lease.heldAt(done))
                 {
-                    return Status.LEASE_EXPIRED;
+                    return leaseExpired();
                 }
                 cached.hit();
                 cached.remember(slotAddress, word, start);
@@ -81,7 +81,7 @@ final class GetProtocol
                     {
                         if (!lease.heldAt(done))
                         {
-                            return Status.LEASE_EXPIRED;
+                            return leaseExpired();
                         }
                         cached.remember(search.slotAddress(), search.word(), start);
                         return result.version(search.word());
@@ -89,7 +89,7 @@ final class GetProtocol
                 }
                 case ABSENT ->
                 {
-                    return lease.heldAt(clock.nanoTime()) ? Status.NOT_FOUND : Status.LEASE_EXPIRED;
+                    return lease.heldAt(clock.nanoTime()) ? Status.NOT_FOUND : leaseExpired();
                 }
                 case CORRUPTED ->
                 {
@@ -107,5 +107,11 @@ final class GetProtocol
             Backoff.pause(attempt);
         }
         return Status.RETRIES_EXHAUSTED;
+    }
+
+    private int leaseExpired()
+    {
+        counters.increment(ClientCounter.READ_LEASE_EXPIRED);
+        return Status.LEASE_EXPIRED;
     }
 }

@@ -222,6 +222,12 @@ public final class Lane implements AutoCloseable
         return requests.chain().tookExpected();
     }
 
+    /** The slot word the possibly committed write would have installed (0 for a DELETE). */
+    public long committedSwap()
+    {
+        return requests.chain().tookSwap();
+    }
+
     public void forgetCommit()
     {
         requests.chain().forget();

@@ -50,6 +50,7 @@ final class ReplicaChain
      */
     private boolean wordMayBeTaken;
     private long tookExpected;
+    private long tookSwap;
     private long trips;
     private StuckWrite stuck;
 
@@ -125,6 +126,12 @@ final class ReplicaChain
         return tookExpected;
     }
 
+    /** The word the last commit would have installed where it decides. */
+    long tookSwap()
+    {
+        return tookSwap;
+    }
+
     /** Forgets the last commit (a new operation begins). */
     void forget()
     {
@@ -170,6 +177,7 @@ final class ReplicaChain
         // backup's) even if no answer comes back: a failed operation checks before it runs again.
         wordMayBeTaken = true;
         tookExpected = expected;
+        tookSwap = swap;
         if (backupCount == 0)
         {
             return COMMITTED;

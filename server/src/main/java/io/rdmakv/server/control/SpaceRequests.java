@@ -153,9 +153,10 @@ final class SpaceRequests
     String reclaim(final long session, final IndexScanner.Departure found, final long nowNanos)
     {
         final long reclaimed = allocator.reclaim(session, found.liveBlocks(), nowNanos);
-        counters.increment(ServerCounter.SESSIONS_CLOSED);
+        // closed last: whoever sees the session counted closed (a scrape, a test) sees what it reclaimed
         counters.add(ServerCounter.RECLAIMED_BYTES, reclaimed);
         counters.add(ServerCounter.LOCKS_RELEASED, found.locksReleased());
+        counters.increment(ServerCounter.SESSIONS_CLOSED);
         return "reclaimed " + reclaimed + " bytes, released " + found.locksReleased() + " insert lock(s)";
     }
 
