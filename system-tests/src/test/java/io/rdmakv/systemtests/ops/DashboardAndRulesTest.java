@@ -53,6 +53,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * series their PromQL reads is exported by a live node and a live client after a short workload (so renaming a
  * metric in the code fails here, not on an operator's empty panel). Series under rate()/increase() must be
  * counters or histogram parts, and {@code _bucket}/{@code _count}/{@code _sum} must belong to a histogram.
+ * The Replication row and the replication alerts are checked against a live replicated ZooKeeper cluster
+ * (every node exports what they read, through a failover and a copy), and the alerts' firing against
+ * {@code promtool test rules} cases.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DashboardAndRulesTest
@@ -234,6 +237,40 @@ class DashboardAndRulesTest
         System.out.println("[promtool] " + output.strip().replace('\n', ' '));
         assertEquals(0, check.exitValue(), output);
         assertTrue(output.contains("SUCCESS"), output);
+    }
+
+    /**
+     * The replication alerts fire, and stay quiet, as their comments say: {@code promtool test rules} on the
+     * cases in {@code replication-alerts.promtool.yml} (a backup lost and not replaced, a spare copying in, a
+     * group's only primary cut from ZooKeeper, a node fenced with ZooKeeper up, a node without ZooKeeper, one
+     * failed sweep and failing sweeps). Skipped, saying so, where promtool is missing.
+     */
+    @Test
+    void promtoolPassesTheReplicationAlertCases(@TempDir final Path dir) throws Exception
+    {
+        final Path promtool = java.util.stream.Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+            .map(d -> Path.of(d, "promtool")).filter(Files::isExecutable).findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(promtool != null,
+            "promtool is not installed here (scripts/setup.sh installs Debian's prometheus package, which has it)");
+        final String cases;
+        try (java.io.InputStream in = DashboardAndRulesTest.class.getResourceAsStream("replication-alerts.promtool.yml"))
+        {
+            assertNotNull(in, "replication-alerts.promtool.yml next to the test");
+            cases = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        assertTrue(cases.contains("RULES_FILE"), "the cases name the rules as RULES_FILE");
+        final Path file = Files.writeString(dir.resolve("replication-alerts.yml"),
+            cases.replace("RULES_FILE", rulesFile.toAbsolutePath().toString()));
+        final Process test = new ProcessBuilder(promtool.toString(), "test", "rules", file.toString())
+            .redirectErrorStream(true).start();
+        final String output = new String(test.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(test.waitFor(60, TimeUnit.SECONDS), "promtool finished");
+        System.out.println("[promtool test] " + output.strip().replace('\n', ' '));
+        assertEquals(0, test.exitValue(), output);
+        for (final String alert : REPLICATION_ALERTS)
+        {
+            assertTrue(cases.contains("alertname: " + alert), "a case for " + alert);
+        }
     }
 
     @Test
