@@ -74,9 +74,12 @@ final class InsertProtocol
             return failed(Status.TABLE_FULL);
         }
         final long slotAddress = key.slotAddress(candidate);
-        if (requests.casSlotAndUnlock(slotAddress, block.word(), key, lockWord) != Status.OK)
+        final int committed = requests.casSlotAndUnlock(slotAddress, block.word(), key, lockWord);
+        if (committed != Status.OK)
         {
-            return failed(requests.failure());
+            // the failure may be a backup's (its lane timed out, or the node fenced it): this lane's own failure()
+            // is 0 then, and reporting that would acknowledge an insert no backup took
+            return failed(committed);
         }
         if (requests.casResult() != 0L)
         {

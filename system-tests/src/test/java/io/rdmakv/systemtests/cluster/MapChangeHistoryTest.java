@@ -24,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * restarted, paused with SIGSTOP past the ZooKeeper session timeout, or stopped with SIGTERM and restarted:
  * every map change (a promotion, a seal and unseal for the copy that follows, a spare joining) happens under
  * load. Each key's history must be linearizable as a register, and the final reads must find every
- * acknowledged write's effect. Property {@code rdmakv.test.mapchange.rounds} (default 1 round of each fault).
+ * acknowledged write's effect. Property {@code rdmakv.test.mapchange.rounds} (default 1 round of each fault),
+ * {@code rdmakv.test.mapchange.faults} (default kill,stop,term; each also as kill-backup, stop-backup and
+ * term-backup: the fault hits the group's first backup instead).
  */
 class MapChangeHistoryTest extends ZkClusterTestBase
 {
@@ -80,27 +82,29 @@ class MapChangeHistoryTest extends ZkClusterTestBase
                 for (final String fault : FAULTS)
                 {
                     final ClusterMap map = cluster.newestMap();
-                    final int primary = map.groups().getFirst().primary();
-                    load.note(fault + " of primary " + primary + " (epoch " + map.epoch() + ")");
-                    switch (fault)
+                    final boolean backup = fault.endsWith("-backup");
+                    final int target = backup ? map.groups().getFirst().member(1) : map.groups().getFirst().primary();
+                    load.note(fault + " of " + (backup ? "backup " : "primary ") + target + " (epoch " + map.epoch() +
+                        ")");
+                    switch (fault.replace("-backup", ""))
                     {
                         case "kill" ->
                         {
-                            cluster.kill(primary);
-                            awaitPromotion(load, primary);
-                            cluster.start(primary);
+                            cluster.kill(target);
+                            awaitDeparture(load, target);
+                            cluster.start(target);
                         }
                         case "stop" ->
                         {
-                            signal(primary, "STOP");
+                            signal(target, "STOP");
                             Thread.sleep(3L * ZkNodes.SESSION_TIMEOUT_MS);
-                            signal(primary, "CONT");
+                            signal(target, "CONT");
                         }
                         default ->
                         {
-                            cluster.stop(primary);
-                            awaitPromotion(load, primary);
-                            cluster.start(primary);
+                            cluster.stop(target);
+                            awaitDeparture(load, target);
+                            cluster.start(target);
                         }
                     }
                     load.note(fault + " healed");
@@ -121,11 +125,11 @@ class MapChangeHistoryTest extends ZkClusterTestBase
         }
     }
 
-    private void awaitPromotion(final HotKeyWorkload load, final int gone) throws InterruptedException
+    private void awaitDeparture(final HotKeyWorkload load, final int gone) throws InterruptedException
     {
-        final ClusterMap promoted = cluster.awaitMap("a new primary", Duration.ofSeconds(60),
-            m -> m.groups().getFirst().primary() != gone);
-        load.note("epoch " + promoted.epoch() + ": " + promoted.groups());
+        final ClusterMap after = cluster.awaitMap("node " + gone + " out of its group", Duration.ofSeconds(60),
+            m -> java.util.Arrays.stream(m.groups().getFirst().members()).noneMatch(id -> id == gone));
+        load.note("epoch " + after.epoch() + ": " + after.groups());
     }
 
     private void signal(final int node, final String signal) throws InterruptedException

@@ -93,6 +93,28 @@ class ChainReplicationTest
         return v;
     }
 
+    /**
+     * An insert (a PUT of an absent key) whose backup is gone must fail, as an update does: the chain's failure is
+     * the backup lane's, and the insert once reported the primary lane's instead (0: success), acknowledging a write
+     * no backup took (the map-change history test saw such PUTs acknowledged and never readable).
+     */
+    @Test
+    void aWriteWhoseBackupIsGoneIsNeverAcknowledged() throws Exception
+    {
+        group = ReplicatedPair.start(dir, 2);
+        try (KvClient client = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + group.nodes[0].port())
+            .withOpTimeout(Duration.ofSeconds(2))))
+        {
+            client.put(key(0), value(0, 1, 100)); // sessions open with both nodes
+            group.nodes[1].close();
+            assertThrows(io.rdmakv.client.KvException.class, () -> client.put(key(1), value(1, 1, 100)),
+                "an insert with its backup gone");
+            assertThrows(io.rdmakv.client.KvException.class, () -> client.put(key(0), value(0, 2, 100)),
+                "an update with its backup gone");
+            assertNull(client.get(key(1)), "the failed insert is nowhere");
+        }
+    }
+
     @Test
     void everyWriteReachesEveryReplicaAtTheSamePlace()
     {
