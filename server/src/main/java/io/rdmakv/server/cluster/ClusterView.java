@@ -20,6 +20,12 @@ public interface ClusterView
         return true;
     }
 
+    /** The map applied (null: none). */
+    default io.rdmakv.common.cluster.ClusterMap map()
+    {
+        return null;
+    }
+
     /** Diff passes this node ran as a copying node. */
     long copyPasses();
 

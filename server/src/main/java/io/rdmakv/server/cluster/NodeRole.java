@@ -169,6 +169,12 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     }
 
     @Override
+    public ClusterMap map()
+    {
+        return applied;
+    }
+
+    @Override
     public boolean current()
     {
         return current.getAsBoolean();

@@ -226,6 +226,46 @@ public final class ServerMetrics
             .help("1 while the node can confirm it is current in its cluster and serves; 0 while it is fenced " +
                 "(ZooKeeper connection down, session unconfirmed past the currency bound, not yet rejoined)")
             .callback(cb -> cb.call(cluster.current() ? 1 : 0)).build());
+        add(GaugeWithCallback.builder().name("rdmakv_cluster_replication_factor")
+            .help("Replicas per group (R) in the cluster map the node applied (0: none)")
+            .callback(cb ->
+            {
+                final io.rdmakv.common.cluster.ClusterMap map = cluster.map();
+                cb.call(map == null ? 0 : map.replicationFactor());
+            }).build());
+        add(GaugeWithCallback.builder().name("rdmakv_cluster_groups")
+            .help("Replica groups in the cluster map the node applied, by state: full (R members), degraded (1 to " +
+                "R-1 members: writes go on, a replica is being replaced or copied), lost (no member left)")
+            .labelNames("state")
+            .callback(cb ->
+            {
+                final io.rdmakv.common.cluster.ClusterMap map = cluster.map();
+                int full = 0;
+                int degraded = 0;
+                int lost = 0;
+                if (map != null && !map.isSimple())
+                {
+                    for (final io.rdmakv.common.cluster.ReplicaGroup g : map.groups())
+                    {
+                        final int members = g.members().length;
+                        if (members == 0)
+                        {
+                            lost++;
+                        }
+                        else if (members < map.replicationFactor())
+                        {
+                            degraded++;
+                        }
+                        else
+                        {
+                            full++;
+                        }
+                    }
+                }
+                cb.call(full, "full");
+                cb.call(degraded, "degraded");
+                cb.call(lost, "lost");
+            }).build());
         add(CounterWithCallback.builder().name("rdmakv_copy_passes_total")
             .help("Diff passes this node ran against its group's primary while copying")
             .callback(cb -> cb.call(cluster.copyPasses())).build());

@@ -93,6 +93,9 @@ class MetricCatalogueTest
             "backup, 3 primary",
         "# HELP rdmakv_zookeeper_connected 1 while the ZooKeeper connection is up, 0 while it is down or the node " +
             "runs without ZooKeeper",
+        "# HELP rdmakv_cluster_replication_factor Replicas per group (R) in the cluster map the node applied (0: none)",
+        "# HELP rdmakv_cluster_groups Replica groups in the cluster map the node applied, by state: full (R members), " +
+            "degraded (1 to R-1 members: writes go on, a replica is being replaced or copied), lost (no member left)",
         "# HELP rdmakv_node_current 1 while the node can confirm it is current in its cluster and serves; 0 while " +
             "it is fenced (ZooKeeper connection down, session unconfirmed past the currency bound, not yet rejoined)",
         "# HELP rdmakv_sessions_self_fenced_total Sessions fenced because the node could not confirm it was current " +
@@ -108,6 +111,8 @@ class MetricCatalogueTest
         "# TYPE rdmakv_replica_role gauge",
         "# TYPE rdmakv_zookeeper_connected gauge",
         "# TYPE rdmakv_node_current gauge",
+        "# TYPE rdmakv_cluster_replication_factor gauge",
+        "# TYPE rdmakv_cluster_groups gauge",
         "# TYPE rdmakv_sessions_self_fenced_total counter",
         "# TYPE rdmakv_copy_passes_total counter",
         "# TYPE rdmakv_copy_slots_total counter",

@@ -7,7 +7,6 @@ import io.rdmakv.testsupport.concurrent.Racers;
 import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
 import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,8 +41,6 @@ class MapChangeHistoryTest extends ZkClusterTestBase
     }
 
     @Test
-    @EnabledIfSystemProperty(named = "rdmakv.test.mapchange", matches = "true",
-        disabledReason = "reproduces issue 20's lost writes; on by default once fixed")
     void everyAcknowledgedWriteSurvivesKillsPausesAndStops() throws Exception
     {
         startReplicated(3, 2, false);

@@ -3,7 +3,6 @@ package io.rdmakv.systemtests.nemesis;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -16,14 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * The short nemesis run for CI: one round each of zk-cut, stop, kill and one-way-in, each on fresh keys, two client
  * processes of four threads on five keys, every process in its own network namespace. Every key must be
  * linearizable and no acknowledged write lost. The report goes to target/nemesis. Skips itself without root,
- * {@code ip netns} or {@code nft}. Off until issue 20's fixes land: {@code -Drdmakv.test.nemesis=true} runs it.
+ * {@code ip netns} or {@code nft}, saying why.
  */
 class NemesisTest
 {
     @Test
-    @Timeout(value = 5, unit = TimeUnit.MINUTES)
-    @EnabledIfSystemProperty(named = "rdmakv.test.nemesis", matches = "true",
-        disabledReason = "the current code loses writes under these faults (issue 20); on by default once fixed")
+    @Timeout(value = 5, unit = TimeUnit.MINUTES); on by default once fixed")
     void everyKeyStaysLinearizableUnderPartitionsPausesAndKills() throws Exception
     {
         final String unavailable = NetNamespaces.unavailableReason();
