@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class NemesisTest
 {
     @Test
-    @Timeout(value = 5, unit = TimeUnit.MINUTES); on by default once fixed")
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void everyKeyStaysLinearizableUnderPartitionsPausesAndKills() throws Exception
     {
         final String unavailable = NetNamespaces.unavailableReason();
