@@ -2,9 +2,11 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
 import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.common.protocol.HelloOkMessage;
+import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
@@ -15,10 +17,14 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /** {@link KvClient#connect}: opens the transport and learns the cluster map from the first seed that answers. */
 final class Connector
 {
+    /** The pause between rounds over the seeds while every node answered but none could serve yet. */
+    private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50);
+
     private Connector()
     {
     }
@@ -41,26 +47,43 @@ final class Connector
             final Router.SessionOpener opener = Router.opener(context, pd,
                 config.authToken().getBytes(StandardCharsets.UTF_8), config.tls() == null ? null : config.tls().context(),
                 config.connectTimeout().toNanos(), config.opTimeout().toNanos(), config.waitStrategy());
-            final List<String> failures = new ArrayList<>();
-            for (final InetSocketAddress seed : config.seeds())
+            final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+            while (true)
             {
-                final Session session;
-                try
+                final List<String> failures = new ArrayList<>();
+                boolean transientOnly = true;
+                for (final InetSocketAddress seed : config.seeds())
                 {
-                    session = opener.open(resolve(seed));
+                    final Session session;
+                    try
+                    {
+                        session = opener.open(resolve(seed));
+                    }
+                    catch (final SessionRefusedException e)
+                    {
+                        if (!inTransition(e))
+                        {
+                            throw new KvConnectionException(e.getMessage(), e);
+                        }
+                        failures.add(e.getMessage());
+                        continue;
+                    }
+                    catch (final RuntimeException e)
+                    {
+                        transientOnly &= inTransition(e);
+                        failures.add(e.getMessage());
+                        continue;
+                    }
+                    return withSeedSession(config, context, pd, opener, session);
                 }
-                catch (final SessionRefusedException e)
+                // every seed answered but none could serve now (in no map yet, not current, shutting down, or a
+                // map change fenced the session being opened): ask again until the connect timeout
+                if (!transientOnly || System.nanoTime() - deadline >= 0)
                 {
-                    throw new KvConnectionException(e.getMessage(), e);
+                    throw new KvConnectionException("no node answered: " + String.join("; ", failures));
                 }
-                catch (final RuntimeException e)
-                {
-                    failures.add(e.getMessage());
-                    continue;
-                }
-                return withSeedSession(config, context, pd, opener, session);
+                LockSupport.parkNanos(RETRY_NANOS);
             }
-            throw new KvConnectionException("no node answered: " + String.join("; ", failures));
         }
         catch (final RuntimeException e)
         {
@@ -98,6 +121,22 @@ final class Connector
             seed.close();
             throw e;
         }
+    }
+
+    /**
+     * Whether a node answered but cannot serve this session just now: it refused it as not in a map yet, not
+     * current, or shutting down (a cluster node being replaced), or the session was fenced while it was being
+     * opened (the queue pair's connect refused: a new map came in between). Anything else (no listener, auth,
+     * TLS, version) is final.
+     */
+    private static boolean inTransition(final RuntimeException e)
+    {
+        if (e instanceof SessionRefusedException refused)
+        {
+            return refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.NOT_CURRENT.code() ||
+                refused.code() == ReasonCode.SHUTTING_DOWN.code();
+        }
+        return e instanceof SessionFailedException && e.getCause() instanceof io.rdmakv.verbs.VerbsException;
     }
 
     private static InetSocketAddress resolve(final InetSocketAddress address)

@@ -392,6 +392,8 @@ public final class KvClient implements AutoCloseable
         boolean verify = false;
         long replaced = 0L;
         long installed = 0L;
+        int decider = -1;
+        int writtenUnder = 0;
         while (true)
         {
             checkOpen();
@@ -461,7 +463,7 @@ public final class KvClient implements AutoCloseable
             final int status;
             if (verify)
             {
-                status = verify(session, replaced, installed);
+                status = verify(session, replaced, installed, decider, writtenUnder);
                 if (status == RUN_AGAIN)
                 {
                     verify = false;
@@ -493,6 +495,8 @@ public final class KvClient implements AutoCloseable
                 verify = true;
                 replaced = session.lane().committedExpected();
                 installed = session.lane().committedSwap();
+                decider = router.decidingNodeId(hash);
+                writtenUnder = session.hello().clusterMap() == null ? 0 : (int)session.hello().clusterMap().epoch();
             }
             router.dropIfBroken(session);
             router.dropBrokenChain(session.lane());
@@ -508,18 +512,29 @@ public final class KvClient implements AutoCloseable
     private static final int UNKNOWN = Integer.MIN_VALUE + 1;
 
     /**
-     * After a PUT or DELETE failed once its word may have been taken (its chain's first backup, which a failover
-     * promotes): reads the key. It still holds the word the write replaced ({@code replaced}; 0: absent): the
-     * write did not happen, {@link #RUN_AGAIN}. It holds the word the write installs ({@code installed}; 0 for a
-     * DELETE): the write is done, {@link Status#OK}. Anything else: another write came since, and whether this
-     * one took effect before it cannot be told (ordering it just before that write is wrong when that write was
-     * a compare-and-set that expected {@code replaced}): {@link #UNKNOWN}, which the caller reports as a failure
-     * whose effect is unknown, never as success. A negative status when the GET failed. The GET counts in the
-     * client's GET and round-trip counters like any other. Without the check, a write run again after it had
-     * taken effect could undo a later write (the failover linearizability test saw a DELETE, run again, delete a
-     * value inserted after it). Gives the lane back.
+     * After a PUT or DELETE failed once its word may have been taken at {@code decider} (the node id of its chain's
+     * first backup, or of the primary without one; the attempt ran under map epoch {@code writtenUnder}): reads the
+     * key on the current map and decides.
+     * <ul>
+     *   <li>It holds the word the write installs ({@code installed}; 0 for a DELETE): done, {@link Status#OK}.</li>
+     *   <li>It holds the word the write replaced ({@code replaced}; 0: absent), read from a node other than the
+     *       decider: the decider never served reads, so whatever it took was never seen: {@link #RUN_AGAIN}.</li>
+     *   <li>The same, read from the decider (a failover promoted it): the write did not take there only if the
+     *       very block it replaced is still in place, which the block's writer epoch tells from a block written
+     *       after the failover in the same space (the same word back): not newer than {@code writtenUnder},
+     *       {@link #RUN_AGAIN}; newer, {@link #UNKNOWN}. An absent key has no block to tell "never inserted" from
+     *       "inserted, then deleted": {@link #UNKNOWN}.</li>
+     *   <li>Anything else: another write came since, and whether this one took effect before it cannot be told
+     *       (ordering it just before that write is wrong when that write was a compare-and-set that expected
+     *       {@code replaced}): {@link #UNKNOWN}.</li>
+     * </ul>
+     * {@link #UNKNOWN} is reported as a failure whose effect is unknown, never as success. A negative status when
+     * the GET failed. The GET counts in the client's GET and round-trip counters like any other. Without the
+     * check, a write that had taken effect at the first backup, which the failover promoted, would run a second
+     * time and could undo a later write. Gives the lane back.
      */
-    private static int verify(final Session session, final long replaced, final long installed)
+    private static int verify(final Session session, final long replaced, final long installed, final int decider,
+        final int writtenUnder)
     {
         final Lane lane = session.lane();
         final int status;
@@ -536,11 +551,20 @@ public final class KvClient implements AutoCloseable
             return status;
         }
         final long now = status == Status.OK ? lane.result().version() : 0L;
-        if (now == replaced)
+        if (now == installed)
+        {
+            return Status.OK;
+        }
+        if (now != replaced)
+        {
+            return UNKNOWN;
+        }
+        if (session.hello().nodeId() != decider)
         {
             return RUN_AGAIN;
         }
-        return now == installed ? Status.OK : UNKNOWN;
+        return now != 0L && Integer.toUnsignedLong(lane.result().writerEpoch()) <= Integer.toUnsignedLong(writtenUnder) ?
+            RUN_AGAIN : UNKNOWN;
     }
 
     /** Whether a session refused or failed now may be had later: the node is down, leaving, or not in the map. */

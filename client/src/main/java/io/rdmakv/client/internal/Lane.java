@@ -36,6 +36,12 @@ public final class Lane implements AutoCloseable
     private final int maxKeyLength;
     private final int maxValueLength;
 
+    /** Stamps the blocks this lane writes with {@code epoch}, its session's map epoch (low 32 bits; once). */
+    void writeUnder(final int epoch)
+    {
+        block.writerEpoch(epoch);
+    }
+
     /** Trusts what GETs read only under {@code lease} (set once, before the first operation). */
     void readUnder(final ReadLease lease)
     {

@@ -40,6 +40,12 @@ public final class LaneResult
         return block.valueLength();
     }
 
+    /** After a GET that found the key: the map epoch (low 32 bits) its block was written under (0: none). */
+    public int writerEpoch()
+    {
+        return block.writerEpoch();
+    }
+
     int version(final long word)
     {
         version = word;

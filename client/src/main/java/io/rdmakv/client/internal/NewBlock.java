@@ -26,6 +26,7 @@ final class NewBlock
     private int length;
     private long word;
     private boolean written;
+    private int writerEpoch;
 
     NewBlock(final MemorySegment mem, final KeyLocation key, final LaneRequests requests, final SpaceLease space,
         final CachedSlot cached, final LaneResult result, final NanoClock clock)
@@ -40,10 +41,16 @@ final class NewBlock
         block.wrap(mem, LaneBuffers.WRITE_BLOCK);
     }
 
+    /** Stamps every block from now on with {@code epoch} (the low 32 bits of its session's map epoch). */
+    void writerEpoch(final int epoch)
+    {
+        this.writerEpoch = epoch;
+    }
+
     /** Assembles the block of the staged key and {@code value}; returns its length. */
     int assemble(final MemorySegment value, final long offset, final int valueLength)
     {
-        return block.write(mem, LaneBuffers.KEY, key.keyLength(), value, offset, valueLength, 0);
+        return block.write(mem, LaneBuffers.KEY, key.keyLength(), value, offset, valueLength, 0, writerEpoch);
     }
 
     /** Gives the assembled block its place (ALLOC when needed); returns a {@link Status}. */

@@ -158,6 +158,17 @@ public final class Router implements AutoCloseable
         }
     }
 
+    /**
+     * The id of the node whose CAS decides a write of the key whose {@code KeyHash.hash} is {@code hash}: its
+     * group's first backup, or its primary without one (-1: the group is lost).
+     */
+    public int decidingNodeId(final long hash)
+    {
+        final int group = map.groupIndexOf(map.partitionOf(hash));
+        final int node = backupNodes[group].length > 0 ? backupNodes[group][0] : partitionToNode[map.partitionOf(hash)];
+        return node == LOST ? -1 : map.nodes().get(node).id();
+    }
+
     /** The node (an index into the map's node list) that owns the key whose {@code KeyHash.hash} is {@code hash}. */
     public int nodeOf(final long hash)
     {

@@ -168,6 +168,7 @@ public final class Session implements AutoCloseable
         lease = new ReadLease(HeartbeatMessage.READ_LEASE_INTERVALS * heartbeatIntervalNanos,
             replicated && heartbeatIntervalNanos > 0, helloSentAt);
         lane.readUnder(lease);
+        lane.writeUnder(hello.clusterMap() == null ? 0 : (int)hello.clusterMap().epoch());
         bootstrap.readAnswers(lease::answered, "rdmakv-lease-" + address.getPort());
     }
 

@@ -14,7 +14,7 @@ import static io.rdmakv.common.layout.KvBlockDescriptor.KEY_LENGTH_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.KEY_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.MAX_KEY_LENGTH;
 import static io.rdmakv.common.layout.KvBlockDescriptor.MAX_VALUE_LENGTH;
-import static io.rdmakv.common.layout.KvBlockDescriptor.RESERVED_OFFSET;
+import static io.rdmakv.common.layout.KvBlockDescriptor.WRITER_EPOCH_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.VALUE_LENGTH_OFFSET;
 
 /**
@@ -123,6 +123,12 @@ public final class KvBlock
     }
 
     /** The value length as stored (a torn block may hold any value, negative included). */
+    /** The low 32 bits of the map epoch of the session that wrote the block (0: none). */
+    public int writerEpoch()
+    {
+        return segment.get(LittleEndian.U32, offset + WRITER_EPOCH_OFFSET);
+    }
+
     public int valueLength()
     {
         return segment.get(LittleEndian.U32, offset + VALUE_LENGTH_OFFSET);
@@ -180,7 +186,7 @@ public final class KvBlock
         final int valueLength,
         final int flags)
     {
-        final int blockLength = prepare(keyLength, valueLength, flags);
+        final int blockLength = prepare(keyLength, valueLength, flags, 0);
         MemorySegment.copy(key, keyOffset, segment, ValueLayout.JAVA_BYTE, offset + KEY_OFFSET, keyLength);
         MemorySegment.copy(
             value, valueOffset, segment, ValueLayout.JAVA_BYTE, offset + KEY_OFFSET + keyLength, valueLength);
@@ -197,7 +203,21 @@ public final class KvBlock
         final int valueLength,
         final int flags)
     {
-        final int blockLength = prepare(keyLength, valueLength, flags);
+        return write(key, keyOffset, keyLength, value, valueOffset, valueLength, flags, 0);
+    }
+
+    /** {@link #write(MemorySegment, long, int, MemorySegment, long, int, int)}, stamped with {@code writerEpoch}. */
+    public int write(
+        final MemorySegment key,
+        final long keyOffset,
+        final int keyLength,
+        final MemorySegment value,
+        final long valueOffset,
+        final int valueLength,
+        final int flags,
+        final int writerEpoch)
+    {
+        final int blockLength = prepare(keyLength, valueLength, flags, writerEpoch);
         MemorySegment.copy(key, keyOffset, segment, offset + KEY_OFFSET, keyLength);
         MemorySegment.copy(value, valueOffset, segment, offset + KEY_OFFSET + keyLength, valueLength);
         return finish(keyLength, valueLength, blockLength);
@@ -335,7 +355,7 @@ public final class KvBlock
         return crc == checksum() ? VALID : BAD_CHECKSUM;
     }
 
-    private int prepare(final int keyLength, final int valueLength, final int flags)
+    private int prepare(final int keyLength, final int valueLength, final int flags, final int writerEpoch)
     {
         KvBlockDescriptor.checkKeyLength(keyLength);
         KvBlockDescriptor.checkValueLength(valueLength);
@@ -349,7 +369,7 @@ public final class KvBlock
         LittleEndian.u16(segment, offset + FLAGS_OFFSET, flags);
         LittleEndian.u16(segment, offset + KEY_LENGTH_OFFSET, keyLength);
         segment.set(LittleEndian.U32, offset + VALUE_LENGTH_OFFSET, valueLength);
-        segment.set(LittleEndian.U32, offset + RESERVED_OFFSET, 0);
+        segment.set(LittleEndian.U32, offset + WRITER_EPOCH_OFFSET, writerEpoch);
         return blockLength;
     }
 

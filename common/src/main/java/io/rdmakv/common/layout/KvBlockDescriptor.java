@@ -8,8 +8,8 @@ package io.rdmakv.common.layout;
  *
  * <pre>
  *   0               4          6             8                12              16
- *   +---------------+----------+-------------+----------------+---------------+
- *   | checksum u32  | flags u16| key_len u16 | value_len u32  | reserved u32  |
+ *   +---------------+----------+-------------+----------------+------------------+
+ *   | checksum u32  | flags u16| key_len u16 | value_len u32  | writer_epoch u32 |
  *   +---------------+----------+-------------+----------------+---------------+
  *  16 key bytes (key_len)
  *  16 + key_len: value bytes (value_len)
@@ -40,7 +40,7 @@ public final class KvBlockDescriptor
     public static final int FLAGS_OFFSET;
     public static final int KEY_LENGTH_OFFSET;
     public static final int VALUE_LENGTH_OFFSET;
-    public static final int RESERVED_OFFSET;
+    public static final int WRITER_EPOCH_OFFSET;
     public static final int HEADER_LENGTH;
     public static final int KEY_OFFSET;
 
@@ -62,7 +62,7 @@ public final class KvBlockDescriptor
         VALUE_LENGTH_OFFSET = offset;
         offset += Integer.BYTES;
 
-        RESERVED_OFFSET = offset;
+        WRITER_EPOCH_OFFSET = offset;
         offset += Integer.BYTES;
 
         HEADER_LENGTH = offset;

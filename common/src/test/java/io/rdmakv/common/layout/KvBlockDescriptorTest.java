@@ -15,7 +15,7 @@ class KvBlockDescriptorTest
         assertEquals(4, KvBlockDescriptor.FLAGS_OFFSET);
         assertEquals(6, KvBlockDescriptor.KEY_LENGTH_OFFSET);
         assertEquals(8, KvBlockDescriptor.VALUE_LENGTH_OFFSET);
-        assertEquals(12, KvBlockDescriptor.RESERVED_OFFSET);
+        assertEquals(12, KvBlockDescriptor.WRITER_EPOCH_OFFSET);
         assertEquals(16, KvBlockDescriptor.HEADER_LENGTH);
         assertEquals(16, KvBlockDescriptor.KEY_OFFSET);
         assertEquals(4, KvBlockDescriptor.CHECKSUM_FROM);

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,6 +54,54 @@ class RetriedWriteTest extends ZkClusterTestBase
         java.util.Arrays.fill(later, (byte)'L');
         final byte[] after = raceAcrossFailover(client -> client.delete(LocalCluster.bytes("k")), later);
         assertArrayEquals(later, after, "the later insert stands: the first DELETE is not run a second time");
+    }
+
+    /**
+     * An insert that took effect at its first backup, which the failover promoted, and was deleted there by
+     * another client before the insert went on: the key is absent again, as if the insert had never happened.
+     * Run again, the insert would bring back a value a DELETE removed after readers saw it; it must not run again
+     * (its effect is unknown: it fails saying so), and the key stays absent.
+     */
+    @Test
+    void anInsertDeletedAfterTheFailoverIsNotRunAgain() throws Exception
+    {
+        final byte[] k = LocalCluster.bytes("k");
+        final java.util.concurrent.atomic.AtomicReference<byte[]> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        final ClusterMap map = startReplicated(3, 2, false);
+        final ReplicaGroup group = map.groups().getFirst();
+        try (KvClient writer = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
+                .withOpTimeout(Duration.ofSeconds(30)));
+            KvClient other = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
+                .withOpTimeout(Duration.ofSeconds(30))))
+        {
+            final AtomicBoolean faulted = new AtomicBoolean();
+            ChainFaults.afterFirstBackup(() ->
+            {
+                if (!faulted.compareAndSet(false, true))
+                {
+                    return;
+                }
+                try
+                {
+                    cluster.kill(group.primary());
+                    cluster.awaitMap("the backup promoted", Duration.ofSeconds(60),
+                        m -> m.groups().getFirst().primary() == group.member(1));
+                    ChainFaults.afterFirstBackup(null);
+                    seen.set(other.get(k));
+                    other.delete(k);
+                }
+                catch (final Exception e)
+                {
+                    throw new IllegalStateException(e);
+                }
+            });
+            final io.rdmakv.client.KvConnectionException e = assertThrows(io.rdmakv.client.KvConnectionException.class,
+                () -> writer.put(k, LocalCluster.bytes("inserted")));
+            assertTrue(e.getMessage().contains("whether this write took effect is unknown"), e.getMessage());
+            assertTrue(faulted.get(), "the fault ran inside the write");
+            assertArrayEquals(LocalCluster.bytes("inserted"), seen.get(), "the promoted backup served the insert");
+            assertNull(other.get(k), "the DELETE after it stands");
+        }
     }
 
     /**
