@@ -42,10 +42,9 @@ class RetriedWriteTest extends ZkClusterTestBase
     }
 
     /**
-     * The later insert's value is longer than the deleted one's: a block of the same length could be given the
-     * deleted block's very offset (a new primary grants the space no slot references at once), and then
-     * the slot word the DELETE replaced is back, which the check cannot tell from a DELETE that never happened.
-     * That case is still open (docs/limitations.md, "A retried write can see its replaced word come back").
+     * The later insert's value is longer than the deleted one's, so it never lands at the deleted block's offset
+     * with the same word; that case (the same word back) is told apart by the block's writer epoch, which a
+     * test cannot force the allocator into here.
      */
     @Test
     void aDeleteThatTookEffectBeforeTheFailoverDoesNotDeleteALaterInsert() throws Exception
