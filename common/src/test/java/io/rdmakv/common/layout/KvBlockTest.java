@@ -66,6 +66,23 @@ class KvBlockTest
     }
 
     @Test
+    void theWriterEpochIsStampedAndCoveredByTheChecksum()
+    {
+        final MemorySegment key = MemorySegment.ofArray(bytes("key"));
+        final MemorySegment value = MemorySegment.ofArray(bytes("value!"));
+        block.wrap(segment, 0).write(key, 0, 3, value, 0, 6, 0, 0xFFFF_FFF7);
+        assertEquals(0xFFFF_FFF7, block.writerEpoch());
+        assertEquals(0xFFFF_FFF7, segment.get(LittleEndian.U32, KvBlockDescriptor.WRITER_EPOCH_OFFSET));
+        assertEquals(KvBlock.VALID, block.validate(bytes("key"), 0, 3, 64));
+        final int stamped = block.checksum();
+        block.wrap(segment, 64).write(key, 0, 3, value, 0, 6, 0);
+        assertEquals(0, block.writerEpoch(), "unstamped writes carry 0");
+        assertTrue(stamped != block.checksum(), "the epoch is covered by the checksum");
+        segment.set(LittleEndian.U32, 64 + KvBlockDescriptor.WRITER_EPOCH_OFFSET, 5);
+        assertEquals(KvBlock.BAD_CHECKSUM, block.validate(bytes("key"), 0, 3, 64), "a changed epoch fails the check");
+    }
+
+    @Test
     void readsBackWhatItWrote()
     {
         final byte[] value = new byte[5000];
