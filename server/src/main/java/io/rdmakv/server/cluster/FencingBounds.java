@@ -31,7 +31,7 @@ public record FencingBounds(long sessionTimeoutNanos, long heartbeatIntervalNano
     /** Added to the promotion wait for scheduling delays that no clock bound covers. */
     public static final long MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** The longest a node's currency watch sleeps between checks. */
-    static final long MAX_WATCH_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    static final long MAX_WATCH_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     public FencingBounds
     {

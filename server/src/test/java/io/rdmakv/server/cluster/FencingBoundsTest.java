@@ -21,8 +21,8 @@ class FencingBoundsTest
         assertEquals(1000 * MS, b.currencyBoundNanos());
         assertEquals(250 * MS, b.probeIntervalNanos());
         assertEquals(HeartbeatMessage.READ_LEASE_INTERVALS * 500 * MS, b.readLeaseNanos());
-        // (1000 + 1500 + 25) * 1.01 / 0.99 - 2000 = 576.01 ms, + 100 ms margin
-        assertEquals(676, TimeUnit.NANOSECONDS.toMillis(b.promotionWaitNanos()));
+        // (1000 + 1500 + 50) * 1.01 / 0.99 - 2000 = 601.52 ms, + 100 ms margin (the watch tick is B / 20 = 50 ms)
+        assertEquals(701, TimeUnit.NANOSECONDS.toMillis(b.promotionWaitNanos()));
     }
 
     @Test
