@@ -6,7 +6,6 @@ import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
 import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.common.protocol.HelloOkMessage;
-import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.Providers;
@@ -133,8 +132,7 @@ final class Connector
     {
         if (e instanceof SessionRefusedException refused)
         {
-            return refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.NOT_CURRENT.code() ||
-                refused.code() == ReasonCode.SHUTTING_DOWN.code();
+            return refused.forNow();
         }
         return e instanceof SessionFailedException && e.getCause() instanceof io.rdmakv.verbs.VerbsException;
     }

@@ -18,7 +18,6 @@ import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.hash.KeyHash;
-import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -570,9 +569,7 @@ public final class KvClient implements AutoCloseable
     /** Whether a session refused or failed now may be had later: the node is down, leaving, or not in the map. */
     private static boolean isTransient(final RuntimeException e)
     {
-        return !(e instanceof SessionRefusedException refused) ||
-            refused.code() == ReasonCode.NOT_IN_CLUSTER.code() || refused.code() == ReasonCode.SHUTTING_DOWN.code() ||
-            refused.code() == ReasonCode.NOT_CURRENT.code();
+        return !(e instanceof SessionRefusedException refused) || refused.forNow();
     }
 
     /**

@@ -131,7 +131,7 @@ final class SessionOpener
                     case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
                     case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
                 }
-            }, serving);
+            }, new io.rdmakv.server.bootstrap.HeartbeatAnswers(serving, config.heartbeatIntervalNanos()));
         }
         catch (final RuntimeException e)
         {

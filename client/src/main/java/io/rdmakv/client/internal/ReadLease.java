@@ -67,9 +67,4 @@ public final class ReadLease
             }
         }
     }
-
-    boolean enforced()
-    {
-        return enforced;
-    }
 }

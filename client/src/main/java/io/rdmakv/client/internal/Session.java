@@ -289,7 +289,7 @@ public final class Session implements AutoCloseable
         lastHeartbeatNanos = nowNanos;
         try
         {
-            lease.sending(++heartbeats, System.nanoTime());
+            lease.sending(++heartbeats, nowNanos); // read before the send: the lease runs no later than it may
             bootstrap.send(new HeartbeatMessage(heartbeats));
             return true;
         }

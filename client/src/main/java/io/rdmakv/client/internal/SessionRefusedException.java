@@ -47,4 +47,15 @@ public final class SessionRefusedException extends RuntimeException
     {
         return code;
     }
+
+    /**
+     * Whether the node refused only for now: it is in no map yet (or no more), cannot confirm it is current, or
+     * is shutting down; another node, or this one later, may serve. Auth, TLS, version and limits are final.
+     */
+    public boolean forNow()
+    {
+        return code == io.rdmakv.common.protocol.ReasonCode.NOT_IN_CLUSTER.code() ||
+            code == io.rdmakv.common.protocol.ReasonCode.NOT_CURRENT.code() ||
+            code == io.rdmakv.common.protocol.ReasonCode.SHUTTING_DOWN.code();
+    }
 }

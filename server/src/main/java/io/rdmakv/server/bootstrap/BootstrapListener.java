@@ -327,8 +327,7 @@ public final class BootstrapListener implements AutoCloseable
                 {
                     // per-read timeouts cannot bound reads inside TLS records: past the deadline the connection
                     // is closed under the handshake or the HELLO
-                    final ScheduledFuture<?> watchdog = DEADLINES.schedule(() -> closeQuietly(accepted),
-                        Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    final ScheduledFuture<?> watchdog = closeAfter(accepted, deadline - System.nanoTime());
                     try
                     {
                         socket = handshake(accepted, first, deadline);
@@ -459,6 +458,12 @@ public final class BootstrapListener implements AutoCloseable
                 BootstrapTls.clientSubject(socket));
         }
         return socket;
+    }
+
+    /** Closes {@code socket} after {@code delayNanos} unless the returned future is cancelled first. */
+    static ScheduledFuture<?> closeAfter(final Socket socket, final long delayNanos)
+    {
+        return DEADLINES.schedule(() -> closeQuietly(socket), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     }
 
     private static void closeQuietly(final Socket socket)

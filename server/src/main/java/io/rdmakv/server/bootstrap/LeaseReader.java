@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
  * client sends a HEARTBEAT (a header alone) every interval, and each one that arrives whole renews the lease
  * for {@code leaseTimeoutNanos}. Bytes that do not complete a frame renew nothing, so a trickle does not
  * keep a lease. Anything but a well-formed HEARTBEAT ends the session, as does the connection's end.
- * Each HEARTBEAT is sent back as it came while {@code answer} says the node serves: that grants the client
- * its read lease (see {@code HeartbeatMessage}); a node that cannot vouch for itself stays silent.
+ * Each HEARTBEAT is sent back as it came while {@code answer} says so (the node serves, and the session's
+ * answers are not flooding: see {@code HeartbeatAnswers}): that grants the client its read lease (see
+ * {@code HeartbeatMessage}); a node that cannot vouch for itself stays silent.
  * Runs on the connection's own (virtual) thread; blocking reads with a timeout are its clock.
  */
 final class LeaseReader
@@ -82,14 +83,32 @@ final class LeaseReader
                 renewedAt = System.nanoTime();
                 if (answer != null && answer.getAsBoolean())
                 {
-                    socket.getOutputStream().write(frame);
-                    socket.getOutputStream().flush();
+                    echo();
                 }
             }
         }
         catch (final IOException e)
         {
             return new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection ended: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Sends {@link #frame} back. A client that never reads its socket fills the buffers at last and would block
+     * this write, and with it the lease's clock, for good: a write still blocked after the lease timeout closes
+     * the connection, which ends the session as CLOSED.
+     */
+    private void echo() throws IOException
+    {
+        final java.util.concurrent.ScheduledFuture<?> deadline = BootstrapListener.closeAfter(socket, leaseTimeoutNanos);
+        try
+        {
+            socket.getOutputStream().write(frame);
+            socket.getOutputStream().flush();
+        }
+        finally
+        {
+            deadline.cancel(false);
         }
     }
 

@@ -1,7 +1,6 @@
 package io.rdmakv.server.cluster;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -17,7 +16,6 @@ final class CurrencyWatch implements AutoCloseable
 
     private final NodeCurrency currency;
     private final Consumer<String> fence;
-    private final AtomicLong fences = new AtomicLong();
     private final Thread thread;
     private volatile boolean closed;
 
@@ -38,7 +36,6 @@ final class CurrencyWatch implements AutoCloseable
             if (was && !now)
             {
                 final String why = currency.why();
-                fences.incrementAndGet();
                 LOG.log(System.Logger.Level.WARNING, "not current any more (" + why + "): fencing every session " +
                     "and refusing HELLO until it is");
                 try
@@ -57,12 +54,6 @@ final class CurrencyWatch implements AutoCloseable
             was = now;
             LockSupport.parkNanos(currency.bounds().watchTickNanos());
         }
-    }
-
-    /** Times the node fenced itself because it could not confirm it was current. */
-    long selfFences()
-    {
-        return fences.get();
     }
 
     @Override

@@ -61,8 +61,8 @@ public final class ZkMembership implements AutoCloseable
     private final Object vouchLock = new Object();
     /** After a new session: the newest map's epoch once registered again (MAX_VALUE: not yet); under vouchLock. */
     private long rejoinEpoch;
-    /** The map last handed to the listener (applied) and the incarnation it placed this node under. */
-    private ClusterMap appliedMap;
+    /** The epoch of the map last handed to the listener (applied; 0: none) and the incarnation it placed us under. */
+    private long appliedEpoch;
     private Long appliedIncarnation;
     private final MembershipListener listener;
     private final CuratorFramework client;
@@ -270,8 +270,7 @@ public final class ZkMembership implements AutoCloseable
                         if (trustedSession == session)
                         {
                             rejoinEpoch = newest.map().epoch();
-                            final ClusterMap applied = appliedMap;
-                            if (applied != null && applied.epoch() >= rejoinEpoch)
+                            if (appliedEpoch != 0 && appliedEpoch >= rejoinEpoch)
                             {
                                 currency.vouched(vouches(appliedIncarnation));
                             }
@@ -379,7 +378,7 @@ public final class ZkMembership implements AutoCloseable
                 listener.onMap(map);
                 synchronized (vouchLock)
                 {
-                    appliedMap = map;
+                    appliedEpoch = map.epoch();
                     appliedIncarnation = placed;
                     currency.vouched(map.epoch() >= rejoinEpoch && vouches(placed));
                 }

@@ -16,15 +16,12 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class ZooKeeperNode implements AutoCloseable
 {
     private final NodeRole role;
-    private final NodeCurrency currency;
     private final CurrencyWatch watch;
     private final AutoCloseable membership;
 
-    private ZooKeeperNode(final NodeRole role, final NodeCurrency currency, final CurrencyWatch watch,
-        final AutoCloseable membership)
+    private ZooKeeperNode(final NodeRole role, final CurrencyWatch watch, final AutoCloseable membership)
     {
         this.role = role;
-        this.currency = currency;
         this.watch = watch;
         this.membership = membership;
     }
@@ -53,7 +50,7 @@ public final class ZooKeeperNode implements AutoCloseable
         final CurrencyWatch watch = new CurrencyWatch(currency, server::selfFence, config.nodeId());
         try
         {
-            return new ZooKeeperNode(role, currency, watch, membership(config, server, role, reports, currency));
+            return new ZooKeeperNode(role, watch, membership(config, server, role, reports, currency));
         }
         catch (final Exception | Error e)
         {
@@ -67,18 +64,6 @@ public final class ZooKeeperNode implements AutoCloseable
     public NodeRole role()
     {
         return role;
-    }
-
-    /** Whether the node can confirm it is current, and the bounds it keeps (metrics, readiness). */
-    public NodeCurrency currency()
-    {
-        return currency;
-    }
-
-    /** Times the node fenced itself because it could not confirm it was current. */
-    public long selfFences()
-    {
-        return watch.selfFences();
     }
 
     /**

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -36,9 +35,9 @@ class RetriedWriteTest extends ZkClusterTestBase
     void aPutThatTookEffectBeforeTheFailoverDoesNotUndoALaterWrite() throws Exception
     {
         final byte[] later = LocalCluster.bytes("written after the failover");
-        final byte[] after = raceAcrossFailover(client -> client.put(LocalCluster.bytes("k"),
-            LocalCluster.bytes("first writer")), later);
-        assertArrayEquals(later, after, "the later write stands: the first PUT is not run a second time");
+        final Race race = raceAcrossFailover(true, client -> client.put(K, LocalCluster.bytes("first writer")),
+            other -> other.put(K, later));
+        assertArrayEquals(later, race.after(), "the later write stands: the first PUT is not run a second time");
     }
 
     /**
@@ -51,8 +50,8 @@ class RetriedWriteTest extends ZkClusterTestBase
     {
         final byte[] later = new byte[300];
         java.util.Arrays.fill(later, (byte)'L');
-        final byte[] after = raceAcrossFailover(client -> client.delete(LocalCluster.bytes("k")), later);
-        assertArrayEquals(later, after, "the later insert stands: the first DELETE is not run a second time");
+        final Race race = raceAcrossFailover(true, client -> client.delete(K), other -> other.put(K, later));
+        assertArrayEquals(later, race.after(), "the later insert stands: the first DELETE is not run a second time");
     }
 
     /**
@@ -64,63 +63,44 @@ class RetriedWriteTest extends ZkClusterTestBase
     @Test
     void anInsertDeletedAfterTheFailoverIsNotRunAgain() throws Exception
     {
-        final byte[] k = LocalCluster.bytes("k");
         final java.util.concurrent.atomic.AtomicReference<byte[]> seen = new java.util.concurrent.atomic.AtomicReference<>();
-        final ClusterMap map = startReplicated(3, 2, false);
-        final ReplicaGroup group = map.groups().getFirst();
-        try (KvClient writer = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
-                .withOpTimeout(Duration.ofSeconds(30)));
-            KvClient other = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
-                .withOpTimeout(Duration.ofSeconds(30))))
+        final Race race = raceAcrossFailover(false, client -> client.put(K, LocalCluster.bytes("inserted")), other ->
         {
-            final AtomicBoolean faulted = new AtomicBoolean();
-            ChainFaults.afterFirstBackup(() ->
-            {
-                if (!faulted.compareAndSet(false, true))
-                {
-                    return;
-                }
-                try
-                {
-                    cluster.kill(group.primary());
-                    cluster.awaitMap("the backup promoted", Duration.ofSeconds(60),
-                        m -> m.groups().getFirst().primary() == group.member(1));
-                    ChainFaults.afterFirstBackup(null);
-                    seen.set(other.get(k));
-                    other.delete(k);
-                }
-                catch (final Exception e)
-                {
-                    throw new IllegalStateException(e);
-                }
-            });
-            final io.rdmakv.client.KvConnectionException e = assertThrows(io.rdmakv.client.KvConnectionException.class,
-                () -> writer.put(k, LocalCluster.bytes("inserted")));
-            assertTrue(e.getMessage().contains("whether this write took effect is unknown"), e.getMessage());
-            assertTrue(faulted.get(), "the fault ran inside the write");
-            assertArrayEquals(LocalCluster.bytes("inserted"), seen.get(), "the promoted backup served the insert");
-            assertNull(other.get(k), "the DELETE after it stands");
-        }
+            seen.set(other.get(K));
+            other.delete(K);
+        });
+        assertTrue(race.unknown(), "the insert fails with its effect unknown");
+        assertArrayEquals(LocalCluster.bytes("inserted"), seen.get(), "the promoted backup served the insert");
+        assertNull(race.after(), "the DELETE after it stands");
+    }
+
+    private static final byte[] K = LocalCluster.bytes("k");
+
+    /** How {@link #raceAcrossFailover} ended: the key's value, and whether the write failed with its effect unknown. */
+    private record Race(byte[] after, boolean unknown)
+    {
     }
 
     /**
-     * Writes key "k", then runs {@code write} with a fault after its first backup's CAS: the primary is killed,
-     * the backup promoted, and another client writes {@code later}; then the write goes on (its primary's CAS
-     * fails, it follows the map, finds the key changed and fails with its effect unknown). Returns the key's value
-     * at the end.
+     * Writes key "k" first when {@code existing}, then runs {@code write} with a fault after its first backup's
+     * CAS: the primary is killed, the backup promoted, and another client runs {@code meanwhile}; then the write
+     * goes on (its primary's CAS fails, it follows the map and checks the key). A write whose effect cannot be
+     * told fails saying so; any other failure fails the test. Returns the key's value at the end.
      */
-    private byte[] raceAcrossFailover(final java.util.function.Consumer<KvClient> write, final byte[] later)
-        throws Exception
+    private Race raceAcrossFailover(final boolean existing, final java.util.function.Consumer<KvClient> write,
+        final java.util.function.Consumer<KvClient> meanwhile) throws Exception
     {
         final ClusterMap map = startReplicated(3, 2, false);
         final ReplicaGroup group = map.groups().getFirst();
-        final byte[] k = LocalCluster.bytes("k");
         try (KvClient writer = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
                 .withOpTimeout(Duration.ofSeconds(30)));
             KvClient other = KvClient.connect(LocalCluster.clientConfig(cluster.seeds())
                 .withOpTimeout(Duration.ofSeconds(30))))
         {
-            writer.put(k, LocalCluster.bytes("before"));
+            if (existing)
+            {
+                writer.put(K, LocalCluster.bytes("before"));
+            }
             final AtomicBoolean faulted = new AtomicBoolean();
             ChainFaults.afterFirstBackup(() ->
             {
@@ -134,14 +114,14 @@ class RetriedWriteTest extends ZkClusterTestBase
                     cluster.awaitMap("the backup promoted", Duration.ofSeconds(60),
                         m -> m.groups().getFirst().primary() == group.member(1));
                     ChainFaults.afterFirstBackup(null);
-                    other.put(k, later);
-
+                    meanwhile.accept(other);
                 }
                 catch (final Exception e)
                 {
                     throw new IllegalStateException(e);
                 }
             });
+            boolean unknown = false;
             try
             {
                 write.accept(writer);
@@ -151,9 +131,10 @@ class RetriedWriteTest extends ZkClusterTestBase
                 // the key changed since the write may have taken effect: it may not report success, and says its
                 // effect is unknown; what matters is that it does not run again over the later write
                 assertTrue(e.getMessage().contains("whether this write took effect is unknown"), e.getMessage());
+                unknown = true;
             }
             assertTrue(faulted.get(), "the fault ran inside the write");
-            return other.get(k);
+            return new Race(other.get(K), unknown);
         }
     }
 }
