@@ -20,8 +20,10 @@ import java.util.TreeMap;
  * <li><b>violation</b>: a key whose history the checker in test-support finds not linearizable as a
  * compare-and-set register (an indeterminate write may take effect at any time after its invocation, or never).</li>
  * <li><b>acknowledged write lost</b>: an acknowledged PUT or a CAS that returned true whose value no successful GET
- * (final reads included) ever returned, although no other write to the key was acknowledged after it and no write
- * with an unknown outcome was invoked after it: nothing could have overwritten it, yet nobody read it.</li>
+ * (final reads included) ever returned, although no other write to the key could be ordered after it (none was
+ * acknowledged after it was invoked: a write overlapping it may come after it) and the key has no write of unknown
+ * outcome (which may take effect at any time after its invocation): nothing could have overwritten it, yet nobody
+ * read it.</li>
  * <li><b>stale read</b>: a GET that returned a value whose (acknowledged) write had been overwritten before the GET
  * began: another write to the key was invoked after that write was acknowledged and was itself acknowledged before
  * the GET was invoked. GETs of "absent" are not counted.</li>
@@ -87,18 +89,19 @@ record HistoryAnalysis(int operations, int indeterminate, int keys, Map<Integer,
                 read.add(op.value());
             }
         }
-        final long lastAcknowledged = ops.stream().filter(OpLine::acknowledgedWrite).mapToLong(OpLine::complete)
-            .max().orElse(Long.MIN_VALUE);
-        final long lastUnknown = ops.stream().filter(OpLine::indeterminate).mapToLong(OpLine::invoke)
-            .max().orElse(Long.MIN_VALUE);
+        if (ops.stream().anyMatch(OpLine::indeterminate))
+        {
+            return; // a write of unknown outcome may have overwritten any of them
+        }
         for (final OpLine w : ops)
         {
             if (!w.acknowledgedWrite() || "DEL".equals(w.op()) || read.contains(w.value()))
             {
                 continue;
             }
-            // only the last acknowledged write can have nothing acknowledged after it
-            if (w.complete() == lastAcknowledged && lastUnknown < w.invoke())
+            final boolean overwritable = ops.stream()
+                .anyMatch(o -> o != w && o.acknowledgedWrite() && o.complete() > w.invoke());
+            if (!overwritable)
             {
                 out.add("key " + key + ": " + w.op() + " of " + w.value() + " by p" + w.process() + " acknowledged at " +
                     ms(w.complete(), origin) + ", never read, nothing after it could overwrite it");

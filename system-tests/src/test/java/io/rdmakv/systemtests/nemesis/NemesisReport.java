@@ -88,7 +88,8 @@ record NemesisReport(List<PhaseResult> phases, String aborted, long durationMs)
         }
         md.append("\nDefinitions (see HistoryAnalysis): a violation is a key whose history is not linearizable as a " +
             "compare-and-set register; an acknowledged write is lost when no GET ever returned its value although " +
-            "no write was acknowledged after it and none with an unknown outcome was invoked after it; a stale read " +
+            "no other write could be ordered after it (none acknowledged after its invocation) and the key has no " +
+            "write of unknown outcome; a stale read " +
             "returned a value that another acknowledged write had replaced before the read began.\n");
         for (final PhaseResult p : phases)
         {
