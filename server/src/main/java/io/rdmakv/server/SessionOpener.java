@@ -82,7 +82,7 @@ final class SessionOpener
         ServerSession session = null;
         try
         {
-            session = new ServerSession(nextSessionId.getAndIncrement(), peer, pd,
+            session = new ServerSession(nextSessionId.getAndIncrement(), hello.writerId(), peer, pd,
                 MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
             final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1,
                 1, 64));

@@ -4,6 +4,7 @@ import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 
@@ -98,11 +99,15 @@ public final class Router implements AutoCloseable
         return cache;
     }
 
-    /** Opens a session with one node through the given transport objects (the usual {@link SessionOpener}). */
+    /**
+     * Opens a session with one node through the given transport objects (the usual {@link SessionOpener}); every
+     * session it opens names one writer ({@link HelloMessage#newWriterId}), drawn here: one per client.
+     */
     public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
         final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy)
     {
-        return node -> Session.open(context, pd, node, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
+        final long writerId = HelloMessage.newWriterId();
+        return node -> Session.open(context, pd, node, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
             waitStrategy);
     }
 

@@ -8,6 +8,8 @@ import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
+import io.rdmakv.common.protocol.FenceWritersMessage;
+import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
@@ -92,8 +94,8 @@ public final class Session implements AutoCloseable
     }
 
     private Session(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos,
-        final WaitStrategy waitStrategy)
+        final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
+        final long opTimeoutNanos, final WaitStrategy waitStrategy)
     {
         this.address = address;
         mem = arena.allocate(LaneBuffers.LENGTH, 4096);
@@ -113,7 +115,7 @@ public final class Session implements AutoCloseable
             io.postAllReceives();
             connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
             helloSentAt = System.nanoTime();
-            final ControlMessage reply = hello(connection, new HelloMessage(1, authToken,
+            final ControlMessage reply = hello(connection, new HelloMessage(1, writerId, authToken,
                 createdQp.localEndpoint()), tls != null);
             if (reply instanceof HelloRefusedMessage refused)
             {
@@ -177,10 +179,11 @@ public final class Session implements AutoCloseable
      * {@link SessionRefusedException} / {@link SessionFailedException}.
      */
     public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
-        final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos,
-        final WaitStrategy waitStrategy)
+        final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
+        final long opTimeoutNanos, final WaitStrategy waitStrategy)
     {
-        return new Session(context, pd, address, authToken, tls, connectTimeoutNanos, opTimeoutNanos, waitStrategy);
+        return new Session(context, pd, address, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
+            waitStrategy);
     }
 
     /** Shares the client's slot cache with this session's lane (before its first operation). */
@@ -324,6 +327,16 @@ public final class Session implements AutoCloseable
         final ControlMessage reply =
             control.call(new DamageScanMessage(control.nextRequestId(), fromGroup, Integer.MAX_VALUE));
         return reply instanceof DamageScanOkMessage ok ? ok : null;
+    }
+
+    /**
+     * FENCE_WRITERS: has the node fence every session of {@code writers} open now (control path; allocates).
+     * Returns the sessions it fenced, or -1 when it did not answer that it had.
+     */
+    public int fenceWriters(final long[] writers)
+    {
+        final ControlMessage reply = control.call(new FenceWritersMessage(control.nextRequestId(), writers));
+        return reply instanceof FenceWritersOkMessage ok ? ok.fenced() : -1;
     }
 
     /** Closes the session; waits for a janitor duty that holds it (never for long: duties do not wait). */

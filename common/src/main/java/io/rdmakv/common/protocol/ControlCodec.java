@@ -67,6 +67,8 @@ public final class ControlCodec
             case DamageScanOkMessage m -> m.encodeBody(writer);
             case HelpMessage m -> m.encodeBody(writer);
             case HelpReplyMessage m -> m.encodeBody(writer);
+            case FenceWritersMessage m -> m.encodeBody(writer);
+            case FenceWritersOkMessage m -> m.encodeBody(writer);
             case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _ ->
             {
                 // header only
@@ -169,6 +171,8 @@ public final class ControlCodec
                 case DAMAGE_SCAN_OK -> DamageScanOkMessage.decode(reader, requestId);
                 case HELP -> HelpMessage.decode(reader, requestId);
                 case HELP_REPLY -> HelpReplyMessage.decode(reader, requestId);
+                case FENCE_WRITERS -> FenceWritersMessage.decode(reader, requestId);
+                case FENCE_WRITERS_OK -> FenceWritersOkMessage.decode(reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

@@ -8,7 +8,8 @@ package io.rdmakv.common.protocol;
 public sealed interface ControlMessage permits
     HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
     StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, HeartbeatMessage, RepairMessage,
-    RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage
+    RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage,
+    FenceWritersMessage, FenceWritersOkMessage
 {
     /** The message's type. */
     MessageType type();

@@ -33,9 +33,9 @@ public final class MessageHeaderDescriptor
     /**
      * The version of the control protocol, carried in HELLO and HELLO_OK. 3: HELLO_OK carries the cluster map
      * in binary, and ALLOC_OK the rkey a chunk is written with (a memory window per grant). 4: the map may
-     * carry replica groups (kind 2).
+     * carry replica groups (kind 2). 5: HELLO carries the writer id; FENCE_WRITERS.
      */
-    public static final int PROTOCOL_VERSION = 4;
+    public static final int PROTOCOL_VERSION = 5;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;

@@ -44,7 +44,11 @@ public enum MessageType
     /** Client to primary node: finish a replicated write stuck between its first backup and the primary. */
     HELP(18, HelpMessage.KEY_OFFSET, HelpMessage.MAX_LENGTH),
     /** Primary node to client: helped, refused (put the backups back) or changed. */
-    HELP_REPLY(19, HelpReplyMessage.LENGTH, HelpReplyMessage.LENGTH);
+    HELP_REPLY(19, HelpReplyMessage.LENGTH, HelpReplyMessage.LENGTH),
+    /** Primary node to its backup: fence every session of these writers (their sessions on the primary ended). */
+    FENCE_WRITERS(20, FenceWritersMessage.WRITERS_OFFSET, MAX_MESSAGE_LENGTH),
+    /** Node to primary: those writers' sessions are fenced. */
+    FENCE_WRITERS_OK(21, FenceWritersOkMessage.LENGTH, FenceWritersOkMessage.LENGTH);
 
     private static final MessageType[] BY_CODE;
 

@@ -21,6 +21,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,8 +43,8 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(4, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+        assertEquals(5, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -52,7 +53,7 @@ class ControlCodecTest
     {
         final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
             "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", "HEARTBEAT", "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
-            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY"};
+            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK"};
         int known = 0;
         for (int code = 1; code <= names.length; code++)
         {
@@ -63,7 +64,7 @@ class ControlCodecTest
         }
         assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(20));
+        assertEquals(null, MessageType.of(22));
         assertEquals(null, MessageType.of(-1));
     }
 
@@ -73,7 +74,8 @@ class ControlCodecTest
         assertEquals(16, HelloMessage.PROTOCOL_VERSION_OFFSET);
         assertEquals(20, HelloMessage.TOKEN_LENGTH_OFFSET);
         assertEquals(22, HelloMessage.ENDPOINT_LENGTH_OFFSET);
-        assertEquals(24, HelloMessage.TOKEN_OFFSET);
+        assertEquals(24, HelloMessage.WRITER_ID_OFFSET);
+        assertEquals(32, HelloMessage.TOKEN_OFFSET);
         assertEquals(296, HelloMessage.MAX_ENDPOINT_LENGTH, "a tcp endpoint with the longest host and its secret");
 
         assertEquals(224, HelloOkMessage.ENDPOINT_OFFSET, "HELLO_OK's fixed part: 72 bytes of fields, the header");
@@ -259,6 +261,14 @@ class ControlCodecTest
         assertThrows(IllegalArgumentException.class, () -> new AllocMessage(1, 0));
         assertThrows(IllegalArgumentException.class, () -> new HelloMessage(1, new byte[257], Samples.CLIENT));
         assertThrows(IllegalArgumentException.class, () -> new HelloMessage(1, new byte[1], null));
+        assertThrows(IllegalArgumentException.class, () -> new HelloMessage(1, 0L, new byte[1], Samples.CLIENT));
+        assertThrows(IllegalArgumentException.class, () -> new FenceWritersMessage(1, new long[0]));
+        assertThrows(IllegalArgumentException.class, () -> new FenceWritersMessage(1, new long[] {5, 0}));
+        assertThrows(IllegalArgumentException.class,
+            () -> new FenceWritersMessage(1, new long[FenceWritersMessage.MAX_WRITERS + 1]));
+        assertEquals(4096, ControlCodec.toBytes(new FenceWritersMessage(1, java.util.stream.LongStream
+            .rangeClosed(1, FenceWritersMessage.MAX_WRITERS).toArray())).length, "the most writers fill a message");
+        assertNotEquals(HelloMessage.newWriterId(), HelloMessage.newWriterId(), "each client draws its own");
     }
 
     @Test

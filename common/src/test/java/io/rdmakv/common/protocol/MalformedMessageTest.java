@@ -133,13 +133,13 @@ class MalformedMessageTest
         final byte[] hello = bytes(new HelloMessage(1, new byte[4], Samples.CLIENT));
         final MalformedMessageException ex = malformed(
             withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 1), Kind.BAD_VERSION);
-        assertEquals("HELLO of protocol version 1: this build speaks version 4", ex.getMessage());
+        assertEquals("HELLO of protocol version 1: this build speaks version 5", ex.getMessage());
         // a HELLO of another version is refused on its version, whatever follows
         malformed(
             withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 7), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
             Kind.BAD_VERSION);
         malformed(withU32(bytes(Samples.helloOk()), 16, 0), Kind.BAD_VERSION);
-        malformed(bytes(new HelloMessage(1, 5, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
+        malformed(bytes(new HelloMessage(1, 6, 5L, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
     }
 
     @Test
@@ -155,6 +155,14 @@ class MalformedMessageTest
             withU16(padded, HelloMessage.TOKEN_LENGTH_OFFSET, 0), HelloMessage.ENDPOINT_LENGTH_OFFSET,
             Samples.CLIENT.encodedLength() + 2);
         malformed(shifted, Kind.BAD_FIELD);
+        // writer 0 names no client: a HELLO of it, or a FENCE_WRITERS naming it, is refused
+        malformed(withU64(hello, HelloMessage.WRITER_ID_OFFSET, 0), Kind.BAD_FIELD);
+        final byte[] fence = bytes(new FenceWritersMessage(1, new long[] {7, 8}));
+        malformed(withU64(fence, FenceWritersMessage.WRITERS_OFFSET + Long.BYTES, 0), Kind.BAD_FIELD);
+        malformed(withU32(fence, FenceWritersMessage.COUNT_OFFSET, 0), Kind.BAD_FIELD);
+        malformed(withU32(fence, FenceWritersMessage.COUNT_OFFSET, 3), Kind.BAD_LENGTH);
+        malformed(withU32(fence, FenceWritersMessage.COUNT_OFFSET, FenceWritersMessage.MAX_WRITERS + 1),
+            Kind.OVERSIZED);
 
         final byte[] helloOk = bytes(Samples.helloOk());
         final MalformedMessageException geometry = malformed(

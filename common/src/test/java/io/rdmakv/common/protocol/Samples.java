@@ -36,6 +36,9 @@ final class Samples
         return List.of(
             new HelloMessage(1, "secret".getBytes(StandardCharsets.UTF_8), CLIENT),
             new HelloMessage(1, null, SERVER),
+            new HelloMessage(1, -7L, new byte[0], CLIENT),
+            new FenceWritersMessage(21, new long[] {1, -1L, 0x1234_5678_9ABC_DEF0L}),
+            new FenceWritersOkMessage(22, 3),
             helloOk(),
             new HelloRefusedMessage(3, ReasonCode.AUTH_FAILED, "bad token"),
             new AllocMessage(4, 1 << 20),

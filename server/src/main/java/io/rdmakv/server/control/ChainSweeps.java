@@ -3,6 +3,7 @@ package io.rdmakv.server.control;
 import io.rdmakv.server.space.Extent;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -19,6 +20,10 @@ import java.util.function.Consumer;
  * backups are put back first ({@link Sweeper}, the node's {@code replication.BackupSweep}), then the space is
  * reclaimed, on the control agent's thread, as before. Until then it stays held (granted to the departed sessions,
  * so not reusable).
+ *
+ * <p>The backups fence the departed sessions' writers first: a writer whose session here ended may still hold
+ * sessions with them (cut off from this node only, or paused mid-write), and a CAS it sent them after the sweep
+ * would name space this node is about to reuse.
  *
  * <p>A sweep reads every backup's whole index, so it runs on a thread of its own ({@code rdmakv-sweep}, started
  * on the first batch), never the agent's; its result comes back as a command on the agent's thread ({@code
@@ -53,15 +58,16 @@ public final class ChainSweeps implements AutoCloseable
         boolean needed();
 
         /**
-         * Puts back, on every backup of this node's group, each slot that names a block inside {@code departed}
-         * (sorted, disjoint: the grants of departed sessions, still held) while this node's slot holds another
-         * word; last backup first. Blocking, on the sweep thread.
+         * Has every backup of this node's group fence the sessions of {@code writers} (the departed sessions'
+         * writers: FENCE_WRITERS), then puts back, on every backup, each slot that names a block inside {@code
+         * departed} (sorted, disjoint: the grants of departed sessions, still held) while this node's slot holds
+         * another word; last backup first. Blocking, on the sweep thread.
          *
          * @return what it did; {@link Swept#NOT_NEEDED} when this node is no longer the primary of a group with
          *     backups
          * @throws RuntimeException when a backup could not be swept (to be retried)
          */
-        Swept sweep(List<Extent> departed);
+        Swept sweep(List<Extent> departed, long[] writers);
 
         @Override
         void close();
@@ -77,7 +83,7 @@ public final class ChainSweeps implements AutoCloseable
         public static final Swept NOT_NEEDED = new Swept(0, 0, 0, 0, 0);
     }
 
-    private record Job(Map<Long, List<Extent>> grants, Runnable then)
+    private record Job(Map<Long, List<Extent>> grants, long[] writers, Runnable then)
     {
     }
 
@@ -105,12 +111,12 @@ public final class ChainSweeps implements AutoCloseable
     }
 
     /**
-     * Sweeps the backups for {@code grants} (departed sessions' ids and what they held), then runs {@code then}
-     * on the agent's thread. Agent thread.
+     * Sweeps the backups for {@code grants} (departed sessions' ids and what they held) after they fenced {@code
+     * writers} (those sessions' writers), then runs {@code then} on the agent's thread. Agent thread.
      */
-    void submit(final Map<Long, List<Extent>> grants, final Runnable then)
+    void submit(final Map<Long, List<Extent>> grants, final long[] writers, final Runnable then)
     {
-        pending.add(new Job(grants, then));
+        pending.add(new Job(grants, writers.clone(), then));
         synchronized (start)
         {
             if (worker == null && !closed)
@@ -161,7 +167,7 @@ public final class ChainSweeps implements AutoCloseable
                 {
                     hook.run();
                 }
-                final Swept swept = sweeper.sweep(extents(jobs));
+                final Swept swept = sweeper.sweep(extents(jobs), writers(jobs));
                 report(jobs, swept);
                 return true;
             }
@@ -254,6 +260,12 @@ public final class ChainSweeps implements AutoCloseable
         }
         all.sort(Comparator.comparingLong(Extent::offset));
         return all;
+    }
+
+    /** Every job's writers, each once. */
+    private static long[] writers(final Collection<Job> jobs)
+    {
+        return jobs.stream().flatMapToLong(job -> Arrays.stream(job.writers())).distinct().toArray();
     }
 
     /**

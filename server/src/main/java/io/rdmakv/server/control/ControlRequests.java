@@ -8,6 +8,8 @@ import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.ErrorMessage;
+import io.rdmakv.common.protocol.FenceWritersMessage;
+import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.HelpMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
@@ -26,6 +28,8 @@ import io.rdmakv.verbs.WorkCompletion;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -205,6 +209,7 @@ final class ControlRequests
             case RepairMessage request -> reply(session, repair.repair(request, session.toString()));
             case HelpMessage request when chainHelp != null -> reply(session, chainHelp.help(request));
             case DamageScanMessage request -> reply(session, damageScan.scan(request));
+            case FenceWritersMessage request -> reply(session, fenceWriters(session, request));
             case ByeMessage bye ->
             {
                 counters.increment(ServerCounter.BYE_REQUESTS);
@@ -217,6 +222,32 @@ final class ControlRequests
                     message.type() + " is not a request a client may send on the control plane"));
             }
         }
+    }
+
+    /**
+     * Fences every session of the writers {@code request} names, but the one asking, as an expired lease fences:
+     * their queue pairs are in ERR before the reply is posted, so nothing they send is carried out afterwards. The
+     * group's primary asks before it sweeps this node for a departed writer's words ({@code BackupSweep}). A
+     * session that registers later is not fenced: it was opened after the primary had fenced the writer's session
+     * there, and a write needs its block on the primary before any backup CAS.
+     */
+    private FenceWritersOkMessage fenceWriters(final ServerSession asking, final FenceWritersMessage request)
+    {
+        final List<ServerSession> fenced = new ArrayList<>();
+        for (final ServerSession s : sessions.all())
+        {
+            if (s != asking && !s.departed() && request.names(s.writerId()))
+            {
+                fenced.add(s);
+            }
+        }
+        if (!fenced.isEmpty())
+        {
+            counters.add(ServerCounter.SESSIONS_FENCED_FOR_PRIMARY, fenced.size());
+            departures.departAll(fenced, "its writer's session on its group's primary ended (the primary, " +
+                asking.peer() + ", fences it here before sweeping)", closing.getAsBoolean(), true);
+        }
+        return new FenceWritersOkMessage(request.requestId(), fenced.size());
     }
 
     /**

@@ -25,11 +25,11 @@ import java.util.Map;
  * sessions it fences.
  *
  * <p>On the primary of a replica group with backups ({@link ChainSweeps}), a drained batch that held space is
- * not reclaimed at once: its sessions' grants stay held while the backups are swept for a write one of them
- * left between its first backup's CAS and this node's (put back there, last backup first), and the reclaim
- * runs when the sweep hands the batch back. Their insert locks are released at once, by a walk of the lock words
- * only. Otherwise (no replication, a group of one, a batch that held
- * nothing, shutdown, a rebuild of the allocator) it is reclaimed at once, as before.
+ * not reclaimed at once: its sessions' grants stay held while the backups fence their writers and are swept for a
+ * write one of them left between its first backup's CAS and this node's (put back there, last backup first), and
+ * the reclaim runs when the sweep hands the batch back. Their insert locks are released at once, by a walk of the
+ * lock words only. Otherwise (no replication, a group of one, a batch that held nothing, shutdown, a rebuild of the
+ * allocator) it is reclaimed at once.
  */
 final class Departures
 {
@@ -153,7 +153,8 @@ final class Departures
                 final Map<Long, List<Extent>> none = new HashMap<>();
                 ids.forEach(id -> none.put(id, List.of()));
                 final Map<Long, IndexScanner.Departure> locks = scanner.scanDepartures(none);
-                sweeps.submit(held, () -> reclaim(batch, ids, whys, locks));
+                final long[] writers = batch.drained.stream().mapToLong(ServerSession::writerId).distinct().toArray();
+                sweeps.submit(held, writers, () -> reclaim(batch, ids, whys, locks));
                 return;
             }
         }

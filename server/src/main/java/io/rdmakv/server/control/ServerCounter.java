@@ -61,6 +61,8 @@ public enum ServerCounter
     SESSIONS_FENCED_BY_EPOCH(ServerMetric.SESSIONS_FENCED_BY_EPOCH),
     /** Sessions fenced because the node could not confirm it was current (or was shutting down). */
     SESSIONS_SELF_FENCED(ServerMetric.SESSIONS_SELF_FENCED),
+    /** Sessions fenced because their writer's session on the group's primary ended (FENCE_WRITERS). */
+    SESSIONS_FENCED_FOR_PRIMARY(ServerMetric.SESSIONS_FENCED_FOR_PRIMARY),
     /** Insert locks holding a value that was no live session's, cleared by the sweep. */
     STALE_LOCKS_CLEARED(ServerMetric.STALE_INSERT_LOCKS_CLEARED),
     /** A gauge: 1 when grants are written through memory windows, 0 when the data area's rkey writes. */

@@ -67,6 +67,9 @@ public enum ServerMetric
     SESSIONS_SELF_FENCED("rdmakv_sessions_self_fenced_total", Type.COUNTER,
         "Sessions fenced because the node could not confirm it was current in its cluster (ZooKeeper connection " +
         "down, session unconfirmed past the bound, or shutting down)"),
+    SESSIONS_FENCED_FOR_PRIMARY("rdmakv_sessions_fenced_for_primary_total", Type.COUNTER,
+        "Sessions fenced at their group's primary's request, because their writer's session on the primary ended " +
+        "(before the primary swept this node for that writer's words)"),
     STALE_INSERT_LOCKS_CLEARED("rdmakv_stale_insert_locks_cleared_total", Type.COUNTER,
         "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep");
 

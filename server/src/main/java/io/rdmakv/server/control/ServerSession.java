@@ -32,6 +32,7 @@ public final class ServerSession implements AutoCloseable
     static final int NOTICE_BUFFER = RECV_BUFFERS + 1;
 
     private final long id;
+    private final long writerId;
     private final String peer;
     private final int bufferLength;
     private final Arena arena = Arena.ofShared();
@@ -56,9 +57,15 @@ public final class ServerSession implements AutoCloseable
     /** The epoch of the cluster map it was opened under (told to it in HELLO_OK). */
     private volatile long epoch;
 
-    public ServerSession(final long id, final String peer, final ProtectionDomain pd, final int bufferLength)
+    /**
+     * Session {@code id} of writer {@code writerId} (its HELLO's: the same in every session that client opens, on
+     * every node), from {@code peer}.
+     */
+    public ServerSession(final long id, final long writerId, final String peer, final ProtectionDomain pd,
+        final int bufferLength)
     {
         this.id = id;
+        this.writerId = writerId;
         this.peer = peer;
         this.bufferLength = bufferLength;
         buffers = arena.allocate((long)bufferLength * (RECV_BUFFERS + 2), 4096);
@@ -68,6 +75,12 @@ public final class ServerSession implements AutoCloseable
     public long id()
     {
         return id;
+    }
+
+    /** The client it belongs to, as its HELLO named it ({@code HelloMessage#writerId}). */
+    public long writerId()
+    {
+        return writerId;
     }
 
     public String peer()

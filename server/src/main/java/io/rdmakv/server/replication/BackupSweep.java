@@ -10,6 +10,7 @@ import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.protocol.FenceWritersMessage;
 import io.rdmakv.common.protocol.RemoteRegion;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.server.control.ChainSweeps;
@@ -21,6 +22,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -33,6 +35,11 @@ import java.util.function.Supplier;
  * value would be lost. So, for every backup of this node's group, over a session of this node's own ({@link
  * PeerSessions}):
  * <ol>
+ *   <li>first, on every backup, the departed sessions' writers are fenced (FENCE_WRITERS: every session of theirs
+ *       open there goes to ERR before the backup answers). A writer whose session here ended may still be alive
+ *       on the backups (cut off from this node only, or paused in the middle of a write); once fenced there, it
+ *       cannot CAS a backup after the sweep read it. A session it opens there later cannot carry an old write: a
+ *       write's block goes to this node before any backup CAS, and the writer's session here is fenced;</li>
  *   <li>its whole index is READ, {@link RegionCopier#INDEX_CHUNK_BYTES} at a time, and every slot whose word
  *       differs from this node's word at the same slot and names a block inside the departed grants is noted;</li>
  *   <li>then, last backup first, each noted slot is CASed from that word to this node's word of the moment. A CAS
@@ -100,7 +107,7 @@ public final class BackupSweep implements ChainSweeps.Sweeper
     }
 
     @Override
-    public ChainSweeps.Swept sweep(final List<Extent> departed)
+    public ChainSweeps.Swept sweep(final List<Extent> departed, final long[] writers)
     {
         synchronized (lock)
         {
@@ -126,6 +133,10 @@ public final class BackupSweep implements ChainSweeps.Sweeper
                 for (int i = 1; i <= backups; i++)
                 {
                     peers.add(open(current, current.node(group.member(i))));
+                }
+                for (final Peer peer : peers)
+                {
+                    fence(peer, writers);
                 }
                 long indexBytes = 0;
                 for (final Peer peer : peers)
@@ -206,6 +217,26 @@ public final class BackupSweep implements ChainSweeps.Sweeper
         {
             session.close();
             throw e;
+        }
+    }
+
+    /**
+     * Has {@code peer} fence every session of {@code writers} (FENCE_WRITERS, as many messages as they take), so
+     * that none of them can CAS it after its index is read.
+     */
+    private static void fence(final Peer peer, final long[] writers)
+    {
+        for (int from = 0; from < writers.length; from += FenceWritersMessage.MAX_WRITERS)
+        {
+            final long[] some = Arrays.copyOfRange(writers, from,
+                Math.min(writers.length, from + FenceWritersMessage.MAX_WRITERS));
+            peer.session.heartbeatIfDue(System.nanoTime());
+            if (peer.session.fenceWriters(some) < 0)
+            {
+                throw new IllegalStateException("backup " + peer.address + " did not confirm it fenced the " +
+                    "departed sessions' writers (" + (peer.session.isBroken() ? "connection lost or timed out" :
+                    "no FENCE_WRITERS_OK") + ")");
+            }
         }
     }
 

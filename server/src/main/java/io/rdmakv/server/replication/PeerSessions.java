@@ -5,6 +5,7 @@ import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.SessionFailedException;
 import io.rdmakv.client.internal.SessionRefusedException;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.verbs.Context;
@@ -33,6 +34,8 @@ final class PeerSessions
     private final RegionGeometry geometry;
     private final byte[] authToken;
     private final SSLContext tls;
+    /** This node's writer id in its peers' eyes, one for all its sessions (a writer of its own, like a client's). */
+    private final long writerId = HelloMessage.newWriterId();
 
     PeerSessions(final Context context, final ProtectionDomain pd, final RegionGeometry geometry,
         final ServerConfig config)
@@ -52,7 +55,7 @@ final class PeerSessions
      */
     Session open(final InetSocketAddress peer)
     {
-        return Session.open(context, pd, peer, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
+        return Session.open(context, pd, peer, writerId, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
             WaitStrategy.ADAPTIVE);
     }
 

@@ -29,11 +29,19 @@ final class AgentDriver
         return connectUnder(agent, pd, cq, peer, id, name, 0);
     }
 
-    /** As {@link #connect}, the session opened under a cluster map of epoch {@code epoch}. */
+    /** As {@link #connect}, the session opened under a cluster map of epoch {@code epoch} (its writer: its id). */
     static ServerSession connectUnder(final ControlAgent agent, final ProtectionDomain pd, final CompletionQueue cq,
         final ControlPeer peer, final long id, final String name, final long epoch)
     {
-        final ServerSession session = new ServerSession(id, name, pd, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
+        return connectAs(agent, pd, cq, peer, id, id, name, epoch);
+    }
+
+    /** As {@link #connectUnder}, the session of writer {@code writerId}. */
+    static ServerSession connectAs(final ControlAgent agent, final ProtectionDomain pd, final CompletionQueue cq,
+        final ControlPeer peer, final long id, final long writerId, final String name, final long epoch)
+    {
+        final ServerSession session = new ServerSession(id, writerId, name, pd,
+            MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         session.openedUnder(epoch);
         final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1, 1, 64));
         session.attach(qp, null);

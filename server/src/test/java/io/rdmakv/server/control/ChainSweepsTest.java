@@ -6,6 +6,10 @@ import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.FenceWritersMessage;
+import io.rdmakv.common.protocol.FenceWritersOkMessage;
+import io.rdmakv.common.protocol.StatsMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
@@ -32,6 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.rdmakv.server.space.TestRegion.key;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,6 +74,7 @@ class ChainSweepsTest
         final AtomicBoolean needed = new AtomicBoolean(true);
         final AtomicInteger failures = new AtomicInteger();
         final List<List<Extent>> swept = new CopyOnWriteArrayList<>();
+        final List<long[]> writers = new CopyOnWriteArrayList<>();
         final CountDownLatch started = new CountDownLatch(1);
         volatile CountDownLatch hold = new CountDownLatch(0);
         volatile ChainSweeps.Swept result = new ChainSweeps.Swept(1, 4096, 1, 0, 1000);
@@ -80,9 +86,10 @@ class ChainSweepsTest
         }
 
         @Override
-        public ChainSweeps.Swept sweep(final List<Extent> departed)
+        public ChainSweeps.Swept sweep(final List<Extent> departed, final long[] fenced)
         {
             swept.add(new ArrayList<>(departed));
+            writers.add(fenced.clone());
             started.countDown();
             try
             {
@@ -163,6 +170,8 @@ class ChainSweepsTest
             agent.doWork();
         }
         assertEquals(List.of(List.of(grant)), sweeper.swept, "the sweep is for the departed session's grant");
+        assertArrayEquals(new long[] {SESSION_ID}, sweeper.writers.getFirst(),
+            "the backups fence the departed session's writer first");
         assertEquals(0, counters.get(ServerCounter.SESSIONS_CLOSED), "not reclaimed while the backups are swept");
         assertEquals(0, counters.get(ServerCounter.RECLAIMED_BYTES));
         assertTrue(allocator.isReleasable(grant.offset(), grant.length()), "the whole grant stays held");
@@ -175,6 +184,45 @@ class ChainSweepsTest
         assertEquals(1, counters.get(ServerCounter.CHAIN_SWEEPS));
         assertEquals(1, counters.get(ServerCounter.CHAIN_SWEEP_ROLLBACKS));
         assertEquals(1, sweeper.swept.size());
+    }
+
+    /**
+     * On a backup: FENCE_WRITERS from the primary fences every session of the writers it names, except the asking
+     * one, before it answers; other writers' sessions go on.
+     */
+    @Test
+    void aBackupFencesEverySessionOfTheWritersItsPrimaryNames()
+    {
+        final List<ControlPeer> others = new ArrayList<>();
+        try
+        {
+            final List<ServerSession> named = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                final ControlPeer other = new ControlPeer();
+                others.add(other);
+                final ServerSession s = AgentDriver.connectAs(agent, pd, cq, other, 81 + i, i < 2 ? 500 : 600,
+                    "writer " + (i < 2 ? 500 : 600), 0);
+                if (i < 2)
+                {
+                    named.add(s);
+                }
+            }
+            assertEquals(4, agent.sessionCount());
+
+            final FenceWritersOkMessage ok = assertInstanceOf(FenceWritersOkMessage.class, AgentDriver.request(agent,
+                peer, new FenceWritersMessage(5, new long[] {500, SESSION_ID, 999})));
+            assertEquals(2, ok.fenced(), "both sessions of writer 500; not the asking session, though it is named");
+            assertTrue(named.stream().allMatch(ServerSession::departed), "fenced before the answer");
+            assertEquals(2, agent.sessionCount());
+            assertEquals(2, counters.get(ServerCounter.SESSIONS_FENCED_FOR_PRIMARY));
+            assertInstanceOf(StatsOkMessage.class, AgentDriver.request(agent, others.get(2), new StatsMessage(6)),
+                "writer 600 is served on");
+        }
+        finally
+        {
+            CloseHelper.closeAll(others);
+        }
     }
 
     @Test

@@ -105,6 +105,8 @@ class MetricCatalogueTest
             "cleared)",
         "# HELP rdmakv_failovers_total Failovers in the maps this node applied: a replica group whose primary " +
             "became another member",
+        "# HELP rdmakv_sessions_fenced_for_primary_total Sessions fenced at their group's primary's request, because " +
+            "their writer's session on the primary ended (before the primary swept this node for that writer's words)",
         "# HELP rdmakv_sessions_fenced_by_epoch_total Client sessions fenced because a cluster map of a newer " +
             "epoch than the one they were opened under was applied",
         "# TYPE rdmakv_cluster_epoch gauge",
@@ -117,6 +119,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_copy_passes_total counter",
         "# TYPE rdmakv_copy_slots_total counter",
         "# TYPE rdmakv_failovers_total counter",
+        "# TYPE rdmakv_sessions_fenced_for_primary_total counter",
         "# TYPE rdmakv_sessions_fenced_by_epoch_total counter",
         "# TYPE rdmakv_auth_failures_total counter",
         "# TYPE rdmakv_auth_throttled_total counter",

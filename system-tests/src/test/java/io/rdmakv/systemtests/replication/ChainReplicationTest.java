@@ -349,6 +349,88 @@ class ChainReplicationTest
         group.assertReplicasEqual();
     }
 
+    /**
+     * A zombie writer: paused after its first backup's CAS while its session on the primary ends (fenced there), its
+     * sessions with the backups alive (its janitor heartbeats them). The primary sweeps backup 1 back and reclaims
+     * the writer's space; when the writer resumes, its CAS on backup 2 must not land, or backup 2 would name a block
+     * in space the primary reuses (and be ahead of backup 1: a failover promoting it serves a reused block). The
+     * backups fence the writer at the primary's request before the sweep reads them (FENCE_WRITERS).
+     */
+    @Test
+    void aZombieWriterCannotCasABackupAfterThePrimarySweptIt() throws Exception
+    {
+        group = ReplicatedPair.start(dir, 3);
+        final KvServer primary = group.nodes[0];
+        final byte[] k = key(6);
+        final CountDownLatch stalled = new CountDownLatch(1);
+        final CountDownLatch resume = new CountDownLatch(1);
+        try (KvClient other = group.client();
+            KvClient zombie = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + group.ports[0])
+                .withOpTimeout(Duration.ofSeconds(2))))
+        {
+            other.put(k, value(6, 1, 300));
+            final long version = zombie.getVersioned(k).version();
+            ChainFaults.afterFirstBackup(() ->
+            {
+                stalled.countDown();
+                try
+                {
+                    resume.await(60, TimeUnit.SECONDS);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            final AtomicLong outcome = new AtomicLong(-1);
+            final Thread writer = Thread.ofPlatform().name("zombie").start(() ->
+            {
+                try
+                {
+                    outcome.set(zombie.putIfVersion(k, value(6, 2, 300), version) ? 1 : 0);
+                }
+                catch (final RuntimeException e)
+                {
+                    outcome.set(2);
+                }
+            });
+            assertTrue(stalled.await(30, TimeUnit.SECONDS), "the writer took backup 1 and stalled");
+            final long slot;
+            final long acknowledged;
+            try (RegionView p = new RegionView(group.ports[0]); RegionView b1 = new RegionView(group.ports[1]))
+            {
+                slot = p.find(k).slotOffset();
+                acknowledged = p.longAt(slot);
+                assertNotEquals(acknowledged, b1.longAt(slot), "backup 1 names the stalled writer's block");
+            }
+
+            final long sweepsBefore = primary.counters().get(ServerCounter.CHAIN_SWEEPS);
+            final long reclaimedBefore = primary.counters().get(ServerCounter.RECLAIMED_BYTES);
+            assertTrue(primary.selfFence("test: the writer's session on the primary ends") >= 2);
+            Await.until("the primary swept its backups and reclaimed the writer's space", Duration.ofSeconds(30),
+                () -> primary.counters().get(ServerCounter.CHAIN_SWEEPS) > sweepsBefore &&
+                    primary.counters().get(ServerCounter.RECLAIMED_BYTES) > reclaimedBefore);
+            assertEquals(1, primary.counters().get(ServerCounter.CHAIN_SWEEP_ROLLBACKS), "backup 1 put back");
+
+            ChainFaults.afterFirstBackup(null);
+            resume.countDown();
+            join(writer);
+            assertEquals(2, outcome.get(), "the writer's compare-and-set failed (its effect unknown to it)");
+            assertBackupsHold(slot, acknowledged);
+            assertArrayEquals(value(6, 1, 300), other.get(k), "the acknowledged value");
+            for (int b = 1; b <= 2; b++)
+            {
+                assertTrue(group.nodes[b].counters().get(ServerCounter.SESSIONS_FENCED_FOR_PRIMARY) >= 1,
+                    "backup " + b + " fenced the writer at the primary's request");
+            }
+        }
+        finally
+        {
+            resume.countDown();
+        }
+        group.assertReplicasEqual();
+    }
+
     /** Every backup's {@code slot} holds {@code word}, whose block is byte for byte the primary's. */
     private void assertBackupsHold(final long slot, final long word)
     {
