@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * (holding its receive buffer, see {@link Pending}); each session's requests are served in order, even
  * after it departed (its FREEs, then the reclaim); sessions take turns. FREE checks cost at most
  * {@link #FREE_UNITS_PER_CYCLE} units per cycle ({@link FreeJob}); STATS reads an index census taken
- * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle; quota and grant cap: {@link SpaceRequests}.
+ * {@link #CENSUS_GROUPS_PER_CYCLE} groups per cycle; departed sessions are reclaimed by a walk of
+ * {@link #DEPARTURE_GROUPS_PER_CYCLE} groups per cycle ({@link DepartureWalk}); quota and grant cap: {@link SpaceRequests}.
  *
  * <p>Run by an {@link org.agrona.concurrent.AgentRunner} with {@link #idleStrategy()} (an idle node sleeps:
  * see {@link ControlIdle}) and a
@@ -48,6 +49,9 @@ public final class ControlAgent implements Agent
 
     /** The most FREE-check units (64-byte headers read) one duty cycle spends, all sessions together. */
     public static final long FREE_UNITS_PER_CYCLE = 4096;
+
+    /** The most index groups one duty cycle walks for departed sessions (their reclaim: {@link DepartureWalk}). */
+    public static final long DEPARTURE_GROUPS_PER_CYCLE = 4096;
 
     /** The most index groups (14 slots each) one duty cycle reads for the STATS census. */
     public static final long CENSUS_GROUPS_PER_CYCLE = 4096;
@@ -347,6 +351,12 @@ public final class ControlAgent implements Agent
         work += commands.runAll();
         final long now = clock.nanoTime();
         work += requests.serve(now);
+        final int walked = departures.step(DEPARTURE_GROUPS_PER_CYCLE);
+        if (walked > 0)
+        {
+            counters.add(ServerCounter.DEPARTURE_GROUPS_WALKED, walked);
+            work += walked;
+        }
         if (now - lastExpiry > EXPIRY_INTERVAL_NANOS)
         {
             lastExpiry = now;

@@ -20,9 +20,10 @@ import java.util.Map;
  *
  * <p>Sessions fenced together (every session of an older epoch when a new cluster map is applied, every
  * session at shutdown) form one {@link Batch}: they are reclaimed together, with one walk of the index for
- * the lot ({@link IndexScanner#scanDepartures}), once the last of them has had its waiting FREEs served. A
- * single departure is a batch of one, as before. So a map change costs one index scan however many
- * sessions it fences.
+ * the lot, once the last of them has had its waiting FREEs served. A single departure is a batch of one. The
+ * walk is {@link DepartureWalk}: a budget of groups per duty cycle, shared by every batch waiting (one that
+ * arrives while it runs joins it), so a map change costs one walk however many sessions it fences, and sessions
+ * that come and go as fast as a client can open them cost the control thread a bounded slice of each cycle.
  *
  * <p>On the primary of a replica group with backups ({@link ChainSweeps}), a drained batch that held space is
  * not reclaimed at once: its sessions' grants stay held while the backups fence their writers and are swept for a
@@ -41,6 +42,7 @@ final class Departures
     private final IndexScanner scanner;
     private final NanoClock clock;
     private final GrantWindows windows;
+    private final DepartureWalk walk;
     /** Sweeps a primary's backups before a batch is reclaimed; null: never (set once, agent thread). */
     private ChainSweeps sweeps;
 
@@ -68,6 +70,13 @@ final class Departures
         this.space = space;
         this.scanner = scanner;
         this.clock = clock;
+        this.walk = new DepartureWalk(scanner);
+    }
+
+    /** Walks the index on for departed sessions, at most {@code budget} groups; returns the work done. */
+    int step(final long budget)
+    {
+        return walk.step(budget);
     }
 
     /** Sweeps the backups with {@code chainSweeps} before a batch is reclaimed (see the class comment). */
@@ -152,9 +161,8 @@ final class Departures
                 // their insert locks go now (a walk of the lock words only): inserts must not wait for the sweep
                 final Map<Long, List<Extent>> none = new HashMap<>();
                 ids.forEach(id -> none.put(id, List.of()));
-                final Map<Long, IndexScanner.Departure> locks = scanner.scanDepartures(none);
                 final long[] writers = batch.drained.stream().mapToLong(ServerSession::writerId).distinct().toArray();
-                sweeps.submit(held, writers, () -> reclaim(batch, ids, whys, locks));
+                walk.submit(none, locks -> sweeps.submit(held, writers, () -> reclaim(batch, ids, whys, locks)));
                 return;
             }
         }
@@ -173,8 +181,25 @@ final class Departures
             // FREEs of blocks of their latest extents deferred while the backups were swept: the scan takes them
             deferred.forget(id);
         }
-        final Map<Long, IndexScanner.Departure> found = batch.scan ? scanner.scanDepartures(space.grantsOf(ids)) :
-            Map.of();
+        if (!batch.scan)
+        {
+            reclaimed(batch, ids, whys, released, Map.of());
+        }
+        else if (batch.closing)
+        {
+            // the agent's loop has stopped: nobody waits behind this walk
+            reclaimed(batch, ids, whys, released, scanner.scanDepartures(space.grantsOf(ids)));
+        }
+        else
+        {
+            walk.submit(space.grantsOf(ids), found -> reclaimed(batch, ids, whys, released, found));
+        }
+    }
+
+    /** Releases what {@code found} says the batch's sessions held and nothing references. */
+    private void reclaimed(final Batch batch, final List<Long> ids, final List<String> whys,
+        final Map<Long, IndexScanner.Departure> released, final Map<Long, IndexScanner.Departure> found)
+    {
         final long now = clock.nanoTime();
         for (int i = 0; i < batch.drained.size(); i++)
         {

@@ -83,6 +83,8 @@ public enum ServerCounter
     FREE_UNITS_EXAMINED(null),
     /** Complete passes over the index counting used slots for STATS. Not exported. */
     INDEX_CENSUS_PASSES(null),
+    /** Index groups walked for departed sessions, all batches together (a whole walk: the group count). Not exported. */
+    DEPARTURE_GROUPS_WALKED(null),
     /** Unexpected exceptions the control agent caught and survived (each is logged). Not exported. */
     AGENT_ERRORS(null);
 

@@ -86,56 +86,16 @@ public final class IndexScanner
      */
     public Map<Long, Departure> scanDepartures(final Map<Long, List<Extent>> grantsByOwner)
     {
-        final List<Extent> sorted = new ArrayList<>();
-        final Map<Long, Long> ownerOfStart = new HashMap<>();
-        final Map<Long, List<Extent>> live = new HashMap<>();
-        final Map<Long, int[]> locks = new HashMap<>();
-        grantsByOwner.forEach((owner, grants) ->
-        {
-            live.put(owner, new ArrayList<>());
-            locks.put(owner, new int[1]);
-            for (final Extent grant : grants)
-            {
-                sorted.add(grant);
-                ownerOfStart.put(grant.offset(), owner);
-            }
-        });
-        sorted.sort(Comparator.comparingLong(Extent::offset));
-        final long groups = geometry.groupCount();
-        for (long g = 0; g < groups; g++)
-        {
-            final long lockOffset = geometry.groupRegionOffset(g) + BucketDescriptor.INSERT_LOCK_OFFSET;
-            final long lock = atomics.get(lockOffset);
-            if (lock != 0)
-            {
-                final int[] released = locks.get(lock);
-                if (released != null && atomics.compareAndSwap(lockOffset, lock, 0L) == lock)
-                {
-                    released[0]++;
-                }
-            }
-            if (sorted.isEmpty())
-            {
-                continue;
-            }
-            for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
-            {
-                final long word = slot(g, s);
-                final int at = word == SlotWord.EMPTY ? -1 : Extent.indexHolding(sorted, SlotWord.blockOffset(word));
-                if (at >= 0)
-                {
-                    live.get(ownerOfStart.get(sorted.get(at).offset()))
-                        .add(new Extent(SlotWord.blockOffset(word), SlotWord.blockLength(word)));
-                }
-            }
-        }
-        final Map<Long, Departure> found = new HashMap<>();
-        live.forEach((owner, blocks) ->
-        {
-            blocks.sort(Comparator.comparingLong(Extent::offset));
-            found.put(owner, new Departure(blocks, locks.get(owner)[0]));
-        });
-        return found;
+        final DepartureScan scan = departureScan();
+        scan.add(grantsByOwner);
+        scan.visit(0, geometry.groupCount());
+        return scan.remove(grantsByOwner.keySet());
+    }
+
+    /** A walk for departed sessions taken a range of groups at a time (see {@link DepartureScan}). */
+    public DepartureScan departureScan()
+    {
+        return new DepartureScan(atomics, geometry);
     }
 
     /**
