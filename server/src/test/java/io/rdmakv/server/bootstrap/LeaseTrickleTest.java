@@ -134,8 +134,8 @@ class LeaseTrickleTest
 
             final SessionEnd end = ends.poll(WAIT_MS, TimeUnit.MILLISECONDS);
             final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - helloSentAt);
-            System.out.printf("tls=%s: %d bytes per heartbeat, one every %d ms: %s after %d ms (lease %d ms, from HELLO)%n", tls,
-                perHeartbeat, PAUSE_MS, end == null ? "still held" : end.kind(), tookMs, LEASE_MS);
+            System.out.printf("tls=%s: %d bytes per heartbeat, one every %d ms: %s after %d ms (lease %d ms, from " +
+                "HELLO)%n", tls, perHeartbeat, PAUSE_MS, end == null ? "still held" : end.kind(), tookMs, LEASE_MS);
             assertNotNull(end, "a trickle of heartbeats held the lease for " + tookMs + " ms (lease " + LEASE_MS +
                 " ms, tls " + tls + ")");
             assertEquals(SessionEnd.Kind.LEASE_EXPIRED, end.kind(), end.detail());
