@@ -155,7 +155,8 @@ public final class KvServer implements AutoCloseable, MapApplier
         agentThread = AgentRunner.startOnThread(agentRunner);
         sweeper = new LockSweeper(scanner, agent::isLive, agent::staleLocksCleared, config.leaseTimeoutNanos())
             .start();
-        admission = new Admission(config.authToken(), context.providerName());
+        admission = new Admission(config.authToken(), context.providerName(),
+            config.effectiveMaxConnections());
         opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving);
         context.onFatal(health::fatal);
         listener.start();

@@ -12,9 +12,11 @@ import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Who may open a session: the auth token (compared in constant time), failed attempts throttled per address
- * ({@link AuthThrottle}) and summarised in the log, and the transport the client speaks. Thread-safe: every
- * bootstrap connection's thread asks it.
+ * Who may open a session: the auth token (always read and compared, in constant time), and the transport the
+ * client speaks. A right token is admitted whatever its address did before; a wrong one is refused, and once
+ * its address has spent its free failures ({@link AuthThrottle}) the refusal is held back in a bounded
+ * {@link Tarpit}, which slows a guesser without holding anything the right token needs. Failures are
+ * summarised in the log. Thread-safe: every bootstrap connection's thread asks it.
  */
 public final class Admission
 {
@@ -23,13 +25,18 @@ public final class Admission
     private final byte[] token;
     private final String provider;
     private final AuthThrottle throttle = new AuthThrottle();
+    private final Tarpit tarpit;
     private final RateLimitedLog log = new RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
 
-    /** {@code token} empty: any client; {@code provider}: the transport this node runs. */
-    public Admission(final String token, final String provider)
+    /**
+     * {@code token} empty: any client; {@code provider}: the transport this node runs; {@code maxConnections}:
+     * the node's connection limit, of which held-back refusals take a small share at most.
+     */
+    public Admission(final String token, final String provider, final int maxConnections)
     {
         this.token = token.getBytes(StandardCharsets.UTF_8);
         this.provider = provider;
+        this.tarpit = new Tarpit(Tarpit.capacityFor(maxConnections));
     }
 
     /** Failed and throttled authentications. */
@@ -38,30 +45,15 @@ public final class Admission
         return throttle;
     }
 
-    /** Null when {@code hello} from {@code socket} may open a session, else the refusal to answer. */
+    /**
+     * Null when {@code hello} from {@code socket} may open a session, else the refusal to answer (for a wrong
+     * token from a throttled address, after holding it back).
+     */
     public BootstrapListener.Outcome refusal(final HelloMessage hello, final Socket socket)
     {
-        if (token.length > 0)
+        if (token.length > 0 && !MessageDigest.isEqual(token, hello.authToken()))
         {
-            final InetAddress from = socket.getInetAddress();
-            final long now = System.nanoTime();
-            final long wait = throttle.blockedFor(from, now);
-            if (wait > 0)
-            {
-                log.log(System.Logger.Level.WARNING, "throttled", "refused " + from.getHostAddress() +
-                    " unread: too many failed authentications, blocked for " + TimeUnit.NANOSECONDS.toSeconds(wait) +
-                    " s more");
-                return refused(ReasonCode.AUTH_FAILED, "too many failed authentications from this address: retry in " +
-                    Math.max(1, TimeUnit.NANOSECONDS.toSeconds(wait)) + " s");
-            }
-            if (!MessageDigest.isEqual(token, hello.authToken()))
-            {
-                final int recent = throttle.failed(from, now);
-                log.log(System.Logger.Level.WARNING, "auth", "refused " + socket.getRemoteSocketAddress() +
-                    ": wrong auth token (" + recent + " in a row from this address)");
-                return refused(ReasonCode.AUTH_FAILED, "wrong auth token");
-            }
-            throttle.succeeded(from);
+            return wrongToken(socket);
         }
         if (!provider.equals(hello.endpoint().provider()))
         {
@@ -69,6 +61,24 @@ public final class Admission
                 hello.endpoint().provider());
         }
         return null;
+    }
+
+    private BootstrapListener.Outcome wrongToken(final Socket socket)
+    {
+        final InetAddress from = socket.getInetAddress();
+        final long delay = throttle.failed(from, System.nanoTime());
+        if (delay > 0 && tarpit.hold(from, delay))
+        {
+            log.log(System.Logger.Level.WARNING, "auth", "refused " + socket.getRemoteSocketAddress() + ": wrong " +
+                "auth token, answered after " + TimeUnit.NANOSECONDS.toMillis(delay) + " ms (too many from this " +
+                "address)");
+            return refused(ReasonCode.AUTH_FAILED, "wrong auth token (answered after " +
+                TimeUnit.NANOSECONDS.toMillis(delay) + " ms: too many wrong tokens from this address)");
+        }
+        log.log(System.Logger.Level.WARNING, "auth", "refused " + socket.getRemoteSocketAddress() +
+            ": wrong auth token" + (delay > 0 ? " (too many from this address; answered at once, " +
+            tarpit.overflowed() + " such: no room to hold them back)" : ""));
+        return refused(ReasonCode.AUTH_FAILED, "wrong auth token");
     }
 
     /** A HELLO_REFUSED with no session to end. */

@@ -7,18 +7,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Slows down token guessing: an address that fails authentication {@link #FREE_FAILURES} times within
- * {@link #WINDOW_NANOS} is refused without a look at its token for a while, doubling with every further
- * failure up to {@link #MAX_BLOCK_NANOS}; a success forgets it. Remembers a bounded number of addresses
- * (least recently failed forgotten first), so a flood from many addresses costs bounded memory.
- * Thread-safe; counts failures and throttled attempts for the metrics.
+ * Slows down token guessing without ever refusing the right token: it is asked only once a token has been
+ * compared and found wrong. An address that presents {@link #FREE_FAILURES} wrong tokens within
+ * {@link #WINDOW_NANOS} has the refusal of each further one held back, {@link #FIRST_DELAY_NANOS} doubling with
+ * every further failure up to {@link #MAX_DELAY_NANOS} (held where the {@link Tarpit} has room, else answered
+ * at once). Remembers a bounded number of addresses (least recently failed forgotten first), so a flood from
+ * many addresses costs bounded memory. Thread-safe; counts wrong tokens and throttled ones for the metrics.
  */
 public final class AuthThrottle
 {
     static final int FREE_FAILURES = 5;
     static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(10);
-    static final long FIRST_BLOCK_NANOS = TimeUnit.SECONDS.toNanos(1);
-    static final long MAX_BLOCK_NANOS = TimeUnit.SECONDS.toNanos(60);
+    static final long FIRST_DELAY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Below a client's default connect timeout (5 s): a held-back refusal still reaches it with its reason. */
+    static final long MAX_DELAY_NANOS = TimeUnit.SECONDS.toNanos(4);
     static final int MAX_ADDRESSES = 4096;
 
     /** What is remembered of one address. */
@@ -26,7 +28,7 @@ public final class AuthThrottle
     {
         long windowStart;
         int failures;
-        long blockedUntil;
+        long delayedUntil;
     }
 
     private final Map<InetAddress, Record> records = new LinkedHashMap<>(64, 0.75f, true)
@@ -40,50 +42,39 @@ public final class AuthThrottle
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong throttled = new AtomicLong();
 
-    /** Nanoseconds until {@code address} may try again (0: now); counts a throttled attempt when positive. */
-    public synchronized long blockedFor(final InetAddress address, final long nowNanos)
-    {
-        final Record r = records.get(address);
-        final long wait = r == null ? 0 : Math.max(0, r.blockedUntil - nowNanos);
-        if (wait > 0)
-        {
-            throttled.incrementAndGet();
-        }
-        return wait;
-    }
-
-    /** {@code address} presented a wrong token; returns how many times in its current window. */
-    public synchronized int failed(final InetAddress address, final long nowNanos)
+    /**
+     * {@code address} presented a wrong token: returns how long to hold its refusal back (0: a free failure,
+     * answered at once); a positive delay is counted as throttled. A window of failures ends
+     * {@link #WINDOW_NANOS} after it began, once the last delay has passed, so a steady flood stays throttled.
+     */
+    public synchronized long failed(final InetAddress address, final long nowNanos)
     {
         failures.incrementAndGet();
         final Record r = records.computeIfAbsent(address, a -> new Record());
-        if (r.failures == 0 || nowNanos - r.windowStart > WINDOW_NANOS && r.blockedUntil - nowNanos <= 0)
+        if (r.failures == 0 || nowNanos - r.windowStart > WINDOW_NANOS && nowNanos - r.delayedUntil >= 0)
         {
             r.windowStart = nowNanos;
             r.failures = 0;
         }
         r.failures++;
-        if (r.failures >= FREE_FAILURES)
+        if (r.failures <= FREE_FAILURES)
         {
-            final int doublings = Math.min(r.failures - FREE_FAILURES, 6);
-            r.blockedUntil = nowNanos + Math.min(MAX_BLOCK_NANOS, FIRST_BLOCK_NANOS << doublings);
+            return 0;
         }
-        return r.failures;
+        final int doublings = Math.min(r.failures - FREE_FAILURES - 1, 6);
+        final long delay = Math.min(MAX_DELAY_NANOS, FIRST_DELAY_NANOS << doublings);
+        r.delayedUntil = nowNanos + delay;
+        throttled.incrementAndGet();
+        return delay;
     }
 
-    /** {@code address} authenticated: its failures are forgotten. */
-    public synchronized void succeeded(final InetAddress address)
-    {
-        records.remove(address);
-    }
-
-    /** Wrong tokens presented since start. */
+    /** Wrong tokens presented since start (each one read and compared). */
     public long failures()
     {
         return failures.get();
     }
 
-    /** Attempts refused unread because their address was throttled. */
+    /** Wrong tokens presented past their address's free failures (their refusal held back where there was room). */
     public long throttled()
     {
         return throttled.get();

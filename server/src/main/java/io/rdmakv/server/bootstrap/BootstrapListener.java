@@ -39,7 +39,8 @@ import java.util.function.Consumer;
  *
  * <p>On a departure (the connection closed) the listener closes the socket. On an expired lease or a bad
  * frame it leaves the socket open for the session's owner, which fences the session before anything else
- * and closes the socket with it.
+ * and closes the socket with it (over TLS, a lease that ends inside a record closes the connection first:
+ * {@link LeaseWatchdog}).
  */
 public final class BootstrapListener implements AutoCloseable
 {
@@ -52,7 +53,10 @@ public final class BootstrapListener implements AutoCloseable
         "(KvClientConfig.withTls, kvctl --tls-ca, YCSB rdmakv.tls.ca) and its CA certificate";
     /** The reason a TLS ClientHello to a plaintext node gets (in plaintext: the client reports no TLS). */
     public static final String NO_TLS = "this node runs without TLS: connect without TLS";
-    /** Closes TLS connections whose handshake and HELLO are not done by their deadline (shared, one thread). */
+    /**
+     * Closes TLS connections whose handshake and HELLO are not done by their deadline, and TLS sessions' leases
+     * ({@link LeaseWatchdog}), and connections whose heartbeat answer is stuck (shared, one thread).
+     */
     private static final ScheduledExecutorService DEADLINES = deadlineTimer();
     /** Set once {@link #prepareVirtualThreadIo()} has succeeded in this JVM. */
     private static volatile boolean virtualThreadIoReady;
@@ -238,7 +242,7 @@ public final class BootstrapListener implements AutoCloseable
     private static ScheduledExecutorService deadlineTimer()
     {
         final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-            Thread.ofPlatform().daemon().name("rdmakv-handshake-deadlines").factory());
+            Thread.ofPlatform().daemon().name("rdmakv-bootstrap-deadlines").factory());
         timer.setRemoveOnCancelPolicy(true);
         return timer;
     }
@@ -362,7 +366,7 @@ public final class BootstrapListener implements AutoCloseable
             {
                 return;
             }
-            end = new LeaseReader(socket, leaseTimeoutNanos, outcome.answer()).hold();
+            end = new LeaseReader(socket, accepted, leaseTimeoutNanos, outcome.answer()).hold();
         }
         catch (final SocketTimeoutException e)
         {
@@ -463,7 +467,13 @@ public final class BootstrapListener implements AutoCloseable
     /** Closes {@code socket} after {@code delayNanos} unless the returned future is cancelled first. */
     static ScheduledFuture<?> closeAfter(final Socket socket, final long delayNanos)
     {
-        return DEADLINES.schedule(() -> closeQuietly(socket), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        return schedule(() -> closeQuietly(socket), delayNanos);
+    }
+
+    /** Runs {@code task} (quick, never blocking) on the deadline timer after {@code delayNanos}. */
+    static ScheduledFuture<?> schedule(final Runnable task, final long delayNanos)
+    {
+        return DEADLINES.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     }
 
     private static void closeQuietly(final Socket socket)

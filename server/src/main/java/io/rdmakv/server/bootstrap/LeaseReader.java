@@ -16,24 +16,35 @@ import java.util.concurrent.TimeUnit;
  * Reads a session's bootstrap connection after HELLO_OK for as long as the session holds its lease: the
  * client sends a HEARTBEAT (a header alone) every interval, and each one that arrives whole renews the lease
  * for {@code leaseTimeoutNanos}. Bytes that do not complete a frame renew nothing, so a trickle does not
- * keep a lease. Anything but a well-formed HEARTBEAT ends the session, as does the connection's end.
+ * keep a lease; over TLS, where a read returns only once a whole record has arrived, a {@link LeaseWatchdog}
+ * holds reads to the same bound. Anything but a well-formed HEARTBEAT ends the session, as does the
+ * connection's end.
  * Each HEARTBEAT is sent back as it came while {@code answer} says so (the node serves, and the session's
  * answers are not flooding: see {@code HeartbeatAnswers}): that grants the client its read lease (see
  * {@code HeartbeatMessage}); a node that cannot vouch for itself stays silent.
- * Runs on the connection's own (virtual) thread; blocking reads with a timeout are its clock.
+ * Runs on the connection's own (virtual) thread; blocking reads with a timeout are its clock (over TLS, with
+ * the watchdog's).
  */
 final class LeaseReader
 {
     private final Socket socket;
+    private final Socket plain;
+    private final LeaseWatchdog watchdog;
     private final long leaseTimeoutNanos;
     private final byte[] frame = new byte[MessageHeaderDescriptor.HEADER_LENGTH];
     private final java.util.function.BooleanSupplier answer;
     private long heartbeats;
 
-    /** @param answer whether to send each heartbeat back now (null: never) */
-    LeaseReader(final Socket socket, final long leaseTimeoutNanos, final java.util.function.BooleanSupplier answer)
+    /**
+     * @param plain  the plain socket under {@code socket} when that is TLS, else {@code socket} itself
+     * @param answer whether to send each heartbeat back now (null: never)
+     */
+    LeaseReader(final Socket socket, final Socket plain, final long leaseTimeoutNanos,
+        final java.util.function.BooleanSupplier answer)
     {
         this.socket = socket;
+        this.plain = plain;
+        this.watchdog = plain == socket ? null : new LeaseWatchdog(plain, leaseTimeoutNanos);
         this.leaseTimeoutNanos = leaseTimeoutNanos;
         this.answer = answer;
     }
@@ -41,22 +52,24 @@ final class LeaseReader
     /** Reads heartbeats until the lease ends; returns how it ended. */
     SessionEnd hold()
     {
+        long renewedAt = System.nanoTime();
+        int got = 0;
+        if (watchdog != null)
+        {
+            watchdog.start(renewedAt);
+        }
         try
         {
             final InputStream in = socket.getInputStream();
-            long renewedAt = System.nanoTime();
             while (true)
             {
-                int got = 0;
+                got = 0;
                 while (got < frame.length)
                 {
                     final long left = renewedAt + leaseTimeoutNanos - System.nanoTime();
                     if (left <= 0)
                     {
-                        return new SessionEnd(SessionEnd.Kind.LEASE_EXPIRED, "no whole frame for " +
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - renewedAt) + " ms (lease timeout " +
-                            TimeUnit.NANOSECONDS.toMillis(leaseTimeoutNanos) + " ms, " + heartbeats +
-                            " heartbeats before" + (got > 0 ? ", " + got + " bytes of a frame" : "") + ")");
+                        return expired(renewedAt, got);
                     }
                     socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, Math.max(1, ceilMillis(left))));
                     final int n;
@@ -70,9 +83,14 @@ final class LeaseReader
                     }
                     if (n < 0)
                     {
-                        return new SessionEnd(SessionEnd.Kind.CLOSED, "the client closed its bootstrap connection");
+                        return watchdog != null && watchdog.expired() ? expired(renewedAt, got) :
+                            new SessionEnd(SessionEnd.Kind.CLOSED, "the client closed its bootstrap connection");
                     }
                     got += n;
+                }
+                if (watchdog != null && watchdog.expired())
+                {
+                    return expired(renewedAt, got); // whole, but after the lease had ended
                 }
                 final String wrong = checkHeartbeat();
                 if (wrong != null)
@@ -81,6 +99,10 @@ final class LeaseReader
                 }
                 heartbeats++;
                 renewedAt = System.nanoTime();
+                if (watchdog != null)
+                {
+                    watchdog.renewed(renewedAt);
+                }
                 if (answer != null && answer.getAsBoolean())
                 {
                     echo();
@@ -89,18 +111,37 @@ final class LeaseReader
         }
         catch (final IOException e)
         {
-            return new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection ended: " + e.getMessage());
+            return watchdog != null && watchdog.expired() ? expired(renewedAt, got) :
+                new SessionEnd(SessionEnd.Kind.CLOSED, "its bootstrap connection ended: " + e.getMessage());
         }
+        finally
+        {
+            if (watchdog != null)
+            {
+                watchdog.stop();
+            }
+        }
+    }
+
+    private SessionEnd expired(final long renewedAt, final int got)
+    {
+        return new SessionEnd(SessionEnd.Kind.LEASE_EXPIRED, "no whole frame for " +
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - renewedAt) + " ms (lease timeout " +
+            TimeUnit.NANOSECONDS.toMillis(leaseTimeoutNanos) + " ms, " + heartbeats + " heartbeats before" +
+            (got > 0 ? ", " + got + " bytes of a frame" : "") +
+            (watchdog != null && watchdog.expired() ? ", cut inside a TLS record" : "") + ")");
     }
 
     /**
      * Sends {@link #frame} back. A client that never reads its socket fills the buffers at last and would block
      * this write, and with it the lease's clock, for good: a write still blocked after the lease timeout closes
-     * the connection, which ends the session as CLOSED.
+     * the connection, which ends the session as CLOSED. The plain socket is closed (closing a TLS socket would
+     * wait for the blocked write to send its close_notify, on the timer's one thread).
      */
     private void echo() throws IOException
     {
-        final java.util.concurrent.ScheduledFuture<?> deadline = BootstrapListener.closeAfter(socket, leaseTimeoutNanos);
+        final java.util.concurrent.ScheduledFuture<?> deadline = BootstrapListener.closeAfter(plain,
+            leaseTimeoutNanos);
         try
         {
             socket.getOutputStream().write(frame);

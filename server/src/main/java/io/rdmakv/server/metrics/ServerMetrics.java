@@ -132,7 +132,8 @@ public final class ServerMetrics
             .help("HELLOs refused for a wrong auth token")
             .callback(cb -> cb.call(server.authThrottle().failures())).build());
         add(CounterWithCallback.builder().name("rdmakv_auth_throttled_total")
-            .help("HELLOs refused unread because their address failed authentication too often")
+            .help("Wrong-token HELLOs from an address past its free failures, their refusal held back where " +
+                "there was room (a right token is never throttled)")
             .callback(cb -> cb.call(server.authThrottle().throttled())).build());
     }
 

@@ -18,32 +18,24 @@ class AuthThrottleTest
     }
 
     @Test
-    void aFewFailuresAreFreeThenTheBlockDoublesUpToItsCap() throws UnknownHostException
+    void aFewFailuresAreFreeThenTheDelayDoublesUpToItsCap() throws UnknownHostException
     {
         final AuthThrottle t = new AuthThrottle();
         final InetAddress a = ip(1);
-        long now = 0;
-        for (int i = 1; i < AuthThrottle.FREE_FAILURES; i++)
+        for (int i = 1; i <= AuthThrottle.FREE_FAILURES; i++)
         {
-            t.failed(a, now);
-            assertEquals(0, t.blockedFor(a, now), "failure " + i + " is free");
+            assertEquals(0, t.failed(a, 0), "failure " + i + " is free");
         }
-        t.failed(a, now);
-        assertEquals(AuthThrottle.FIRST_BLOCK_NANOS, t.blockedFor(a, now));
-        now += AuthThrottle.FIRST_BLOCK_NANOS;
-        assertEquals(0, t.blockedFor(a, now));
-        t.failed(a, now);
-        assertEquals(2 * AuthThrottle.FIRST_BLOCK_NANOS, t.blockedFor(a, now), "doubles");
+        assertEquals(AuthThrottle.FIRST_DELAY_NANOS, t.failed(a, 0));
+        assertEquals(2 * AuthThrottle.FIRST_DELAY_NANOS, t.failed(a, 0), "doubles");
+        assertEquals(4 * AuthThrottle.FIRST_DELAY_NANOS, t.failed(a, 0), "doubles");
         for (int i = 0; i < 20; i++)
         {
-            t.failed(a, now);
+            assertEquals(AuthThrottle.MAX_DELAY_NANOS, t.failed(a, 0), "capped");
         }
-        assertEquals(AuthThrottle.MAX_BLOCK_NANOS, t.blockedFor(a, now), "capped");
-        assertEquals(0, t.blockedFor(ip(2), now), "another address is not held to it");
-        t.succeeded(a);
-        assertEquals(0, t.blockedFor(a, now), "a success forgets");
-        assertEquals(AuthThrottle.FREE_FAILURES + 21, t.failures());
-        assertEquals(3, t.throttled(), "the blocked look-ups were counted");
+        assertEquals(0, t.failed(ip(2), 0), "another address is not held to it");
+        assertEquals(AuthThrottle.FREE_FAILURES + 24, t.failures());
+        assertEquals(23, t.throttled(), "the held-back refusals were counted");
     }
 
     @Test
@@ -53,9 +45,24 @@ class AuthThrottleTest
         final InetAddress a = ip(3);
         for (int i = 0; i < 50; i++)
         {
-            t.failed(a, i * (AuthThrottle.WINDOW_NANOS / 2 + S));
-            assertEquals(0, t.blockedFor(a, i * (AuthThrottle.WINDOW_NANOS / 2 + S)));
+            assertEquals(0, t.failed(a, i * (AuthThrottle.WINDOW_NANOS / 2 + S)));
         }
+    }
+
+    @Test
+    void aSteadyFloodStaysThrottledPastTheWindowAndIsForgottenAfterIt() throws UnknownHostException
+    {
+        final AuthThrottle t = new AuthThrottle();
+        final InetAddress a = ip(4);
+        final long period = S / 5;
+        long now = 0;
+        for (int i = 0; i < 150; i++, now += period)
+        {
+            final long delay = t.failed(a, now);
+            assertTrue(i < AuthThrottle.FREE_FAILURES ? delay == 0 : delay > 0, "failure " + i + ": " + delay);
+        }
+        now += AuthThrottle.WINDOW_NANOS + AuthThrottle.MAX_DELAY_NANOS;
+        assertEquals(0, t.failed(a, now), "once the flood has stopped, a new window begins");
     }
 
     @Test
@@ -70,7 +77,7 @@ class AuthThrottleTest
                 t.failed(a, 0);
             }
         }
-        assertTrue(t.blockedFor(InetAddress.getByAddress(new byte[] {10, 1, 0, 0}), 1) == 0,
+        assertEquals(0, t.failed(InetAddress.getByAddress(new byte[] {10, 1, 0, 0}), 1),
             "the least recent addresses were forgotten");
     }
 }

@@ -23,8 +23,8 @@ class MetricCatalogueTest
 {
     private static final List<String> CATALOGUE = List.of(
         "# HELP rdmakv_auth_failures_total HELLOs refused for a wrong auth token",
-        "# HELP rdmakv_auth_throttled_total HELLOs refused unread because their address failed authentication too " +
-            "often",
+        "# HELP rdmakv_auth_throttled_total Wrong-token HELLOs from an address past its free failures, their " +
+            "refusal held back where there was room (a right token is never throttled)",
         "# HELP rdmakv_build_info The kvserver build: version, region layout version and control protocol version",
         "# HELP rdmakv_completion_errors_total Failed work completions on the control plane's queue pairs, by " +
             "ibv_wc_status",

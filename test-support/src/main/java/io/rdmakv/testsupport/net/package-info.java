@@ -1,2 +1,5 @@
-/** Socket peers for tests of a listener's deadlines: one that trickles bytes, a watch for the close. */
+/**
+ * Socket peers for tests of a listener's deadlines: one that trickles bytes (TLS records too), a watch for the
+ * close.
+ */
 package io.rdmakv.testsupport.net;
