@@ -18,6 +18,7 @@ import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -350,6 +351,17 @@ public final class KvClient implements AutoCloseable
     public StatsOkMessage nodeStats(final int nodeId)
     {
         return queries.nodeStats(nodeId);
+    }
+
+    /**
+     * Has node {@code nodeId}, a replica group's primary, scrub its backups now (compare their index words and
+     * blocks with its own and mend what differs; {@code kvctl scrub}) and returns what the pass did, waiting up to
+     * {@code timeout}. Throws {@link KvException} with the node's reason when it is no primary with backups or the
+     * pass failed.
+     */
+    public ScrubOkMessage scrub(final int nodeId, final java.time.Duration timeout)
+    {
+        return queries.scrub(nodeId, timeout);
     }
 
     /** Every node's damaged slots (DAMAGE_SCAN): the first {@code limit} and how many; PUT/DELETE repairs them. */

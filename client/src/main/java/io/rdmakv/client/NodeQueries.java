@@ -4,6 +4,9 @@ import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
 import io.rdmakv.client.internal.Status;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.ErrorMessage;
+import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 
 import java.util.LinkedHashMap;
@@ -57,6 +60,32 @@ final class NodeQueries
                 final StatsOkMessage[] stats = new StatsOkMessage[1];
                 ask(i, "stats", session -> (stats[0] = session.stats()) != null);
                 return stats[0];
+            }
+        }
+        throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+    }
+
+    /**
+     * SCRUB on node {@code nodeId} (a group's primary): what its pass over its backups did; waits up to {@code
+     * timeout} for it.
+     *
+     * @throws KvException with the node's reason when it refused or the pass failed, or when it did not answer
+     */
+    ScrubOkMessage scrub(final int nodeId, final java.time.Duration timeout)
+    {
+        final List<ClusterNode> nodes = routers.get().map().nodes();
+        for (int i = 0; i < nodes.size(); i++)
+        {
+            if (nodes.get(i).id() == nodeId)
+            {
+                final ControlMessage[] reply = new ControlMessage[1];
+                ask(i, "scrub", session -> (reply[0] = session.scrub(timeout.toNanos())) != null);
+                if (reply[0] instanceof ScrubOkMessage ok)
+                {
+                    return ok;
+                }
+                throw new KvException("node " + nodeId + " did not scrub: " +
+                    (reply[0] instanceof ErrorMessage error ? error.text() : "it answered " + reply[0].type()));
             }
         }
         throw new IllegalArgumentException("the cluster map has no node " + nodeId);

@@ -23,6 +23,7 @@ import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
 import io.rdmakv.server.control.GrantWindows;
+import io.rdmakv.server.control.Scrubs;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.SlotRepair;
@@ -33,6 +34,7 @@ import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
+import io.rdmakv.server.replication.BackupScrub;
 import io.rdmakv.server.replication.BackupSweep;
 import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.verbs.CompletionQueue;
@@ -47,6 +49,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -79,6 +82,7 @@ public final class KvServer implements AutoCloseable, MapApplier
     private final IndexAtomics atomics;
     private final LockSweeper sweeper;
     private final ChainSweeps sweeps;
+    private final Scrubs scrubs;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
@@ -150,6 +154,9 @@ public final class KvServer implements AutoCloseable, MapApplier
         sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
             agent::execute, counters);
         agent.useChainSweeps(sweeps);
+        scrubs = new Scrubs(new BackupScrub(context, pd, geometry, atomics, region.segment(), config,
+            () -> this.clusterMap, this::grantedToLiveSession), config.scrubIntervalNanos(), agent::execute, counters);
+        agent.useScrubs(scrubs);
         agentRunner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
@@ -159,7 +166,32 @@ public final class KvServer implements AutoCloseable, MapApplier
             config.effectiveMaxConnections());
         opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving);
         context.onFatal(health::fatal);
+        scrubs.start();
         listener.start();
+    }
+
+    /** For the scrub: whether a data-area range is a live session's grant (asked of the agent; unsure: yes). */
+    private boolean grantedToLiveSession(final long offset, final long length)
+    {
+        try
+        {
+            return agent.grantedToLiveSession(offset, length).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+        catch (final ExecutionException | TimeoutException e)
+        {
+            return true;
+        }
+    }
+
+    /** Runs a scrub of the backups now (this node a primary with backups; else nothing): {@code kvctl scrub}. */
+    public CompletableFuture<Scrubs.Pass> scrubNow()
+    {
+        return scrubs.now();
     }
 
     /**
@@ -490,6 +522,7 @@ public final class KvServer implements AutoCloseable, MapApplier
         {
             Thread.currentThread().interrupt();
         }
+        closeQuietly(scrubs); // before the agent: a pass may be asking it about grants
         // Stops the loop (without waiting out the agent's sleep); the agent's onClose departs every session
         // still open, on the agent's thread.
         agent.prepareToStop();

@@ -6,6 +6,7 @@ import io.rdmakv.server.config.LayeredDefaults;
 import io.rdmakv.server.config.LeaseOptions;
 import io.rdmakv.server.config.MetricsOptions;
 import io.rdmakv.server.config.NodeOptions;
+import io.rdmakv.server.config.ScrubOptions;
 import io.rdmakv.server.config.SecurityOptions;
 import io.rdmakv.server.config.SpaceOptions;
 import io.rdmakv.server.config.TransportOptions;
@@ -89,6 +90,9 @@ public final class KvServerCommand implements Callable<Integer>
     @Mixin
     private ZooKeeperOptions zookeeper;
 
+    @Mixin
+    private ScrubOptions scrub;
+
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
 
@@ -106,6 +110,7 @@ public final class KvServerCommand implements Callable<Integer>
         node.configure(builder, spec);
         space.configure(builder, spec);
         lease.configure(builder, spec);
+        scrub.configure(builder, spec);
         transport.configure(builder, spec);
         metrics.configure(builder, spec);
         security.configure(builder, spec);

@@ -41,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  *                      single node or a static map ({@code clusterFile}), as before
  * @param maxConnections the most bootstrap connections (handshakes and sessions) held at once; 0: derived
  *                      from the process's descriptor limit ({@link #effectiveMaxConnections})
+ * @param scrubIntervalNanos how often a primary scrubs its backups (compares and mends their index words and
+ *                      blocks); 0: never
  */
 public record ServerConfig(
     String listenHost,
@@ -66,7 +68,8 @@ public record ServerConfig(
     ServerTls tls,
     boolean insecure,
     ZooKeeper zookeeper,
-    int maxConnections)
+    int maxConnections,
+    long scrubIntervalNanos)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -81,6 +84,7 @@ public record ServerConfig(
     public static final long DEFAULT_HEARTBEAT_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** The default session quota is this fraction of the data area. */
     public static final double DEFAULT_QUOTA_FRACTION = 0.25;
+    public static final long DEFAULT_SCRUB_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     public ServerConfig
     {
@@ -90,6 +94,10 @@ public record ServerConfig(
         if (maxConnections < 0)
         {
             throw new IllegalArgumentException("a connection limit of " + maxConnections + " (0: the default)");
+        }
+        if (scrubIntervalNanos < 0)
+        {
+            throw new IllegalArgumentException("a scrub interval of " + scrubIntervalNanos + " ns (0: off)");
         }
     }
 
@@ -103,7 +111,8 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos, heartbeatIntervalNanos,
-            sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure, zookeeper, 0);
+            sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure, zookeeper, 0,
+            DEFAULT_SCRUB_INTERVAL_NANOS);
     }
 
     /** {@link #maxConnections}, or when that is 0 the default for this process's descriptor limit. */
@@ -119,7 +128,8 @@ public record ServerConfig(
     {
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
-            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null, 0);
+            DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null, 0,
+            DEFAULT_SCRUB_INTERVAL_NANOS);
     }
 
     /**
@@ -262,6 +272,11 @@ public record ServerConfig(
         return toBuilder().metrics(host, port).build();
     }
 
+    public ServerConfig withScrubInterval(final long nanos)
+    {
+        return toBuilder().scrubIntervalNanos(nanos).build();
+    }
+
     public ServerConfig withTls(final ServerTls settings)
     {
         return toBuilder().tls(settings).build();
@@ -294,6 +309,7 @@ public record ServerConfig(
         private boolean insecure;
         private ZooKeeper zookeeper;
         private int maxConnections;
+        private long scrubIntervalNanos = DEFAULT_SCRUB_INTERVAL_NANOS;
 
         private Builder()
         {
@@ -325,6 +341,7 @@ public record ServerConfig(
             memoryWindows = c.memoryWindows;
             zookeeper = c.zookeeper;
             maxConnections = c.maxConnections;
+            scrubIntervalNanos = c.scrubIntervalNanos;
         }
 
         /** Join the cluster of a ZooKeeper ensemble; null: no ZooKeeper. */
@@ -458,12 +475,19 @@ public record ServerConfig(
             return this;
         }
 
+        /** How often a primary scrubs its backups; 0: never. */
+        public Builder scrubIntervalNanos(final long nanos)
+        {
+            scrubIntervalNanos = nanos;
+            return this;
+        }
+
         public ServerConfig build()
         {
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
                 heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure,
-                zookeeper, maxConnections);
+                zookeeper, maxConnections, scrubIntervalNanos);
         }
     }
 }

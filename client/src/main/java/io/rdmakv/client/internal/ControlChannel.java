@@ -64,13 +64,19 @@ final class ControlChannel
     /** Sends a request and waits for its reply; null when the lane broke or timed out. */
     ControlMessage call(final ControlMessage request)
     {
+        return call(request, timeoutNanos);
+    }
+
+    /** {@link #call(ControlMessage)}, waiting up to {@code waitNanos} for the reply. */
+    ControlMessage call(final ControlMessage request, final long waitNanos)
+    {
         if (post(request) != Status.OK)
         {
             return null;
         }
         while (true)
         {
-            final ControlMessage reply = receive(timeoutNanos);
+            final ControlMessage reply = receive(waitNanos);
             if (reply == null)
             {
                 return null;

@@ -8,7 +8,8 @@ import io.rdmakv.verbs.SendWorkRequests;
  * {@link Session}'s queue pair with one doorbell each: for a node that copies a replica from its primary
  * (the server's {@code RegionCopier}), which reads the index in large chunks and many blocks at once, far
  * more than a lane's own buffers hold. A chain may also carry compare-and-swaps of index words ({@link
- * #compareAndSwap}: a primary putting its backups' slots back, the server's {@code BackupSweep}). Remote
+ * #compareAndSwap}: a primary putting its backups' slots back, the server's {@code BackupSweep}) and WRITEs
+ * ({@link #write}: the server's {@code BackupScrub}). Remote
  * addresses and rkeys come from the session's {@link Session#hello() HELLO_OK}. Control path: one caller
  * thread, which must hold the session alone (nothing else posts on it meanwhile); the work requests are
  * allocated once.
@@ -74,6 +75,22 @@ public final class RemoteReads implements AutoCloseable
             throw new IllegalStateException("the chain already holds " + count + " READs");
         }
         wrs.at(count).rdmaRead(localAddress, length, lkey, remoteAddress, rkey).sendFlags(0).wrId(0).next(null);
+        link();
+    }
+
+    /**
+     * Appends a WRITE of {@code length} bytes from local memory at {@code localAddress} (lkey {@code lkey}) to
+     * {@code remoteAddress} (rkey {@code rkey}): a primary writing its own block over a backup's copy that differs
+     * (the server's {@code BackupScrub}).
+     */
+    public void write(final long localAddress, final int length, final int lkey, final long remoteAddress,
+        final int rkey)
+    {
+        if (isFull())
+        {
+            throw new IllegalStateException("the chain already holds " + count + " requests");
+        }
+        wrs.at(count).rdmaWrite(localAddress, length, lkey, remoteAddress, rkey).sendFlags(0).wrId(0).next(null);
         link();
     }
 

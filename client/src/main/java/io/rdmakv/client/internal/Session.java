@@ -15,6 +15,7 @@ import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
+import io.rdmakv.common.protocol.ScrubMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.AccessFlags;
@@ -327,6 +328,15 @@ public final class Session implements AutoCloseable
         final ControlMessage reply =
             control.call(new DamageScanMessage(control.nextRequestId(), fromGroup, Integer.MAX_VALUE));
         return reply instanceof DamageScanOkMessage ok ? ok : null;
+    }
+
+    /**
+     * SCRUB: has the node (a group's primary) scrub its backups now and waits up to {@code timeoutNanos} for what
+     * it did (control path; allocates). Returns SCRUB_OK, the node's ERROR, or null when it did not answer.
+     */
+    public ControlMessage scrub(final long timeoutNanos)
+    {
+        return control.call(new ScrubMessage(control.nextRequestId()), timeoutNanos);
     }
 
     /**

@@ -69,7 +69,8 @@ public final class ControlCodec
             case HelpReplyMessage m -> m.encodeBody(writer);
             case FenceWritersMessage m -> m.encodeBody(writer);
             case FenceWritersOkMessage m -> m.encodeBody(writer);
-            case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _ ->
+            case ScrubOkMessage m -> m.encodeBody(writer);
+            case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _, ScrubMessage _ ->
             {
                 // header only
             }
@@ -173,6 +174,8 @@ public final class ControlCodec
                 case HELP_REPLY -> HelpReplyMessage.decode(reader, requestId);
                 case FENCE_WRITERS -> FenceWritersMessage.decode(reader, requestId);
                 case FENCE_WRITERS_OK -> FenceWritersOkMessage.decode(reader, requestId);
+                case SCRUB -> new ScrubMessage(requestId);
+                case SCRUB_OK -> ScrubOkMessage.decode(reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

@@ -9,7 +9,7 @@ public sealed interface ControlMessage permits
     HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
     StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, HeartbeatMessage, RepairMessage,
     RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage,
-    FenceWritersMessage, FenceWritersOkMessage
+    FenceWritersMessage, FenceWritersOkMessage, ScrubMessage, ScrubOkMessage
 {
     /** The message's type. */
     MessageType type();

@@ -48,7 +48,11 @@ public enum MessageType
     /** Primary node to its backup: fence every session of these writers (their sessions on the primary ended). */
     FENCE_WRITERS(20, FenceWritersMessage.WRITERS_OFFSET, MAX_MESSAGE_LENGTH),
     /** Node to primary: those writers' sessions are fenced. */
-    FENCE_WRITERS_OK(21, FenceWritersOkMessage.LENGTH, FenceWritersOkMessage.LENGTH);
+    FENCE_WRITERS_OK(21, FenceWritersOkMessage.LENGTH, FenceWritersOkMessage.LENGTH),
+    /** Client to primary node: scrub the backups now ({@code kvctl scrub}). */
+    SCRUB(22, HEADER_LENGTH, HEADER_LENGTH),
+    /** Primary node to client: what the scrub did. */
+    SCRUB_OK(23, ScrubOkMessage.LENGTH, ScrubOkMessage.LENGTH);
 
     private static final MessageType[] BY_CODE;
 

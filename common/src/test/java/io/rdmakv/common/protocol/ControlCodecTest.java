@@ -53,7 +53,7 @@ class ControlCodecTest
     {
         final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
             "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", "HEARTBEAT", "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
-            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK"};
+            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK", "SCRUB", "SCRUB_OK"};
         int known = 0;
         for (int code = 1; code <= names.length; code++)
         {
@@ -64,7 +64,7 @@ class ControlCodecTest
         }
         assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(22));
+        assertEquals(null, MessageType.of(24));
         assertEquals(null, MessageType.of(-1));
     }
 

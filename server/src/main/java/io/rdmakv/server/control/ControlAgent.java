@@ -146,6 +146,12 @@ public final class ControlAgent implements Agent
         departures.sweepWith(sweeps);
     }
 
+    /** Answers SCRUB with a pass of {@code scrubs} ({@code kvctl scrub}; before the thread starts). */
+    public void useScrubs(final Scrubs scrubs)
+    {
+        requests.useScrubs(scrubs, this::execute);
+    }
+
     /** Spins and yields briefly after work, then sleeps in {@link #sleep} until work arrives. */
     public IdleStrategy idleStrategy()
     {
@@ -231,6 +237,22 @@ public final class ControlAgent implements Agent
     public void admitOnlyWhile(final java.util.function.BooleanSupplier serving)
     {
         this.serving = serving;
+    }
+
+    /**
+     * Whether {@code [offset, offset + length)} of the data area lies inside a grant of a session live now: a
+     * block a writer that may still finish wrote ({@code ChainHelp} finishes such writes). Answered on the agent's
+     * thread, which alone knows the grants; any thread may ask.
+     */
+    public CompletableFuture<Boolean> grantedToLiveSession(final long offset, final long length)
+    {
+        final CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        commands.offer(() ->
+        {
+            final long owner = allocator.ownerOf(offset, length);
+            answer.complete(owner > DataAreaAllocator.NO_OWNER && sessions.isLive(owner));
+        });
+        return answer;
     }
 
     /**

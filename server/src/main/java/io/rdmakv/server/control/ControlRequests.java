@@ -15,6 +15,8 @@ import io.rdmakv.common.protocol.HelpMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RepairMessage;
+import io.rdmakv.common.protocol.ScrubMessage;
+import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
@@ -31,6 +33,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The control agent's requests, from completion to reply: a RECV's message is decoded into its session's
@@ -59,6 +62,9 @@ final class ControlRequests
     private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
     /** Set once before the agent's thread starts; null: HELP is refused as unexpected. */
     private ChainHelp chainHelp;
+    /** Set once before the agent's thread starts; null: SCRUB is refused as unexpected. */
+    private Scrubs scrubs;
+    private Consumer<Runnable> later;
 
     /** @param closing whether the agent closes (a departure then drops the session's waiting requests) */
     ControlRequests(final SessionRegistry sessions, final Departures departures, final DataAreaAllocator allocator,
@@ -84,6 +90,13 @@ final class ControlRequests
     void useChainHelp(final ChainHelp help)
     {
         this.chainHelp = help;
+    }
+
+    /** Answers SCRUB with a pass of {@code scrub}, replying through {@code agent} once it is done (before start). */
+    void useScrubs(final Scrubs scrub, final Consumer<Runnable> agent)
+    {
+        this.scrubs = scrub;
+        this.later = agent;
     }
 
     /** Whether some session has requests waiting to be served. */
@@ -210,6 +223,7 @@ final class ControlRequests
             case HelpMessage request when chainHelp != null -> reply(session, chainHelp.help(request));
             case DamageScanMessage request -> reply(session, damageScan.scan(request));
             case FenceWritersMessage request -> reply(session, fenceWriters(session, request));
+            case ScrubMessage request when scrubs != null -> scrub(session, request);
             case ByeMessage bye ->
             {
                 counters.increment(ServerCounter.BYE_REQUESTS);
@@ -222,6 +236,39 @@ final class ControlRequests
                     message.type() + " is not a request a client may send on the control plane"));
             }
         }
+    }
+
+    /**
+     * Runs a scrub pass now (on the scrub's thread) and answers when it is done, if the session is still there:
+     * SCRUB_OK, or ERROR when this node is no primary with backups or a backup could not be scrubbed.
+     */
+    private void scrub(final ServerSession session, final ScrubMessage request)
+    {
+        scrubs.now().whenComplete((pass, failure) -> later.accept(() ->
+        {
+            if (session.departed())
+            {
+                return;
+            }
+            if (failure != null)
+            {
+                final Throwable cause = failure instanceof java.util.concurrent.CompletionException c &&
+                    c.getCause() != null ? c.getCause() : failure;
+                reply(session, new ErrorMessage(request.requestId(), ReasonCode.INTERNAL.code(),
+                    "the scrub failed: " + cause.getMessage()));
+            }
+            else if (pass == Scrubs.Pass.NONE)
+            {
+                reply(session, new ErrorMessage(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
+                    "this node is not the primary of a replica group with backups: nothing to scrub"));
+            }
+            else
+            {
+                reply(session, new ScrubOkMessage(request.requestId(), pass.backups(), pass.slots(), pass.blocks(),
+                    pass.wordsRepaired(), pass.blocksRepaired(), pass.leftToWriters(), pass.damagedHere(),
+                    pass.nanos()));
+            }
+        }));
     }
 
     /**

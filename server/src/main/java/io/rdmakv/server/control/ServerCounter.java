@@ -55,6 +55,18 @@ public enum ServerCounter
     CHAIN_SWEEPS_ABANDONED(ServerMetric.CHAIN_SWEEPS, "abandoned"),
     /** Backup slots a sweep put back (a gone writer's word replaced by the primary's). */
     CHAIN_SWEEP_ROLLBACKS(ServerMetric.CHAIN_SWEEP_ROLLBACKS),
+    /** Scrub passes over every backup. */
+    SCRUB_PASSES(ServerMetric.SCRUB_PASSES, "done"),
+    /** Scrub passes that could not scrub every backup. */
+    SCRUB_FAILURES(ServerMetric.SCRUB_PASSES, "failed"),
+    /** Backup slots the scrub put back to this primary's word. */
+    SCRUB_WORDS_REPAIRED(ServerMetric.SCRUB_REPAIRS, "word"),
+    /** Backup blocks the scrub wrote over with this primary's. */
+    SCRUB_BLOCKS_REPAIRED(ServerMetric.SCRUB_REPAIRS, "block"),
+    /** Differences left to a writer still live here. */
+    SCRUB_LEFT_TO_WRITERS(ServerMetric.SCRUB_UNMENDED, "writer"),
+    /** Differences left because this primary's own block is damaged. */
+    SCRUB_DAMAGED_HERE(ServerMetric.SCRUB_UNMENDED, "damaged_here"),
     /** Sessions torn down because no heartbeat arrived within the lease timeout. */
     LEASES_EXPIRED(ServerMetric.LEASES_EXPIRED),
     /** Sessions fenced because a cluster map of a newer epoch than theirs was applied. */

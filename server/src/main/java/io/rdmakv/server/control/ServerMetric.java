@@ -67,6 +67,17 @@ public enum ServerMetric
     SESSIONS_SELF_FENCED("rdmakv_sessions_self_fenced_total", Type.COUNTER,
         "Sessions fenced because the node could not confirm it was current in its cluster (ZooKeeper connection " +
         "down, session unconfirmed past the bound, or shutting down)"),
+    SCRUB_PASSES("rdmakv_scrub_passes_total", Type.COUNTER,
+        "Scrub passes of this primary over its backups (every backup's index words and the blocks they name " +
+        "compared with its own), by outcome: done, failed (a backup could not be scrubbed: retried next interval)",
+        "outcome"),
+    SCRUB_REPAIRS("rdmakv_scrub_repairs_total", Type.COUNTER,
+        "Differences between a backup and this primary the scrub mended, by kind: word (a backup's slot put back " +
+        "to the primary's word), block (a backup's copy of a block written over with the primary's)", "kind"),
+    SCRUB_UNMENDED("rdmakv_scrub_unmended_total", Type.COUNTER,
+        "Differences the scrub found and left, by reason: writer (a backup's word names a block of a writer still " +
+        "live on the primary: left to it), damaged_here (the primary's own copy of the block is the damaged one)",
+        "reason"),
     SESSIONS_FENCED_FOR_PRIMARY("rdmakv_sessions_fenced_for_primary_total", Type.COUNTER,
         "Sessions fenced at their group's primary's request, because their writer's session on the primary ended " +
         "(before the primary swept this node for that writer's words)"),

@@ -105,6 +105,15 @@ class MetricCatalogueTest
             "cleared)",
         "# HELP rdmakv_failovers_total Failovers in the maps this node applied: a replica group whose primary " +
             "became another member",
+        "# HELP rdmakv_scrub_passes_total Scrub passes of this primary over its backups (every backup's index words " +
+            "and the blocks they name compared with its own), by outcome: done, failed (a backup could not be " +
+            "scrubbed: retried next interval)",
+        "# HELP rdmakv_scrub_repairs_total Differences between a backup and this primary the scrub mended, by kind: " +
+            "word (a backup's slot put back to the primary's word), block (a backup's copy of a block written over " +
+            "with the primary's)",
+        "# HELP rdmakv_scrub_unmended_total Differences the scrub found and left, by reason: writer (a backup's word " +
+            "names a block of a writer still live on the primary: left to it), damaged_here (the primary's own copy " +
+            "of the block is the damaged one)",
         "# HELP rdmakv_sessions_fenced_for_primary_total Sessions fenced at their group's primary's request, because " +
             "their writer's session on the primary ended (before the primary swept this node for that writer's words)",
         "# HELP rdmakv_sessions_fenced_by_epoch_total Client sessions fenced because a cluster map of a newer " +
@@ -119,6 +128,9 @@ class MetricCatalogueTest
         "# TYPE rdmakv_copy_passes_total counter",
         "# TYPE rdmakv_copy_slots_total counter",
         "# TYPE rdmakv_failovers_total counter",
+        "# TYPE rdmakv_scrub_passes_total counter",
+        "# TYPE rdmakv_scrub_repairs_total counter",
+        "# TYPE rdmakv_scrub_unmended_total counter",
         "# TYPE rdmakv_sessions_fenced_for_primary_total counter",
         "# TYPE rdmakv_sessions_fenced_by_epoch_total counter",
         "# TYPE rdmakv_auth_failures_total counter",

@@ -34,11 +34,21 @@ final class ZkNodes implements AutoCloseable
     final List<ChildJvm> nodes = new ArrayList<>();
     /** Per node, the relay its ZooKeeper connection runs through (null: it connects directly). */
     final LeaseProxy[] zkPaths;
+    /** More kvserver options every node starts with. */
+    final List<String> nodeArgs;
 
     /** With {@code relayed}, each node reaches ZooKeeper through a relay of its own, which a test can cut. */
     ZkNodes(final Path dir, final int count, final int replicas, final boolean relayed) throws Exception
     {
+        this(dir, count, replicas, relayed, List.of());
+    }
+
+    /** As above, every node started with {@code nodeArgs} too. */
+    ZkNodes(final Path dir, final int count, final int replicas, final boolean relayed, final List<String> nodeArgs)
+        throws Exception
+    {
         this.dir = dir;
+        this.nodeArgs = List.copyOf(nodeArgs);
         this.replicas = replicas;
         zookeeper = new TestingServer(true);
         ports = ClusterFiles.freePorts(count);
@@ -87,12 +97,15 @@ final class ZkNodes implements AutoCloseable
     /** Starts (or restarts, empty) node {@code i}. */
     void start(final int i)
     {
-        nodes.set(i, ChildJvm.start(List.of("-Xmx256m", LOG_FORMAT), KvServerCommand.class, dir,
+        final List<String> args = new ArrayList<>(List.of(
             "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
             "--node-id", Integer.toString(i), "--zookeeper",
             zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
             "--replicas", Integer.toString(replicas), "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
             "--metrics-port", "0"));
+        args.addAll(nodeArgs);
+        nodes.set(i, ChildJvm.start(List.of("-Xmx256m", LOG_FORMAT), KvServerCommand.class, dir,
+            args.toArray(String[]::new)));
     }
 
     void kill(final int i) throws InterruptedException

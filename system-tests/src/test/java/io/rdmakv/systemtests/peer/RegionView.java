@@ -195,6 +195,22 @@ public final class RegionView implements AutoCloseable
         }
     }
 
+    /**
+     * WRITEs {@code bytes} at {@code offset} of the data area (at most {@link #SCRATCH} bytes; a node without memory
+     * windows only): a forged or stray write over a block.
+     */
+    public void write(final long offset, final byte[] bytes)
+    {
+        if (offset < geometry.dataOffset() || bytes.length > SCRATCH)
+        {
+            throw new IllegalArgumentException(bytes.length + " bytes at " + offset + ": the data area, at most " +
+                SCRATCH + " bytes at a time");
+        }
+        MemorySegment.copy(bytes, 0, session.scratch(), ValueLayout.JAVA_BYTE, 0, bytes.length);
+        check(session.write(data.addressOf(offset - geometry.dataOffset()), data.rkey(), bytes.length),
+            "WRITE of " + bytes.length + " bytes at region offset " + offset);
+    }
+
     /** Swings the slot word at {@code slot.slotOffset()} from {@code slot.word()} to {@code word} (RDMA CAS). */
     public void swapSlot(final Slot slot, final long word)
     {
