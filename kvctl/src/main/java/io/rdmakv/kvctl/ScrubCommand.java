@@ -54,12 +54,14 @@ final class ScrubCommand implements Callable<Integer>
                     final ScrubOkMessage s = client.scrub(group.primary(), Duration.ofMillis(waitMs));
                     scrubbed++;
                     text.append(String.format("group %d, primary node %d: %d backup(s) scrubbed in %d ms: %d slots " +
-                            "and %d blocks compared; mended %d slot(s) and %d block(s); left %d to live writers, %d " +
-                            "where the primary's own block is damaged%n", g, group.primary(), s.backups(),
-                        TimeUnit.NANOSECONDS.toMillis(s.nanos()), s.slots(), s.blocks(), s.wordsRepaired(),
-                        s.blocksRepaired(), s.leftToWriters(), s.damagedHere()));
+                            "and %d blocks compared; mended %d slot(s) and %d block(s) on backups and %d damaged block(s) " +
+                            "of the primary; left %d to live writers, %d where the primary's own block is damaged%n",
+                        g, group.primary(), s.backups(), TimeUnit.NANOSECONDS.toMillis(s.nanos()), s.slots(),
+                        s.blocks(), s.wordsRepaired(), s.blocksRepaired(), s.healedHere(), s.leftToWriters(),
+                        s.damagedHere()));
                     entry.put("backups", s.backups()).put("slots", s.slots()).put("blocks", s.blocks())
                         .put("wordsRepaired", s.wordsRepaired()).put("blocksRepaired", s.blocksRepaired())
+                        .put("healedHere", s.healedHere())
                         .put("leftToWriters", s.leftToWriters()).put("damagedHere", s.damagedHere())
                         .put("millis", TimeUnit.NANOSECONDS.toMillis(s.nanos()));
                 }

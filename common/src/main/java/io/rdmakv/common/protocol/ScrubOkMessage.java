@@ -10,17 +10,18 @@ package io.rdmakv.common.protocol;
  *  32 blocks           u64   blocks compared byte for byte
  *  40 words_repaired   u64   backup slots put back to the primary's word
  *  48 blocks_repaired  u64   backup blocks written over with the primary's
- *  56 left_to_writers  u64   differences left to a writer still live on the primary
- *  64 damaged_here     u64   differences left because the primary's own block is damaged
- *  72 nanos            u64   how long the pass took
+ *  56 healed_here      u64   the primary's damaged blocks rewritten from a backup's whole copy
+ *  64 left_to_writers  u64   differences left to a writer still live on the primary
+ *  72 damaged_here     u64   differences left because the primary's own block is damaged and no backup has it whole
+ *  80 nanos            u64   how long the pass took
  * </pre>
  */
 public record ScrubOkMessage(long requestId, int backups, long slots, long blocks, long wordsRepaired,
-    long blocksRepaired, long leftToWriters, long damagedHere, long nanos) implements ControlMessage
+    long blocksRepaired, long healedHere, long leftToWriters, long damagedHere, long nanos) implements ControlMessage
 {
     public static final int BACKUPS_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
     public static final int SLOTS_OFFSET = BACKUPS_OFFSET + Long.BYTES;
-    public static final int LENGTH = SLOTS_OFFSET + 7 * Long.BYTES;
+    public static final int LENGTH = SLOTS_OFFSET + 8 * Long.BYTES;
 
     @Override
     public MessageType type()
@@ -36,7 +37,7 @@ public record ScrubOkMessage(long requestId, int backups, long slots, long block
 
     void encodeBody(final MessageWriter writer)
     {
-        writer.u32(backups).u32(0).u64(slots).u64(blocks).u64(wordsRepaired).u64(blocksRepaired).u64(leftToWriters)
+        writer.u32(backups).u32(0).u64(slots).u64(blocks).u64(wordsRepaired).u64(blocksRepaired).u64(healedHere).u64(leftToWriters)
             .u64(damagedHere).u64(nanos);
     }
 
@@ -45,7 +46,8 @@ public record ScrubOkMessage(long requestId, int backups, long slots, long block
         final int backups = reader.u32("backups");
         reader.u32("reserved");
         return new ScrubOkMessage(requestId, backups, reader.u64("slots"), reader.u64("blocks"),
-            reader.u64("words repaired"), reader.u64("blocks repaired"), reader.u64("left to writers"),
+            reader.u64("words repaired"), reader.u64("blocks repaired"), reader.u64("healed here"),
+            reader.u64("left to writers"),
             reader.u64("damaged here"), reader.u64("nanos"));
     }
 }

@@ -40,7 +40,7 @@ final class Samples
             new FenceWritersMessage(21, new long[] {1, -1L, 0x1234_5678_9ABC_DEF0L}),
             new FenceWritersOkMessage(22, 3),
             new ScrubMessage(23),
-            new ScrubOkMessage(24, 2, 1L << 20, 5000, 1, 2, 3, 0, 123_456_789L),
+            new ScrubOkMessage(24, 2, 1L << 20, 5000, 1, 2, 4, 3, 0, 123_456_789L),
             helloOk(),
             new HelloRefusedMessage(3, ReasonCode.AUTH_FAILED, "bad token"),
             new AllocMessage(4, 1 << 20),

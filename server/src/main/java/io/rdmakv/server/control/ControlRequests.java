@@ -265,7 +265,8 @@ final class ControlRequests
             else
             {
                 reply(session, new ScrubOkMessage(request.requestId(), pass.backups(), pass.slots(), pass.blocks(),
-                    pass.wordsRepaired(), pass.blocksRepaired(), pass.leftToWriters(), pass.damagedHere(),
+                    pass.wordsRepaired(), pass.blocksRepaired(), pass.healedHere(), pass.leftToWriters(),
+                    pass.damagedHere(),
                     pass.nanos()));
             }
         }));

@@ -32,13 +32,14 @@ public final class Scrubs implements AutoCloseable
     }
 
     /**
-     * What a pass did: backups scrubbed, slots and blocks compared, words put back, blocks written over,
-     * differences left to live writers, differences left because this node's block is damaged, and how long.
+     * What a pass did: backups scrubbed, slots and blocks compared, backup words put back, backup blocks written
+     * over, this node's damaged blocks rewritten from a backup's whole copy, differences left to live writers,
+     * differences left because this node's block is damaged and no backup had it whole, and how long.
      */
     public record Pass(int backups, long slots, long blocks, long wordsRepaired, long blocksRepaired,
-        long leftToWriters, long damagedHere, long nanos)
+        long healedHere, long leftToWriters, long damagedHere, long nanos)
     {
-        public static final Pass NONE = new Pass(0, 0, 0, 0, 0, 0, 0, 0);
+        public static final Pass NONE = new Pass(0, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     /** A pass that could not scrub every backup, with what it did on the others. */
@@ -160,12 +161,13 @@ public final class Scrubs implements AutoCloseable
         try
         {
             final Pass pass = scrubber.pass();
-            final boolean found = pass.wordsRepaired() + pass.blocksRepaired() + pass.leftToWriters() +
-                pass.damagedHere() > 0;
+            final boolean found = pass.wordsRepaired() + pass.blocksRepaired() + pass.healedHere() +
+                pass.leftToWriters() + pass.damagedHere() > 0;
             LOG.log(found ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG, "scrubbed " + pass.backups() +
                 " backup(s) in " + TimeUnit.NANOSECONDS.toMillis(pass.nanos()) + " ms: " + pass.slots() + " slots and " +
                 pass.blocks() + " blocks compared, " + pass.wordsRepaired() + " slot(s) put back to this primary's " +
                 "word, " + pass.blocksRepaired() + " block(s) written over with this primary's, " +
+                pass.healedHere() + " damaged block(s) of this primary rewritten from a backup's copy, " +
                 pass.leftToWriters() + " difference(s) left to a live writer, " + pass.damagedHere() +
                 " where this primary's own block is damaged");
             // counted first, then answered: whoever asked sees the counters with this pass in them
@@ -206,6 +208,7 @@ public final class Scrubs implements AutoCloseable
             counters.increment(outcome);
             counters.add(ServerCounter.SCRUB_WORDS_REPAIRED, pass.wordsRepaired());
             counters.add(ServerCounter.SCRUB_BLOCKS_REPAIRED, pass.blocksRepaired());
+            counters.add(ServerCounter.SCRUB_HEALED_HERE, pass.healedHere());
             counters.add(ServerCounter.SCRUB_LEFT_TO_WRITERS, pass.leftToWriters());
             counters.add(ServerCounter.SCRUB_DAMAGED_HERE, pass.damagedHere());
             then.run();

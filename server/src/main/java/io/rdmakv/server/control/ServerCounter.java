@@ -63,6 +63,8 @@ public enum ServerCounter
     SCRUB_WORDS_REPAIRED(ServerMetric.SCRUB_REPAIRS, "word"),
     /** Backup blocks the scrub wrote over with this primary's. */
     SCRUB_BLOCKS_REPAIRED(ServerMetric.SCRUB_REPAIRS, "block"),
+    /** This primary's damaged blocks the scrub rewrote from a backup's whole copy. */
+    SCRUB_HEALED_HERE(ServerMetric.SCRUB_REPAIRS, "primary_block"),
     /** Differences left to a writer still live here. */
     SCRUB_LEFT_TO_WRITERS(ServerMetric.SCRUB_UNMENDED, "writer"),
     /** Differences left because this primary's own block is damaged. */

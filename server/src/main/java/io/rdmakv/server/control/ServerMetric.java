@@ -73,10 +73,12 @@ public enum ServerMetric
         "outcome"),
     SCRUB_REPAIRS("rdmakv_scrub_repairs_total", Type.COUNTER,
         "Differences between a backup and this primary the scrub mended, by kind: word (a backup's slot put back " +
-        "to the primary's word), block (a backup's copy of a block written over with the primary's)", "kind"),
+        "to the primary's word), block (a backup's copy of a block written over with the primary's), " +
+        "primary_block (the primary's own damaged copy rewritten from a backup's whole copy)", "kind"),
     SCRUB_UNMENDED("rdmakv_scrub_unmended_total", Type.COUNTER,
         "Differences the scrub found and left, by reason: writer (a backup's word names a block of a writer still " +
-        "live on the primary: left to it), damaged_here (the primary's own copy of the block is the damaged one)",
+        "live on the primary: left to it), damaged_here (the primary's own copy of the block is damaged and no " +
+        "backup holds it whole)",
         "reason"),
     SESSIONS_FENCED_FOR_PRIMARY("rdmakv_sessions_fenced_for_primary_total", Type.COUNTER,
         "Sessions fenced at their group's primary's request, because their writer's session on the primary ended " +

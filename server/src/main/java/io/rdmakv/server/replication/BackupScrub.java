@@ -7,7 +7,9 @@ import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
@@ -37,7 +39,8 @@ import java.util.function.Supplier;
  * <ul>
  *   <li><b>equal words</b>: the block is READ from the backup and compared byte for byte with this node's; one
  *       that differs is written over with this node's block (an RDMA WRITE), unless this node's copy is the
- *       damaged one (checksum, header: {@link SlotDamage}), which is never spread;</li>
+ *       damaged one (checksum, header: {@link SlotDamage}), which is never spread: it is rewritten from the
+ *       backup's copy when that is a whole block of the word's key;</li>
  *   <li><b>different words</b>: a write between its first backup's CAS and this node's leaves exactly that, for
  *       microseconds, or until its writer's HELP or departure sweep resolves it. So a difference is acted on only
  *       when the next pass (an interval later) finds the same two words again, and not when the backup's word
@@ -164,7 +167,8 @@ public final class BackupScrub implements Scrubs.Scrubber
             }
             suspects.keySet().retainAll(backups);
             final Scrubs.Pass done = new Scrubs.Pass(tally.backups, tally.slots, tally.blocks, tally.wordsRepaired,
-                tally.blocksRepaired, tally.leftToWriters, tally.damagedHere, System.nanoTime() - start);
+                tally.blocksRepaired, tally.healedHere, tally.leftToWriters, tally.damagedHere,
+                System.nanoTime() - start);
             if (!failed.isEmpty())
             {
                 throw new Scrubs.PartialPassException(done, "cannot scrub " + String.join("; ", failed));
@@ -182,6 +186,7 @@ public final class BackupScrub implements Scrubs.Scrubber
         long blocksRepaired;
         long leftToWriters;
         long damagedHere;
+        long healedHere;
     }
 
     /** A session with one backup and its chain. */
@@ -326,7 +331,15 @@ public final class BackupScrub implements Scrubs.Scrubber
                 }
                 if (damage.judge(word) != SlotDamage.NONE)
                 {
-                    tally.damagedHere++; // this node's copy is the damaged one: never spread it
+                    // this node's copy is the damaged one: never spread it; heal it from a whole backup copy
+                    if (healFrom(buffer.segment(), theirs, slot, word, since))
+                    {
+                        tally.healedHere++;
+                    }
+                    else
+                    {
+                        tally.damagedHere++;
+                    }
                 }
                 else if (writeBlock(peer, slot, word, since))
                 {
@@ -335,6 +348,30 @@ public final class BackupScrub implements Scrubs.Scrubber
             }
             from = to;
         }
+    }
+
+    /**
+     * Rewrites this node's damaged copy of {@code word}'s block from a backup's copy at {@code offset} of {@code
+     * copy}, if that copy is a whole block (header, length, checksum) of a key whose fingerprint the word carries,
+     * this node's {@code slot} still names it, and less than half the grace period passed {@code since} the batch was
+     * read; returns whether it did. Readers of the damaged block failed on it anyway.
+     */
+    private boolean healFrom(final MemorySegment copy, final long offset, final long slot, final long word,
+        final long since)
+    {
+        if (damage.judgeIn(copy, offset, word) != SlotDamage.NONE || damage.readableKeyLength() < 0 ||
+            KeyHash.fingerprint(KeyHash.hash(copy, offset + KvBlockDescriptor.KEY_OFFSET, damage.readableKeyLength()))
+                != SlotWord.fingerprint(word))
+        {
+            return false;
+        }
+        if (own.get(slot) != word || System.nanoTime() - since >= settleNanos)
+        {
+            return false;
+        }
+        MemorySegment.copy(copy, offset, ownRegion, geometry.dataOffset() + SlotWord.blockOffset(word),
+            SlotWord.blockLength(word));
+        return damage.judge(word) == SlotDamage.NONE;
     }
 
     /**

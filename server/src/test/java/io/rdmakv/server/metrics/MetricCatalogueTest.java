@@ -110,10 +110,10 @@ class MetricCatalogueTest
             "scrubbed: retried next interval)",
         "# HELP rdmakv_scrub_repairs_total Differences between a backup and this primary the scrub mended, by kind: " +
             "word (a backup's slot put back to the primary's word), block (a backup's copy of a block written over " +
-            "with the primary's)",
+            "with the primary's), primary_block (the primary's own damaged copy rewritten from a backup's whole copy)",
         "# HELP rdmakv_scrub_unmended_total Differences the scrub found and left, by reason: writer (a backup's word " +
             "names a block of a writer still live on the primary: left to it), damaged_here (the primary's own copy " +
-            "of the block is the damaged one)",
+            "of the block is damaged and no backup holds it whole)",
         "# HELP rdmakv_sessions_fenced_for_primary_total Sessions fenced at their group's primary's request, because " +
             "their writer's session on the primary ended (before the primary swept this node for that writer's words)",
         "# HELP rdmakv_sessions_fenced_by_epoch_total Client sessions fenced because a cluster map of a newer " +

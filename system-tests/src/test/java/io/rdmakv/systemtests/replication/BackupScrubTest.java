@@ -1,5 +1,6 @@
 package io.rdmakv.systemtests.replication;
 
+import io.rdmakv.client.CorruptedBlockException;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.KvServer;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -107,8 +109,38 @@ class BackupScrubTest
         assertEquals(0, code, err.toString());
         final String text = out.toString();
         assertTrue(text.startsWith("group 0, primary node 0: 1 backup(s) scrubbed in "), text);
-        assertTrue(text.contains("mended 0 slot(s) and 1 block(s); left 0 to live writers, 0 where the primary's " +
-            "own block is damaged"), text);
+        assertTrue(text.contains("mended 0 slot(s) and 1 block(s) on backups and 0 damaged block(s) of the primary; " +
+            "left 0 to live writers, 0 where the primary's own block is damaged"), text);
+        group.assertReplicasEqual();
+    }
+
+    /**
+     * A block damaged on the primary only (a flipped bit: readers get CorruptedBlockException) is never spread to
+     * the backup; the scrub rewrites it from the backup's whole copy, and the key reads again.
+     */
+    @Test
+    void aBlockDamagedOnThePrimaryIsHealedFromTheBackup() throws Exception
+    {
+        group = ReplicatedPair.start(dir, 2, ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0));
+        final KvServer primary = group.nodes[0];
+        final byte[] k = LocalCluster.bytes("flipped");
+        final byte[] value = new byte[300];
+        Arrays.fill(value, (byte)9);
+        try (KvClient client = group.client())
+        {
+            client.put(k, value);
+            try (RegionView p = new RegionView(group.ports[0]))
+            {
+                p.flip(p.valueOffset(p.find(k)) + 17);
+            }
+            assertThrows(CorruptedBlockException.class, () -> client.get(k), "the primary's copy is damaged");
+            final Scrubs.Pass pass = primary.scrubNow().get(30, TimeUnit.SECONDS);
+            assertEquals(1, pass.healedHere(), "rewritten from the backup's copy");
+            assertEquals(0, pass.blocksRepaired(), "the damaged copy was not spread");
+            assertEquals(0, pass.damagedHere());
+            assertArrayEquals(value, client.get(k), "the key reads again");
+            assertEquals(1, primary.counters().get(ServerCounter.SCRUB_HEALED_HERE));
+        }
         group.assertReplicasEqual();
     }
 }
