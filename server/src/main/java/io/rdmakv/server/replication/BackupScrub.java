@@ -61,6 +61,8 @@ public final class BackupScrub implements Scrubs.Scrubber
 {
     private static final VarHandle WORD = LittleEndian.WORD.varHandle();
     private static final int SLOTS = BucketDescriptor.SLOTS_PER_GROUP;
+    /** The blocks one batch READs from a backup; a block to WRITE is staged after them. */
+    private static final int READ_BYTES = RegionCopier.BLOCK_BUFFER_BYTES;
 
     /** Whether a data-area range lies in a grant of a session live on this node (a writer that may still finish). */
     @FunctionalInterface
@@ -142,7 +144,7 @@ public final class BackupScrub implements Scrubs.Scrubber
             if (buffer == null)
             {
                 buffer = new CopyBuffer(pd, RegionCopier.INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(),
-                    RegionCopier.BLOCK_BUFFER_BYTES);
+                    READ_BYTES + KvBlockDescriptor.MAX_BLOCK_LENGTH);
             }
             final Tally tally = new Tally();
             final List<String> failed = new ArrayList<>();
@@ -301,7 +303,7 @@ public final class BackupScrub implements Scrubs.Scrubber
             int to = from;
             long bytes = 0;
             while (to < equal.size() && to - from < peer.chain.capacity() &&
-                bytes + SlotWord.blockLength(equal.get(to)[1]) <= buffer.blockBytes())
+                bytes + SlotWord.blockLength(equal.get(to)[1]) <= READ_BYTES)
             {
                 final long word = equal.get(to)[1];
                 peer.chain.read(buffer.address(buffer.blocksOffset() + bytes), SlotWord.blockLength(word),
@@ -415,12 +417,13 @@ public final class BackupScrub implements Scrubs.Scrubber
     {
         final int length = SlotWord.blockLength(word);
         final long mine = geometry.dataOffset() + SlotWord.blockOffset(word);
-        MemorySegment.copy(ownRegion, mine, buffer.segment(), buffer.blocksOffset(), length);
+        final int staged = buffer.blocksOffset() + READ_BYTES; // never over the batch's blocks still to compare
+        MemorySegment.copy(ownRegion, mine, buffer.segment(), staged, length);
         if (own.get(slot) != word || System.nanoTime() - since >= settleNanos)
         {
             return false;
         }
-        peer.chain.write(buffer.address(buffer.blocksOffset()), length, buffer.lkey(),
+        peer.chain.write(buffer.address(staged), length, buffer.lkey(),
             peer.data.addressOf(SlotWord.blockOffset(word)), peer.data.rkey());
         ring(peer, "a WRITE of a block");
         return true;
