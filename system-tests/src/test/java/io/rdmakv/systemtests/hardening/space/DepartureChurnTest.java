@@ -1,5 +1,6 @@
 package io.rdmakv.systemtests.hardening.space;
 
+import io.rdmakv.client.KvClient;
 import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
@@ -32,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * walks must neither starve the control thread (another session's ALLOC waited behind them past its 8 s timeout)
  * nor pile up (departures that arrive while a walk runs join it: {@code DepartureWalkTest}). Asserted: every ALLOC
  * answered, its p99 during the churn within twice its p99 before plus 20 ms (what the other session notices), and
- * every churned session reclaimed soon after, with at most one walk of the index each. The figures are printed.
+ * every churned session reclaimed soon after, with at most one walk of the index each. The figures are printed,
+ * with another client's PUT latency (an ALLOC every 64 PUTs) before and during the churn.
  */
 class DepartureChurnTest
 {
@@ -40,20 +42,24 @@ class DepartureChurnTest
 
     private KvServer server;
     private RawSession timed;
+    private KvClient client;
 
     @AfterEach
     void stop()
     {
-        LocalCluster.closeAll(timed, server);
+        LocalCluster.closeAll(timed, client, server);
     }
 
     @Test
     void sessionChurnDelaysNoOtherSessionsAllocAndSharesTheIndexWalks() throws Exception
     {
-        server = LocalCluster.startNode(ServerConfig.local(1L << 30));
+        server = LocalCluster.startNode(ServerConfig.local(1L << 30).withChunkSize(256 << 10));
         timed = new RawSession(server.port());
+        client = LocalCluster.client(server);
         allocs(); // warm-up
+        puts();
         final Histogram before = allocs();
+        final Histogram putsBefore = puts();
 
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong churned = new AtomicLong();
@@ -81,10 +87,12 @@ class DepartureChurnTest
         final long closed0 = server.counters().get(ServerCounter.SESSIONS_CLOSED);
         final long t0 = System.nanoTime();
         final Histogram during;
+        final Histogram putsDuring;
         try
         {
             Thread.sleep(1000); // the churn under way, departures piling up if they are not merged
             during = allocs();
+            putsDuring = puts();
         }
         finally
         {
@@ -98,16 +106,33 @@ class DepartureChurnTest
         final double walks = (double)(server.counters().get(ServerCounter.DEPARTURE_GROUPS_WALKED) - walked0) /
             server.geometry().groupCount();
         System.out.printf("departure churn: %d sessions opened and closed in %d ms (%.0f/s), %d reclaimed, the index " +
-                "walked %.1f times for them; ALLOC p50/p99/max before %d/%d/%d us, during %d/%d/%d us%n",
+                "walked %.1f times for them; ALLOC p50/p99/max before %d/%d/%d us, during %d/%d/%d us; another " +
+                "client's PUT (an ALLOC every 64) p50/p99 before %d/%d us, during %d/%d us%n",
             churned.get(), elapsedMs, churned.get() * 1000.0 / elapsedMs, closed, walks,
             before.getValueAtPercentile(50) / 1000, before.getValueAtPercentile(99) / 1000, before.getMaxValue() / 1000,
-            during.getValueAtPercentile(50) / 1000, during.getValueAtPercentile(99) / 1000, during.getMaxValue() / 1000);
+            during.getValueAtPercentile(50) / 1000, during.getValueAtPercentile(99) / 1000, during.getMaxValue() / 1000,
+            putsBefore.getValueAtPercentile(50) / 1000, putsBefore.getValueAtPercentile(99) / 1000,
+            putsDuring.getValueAtPercentile(50) / 1000, putsDuring.getValueAtPercentile(99) / 1000);
         assertEquals(ALLOCS, during.getTotalCount(), "every ALLOC answered during the churn");
         assertTrue(churned.get() >= 20, "the churn ran: " + churned.get() + " sessions");
         final long bound = 2 * before.getValueAtPercentile(99) + TimeUnit.MILLISECONDS.toNanos(20);
         assertTrue(during.getValueAtPercentile(99) <= bound, "ALLOC p99 during the churn " +
             during.getValueAtPercentile(99) / 1000 + " us, over twice the p99 before plus 20 ms: " + bound / 1000 + " us");
         assertTrue(walks <= closed + 1, closed + " sessions reclaimed with " + walks + " walks of the index");
+    }
+
+    /** {@link #ALLOCS} PUTs of 4000 bytes by another client: about one in 64 waits for an ALLOC (256 KiB chunks). */
+    private Histogram puts()
+    {
+        final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        final byte[] value = new byte[4000];
+        for (int i = 0; i < 4 * ALLOCS; i++)
+        {
+            final long t = System.nanoTime();
+            client.put(LocalCluster.bytes("churn-put-" + (i % 500)), value);
+            h.recordValue(System.nanoTime() - t);
+        }
+        return h;
     }
 
     /**
