@@ -35,6 +35,12 @@ public interface ClusterView
     /** Failovers seen in the maps applied: a group whose primary changed to another live member. */
     long failovers();
 
+    /** Maps read from ZooKeeper that this node refused to apply, for breaking {@code reason}'s rule. */
+    default long mapsRefused(final MapRefusal reason)
+    {
+        return 0;
+    }
+
     /** A node outside ZooKeeper: its static map (or none), no copying, no failovers. */
     static ClusterView fixed(final long epoch, final ReplicaRole role)
     {

@@ -33,6 +33,10 @@ import static java.lang.System.Logger.Level.WARNING;
  * ({@link FencingBounds#promotionWaitNanos()}) has passed since this coordinator first planned it: by then the
  * gone primary has fenced itself and every read lease it granted has ended, so nobody reads or writes it
  * after its successor serves. Other changes are written at once.
+ *
+ * <p>It plans only from a map that keeps {@link MapCheck}'s rules, checked against the last map it accepted (or
+ * its node holds). Over one that breaks them it writes that last map back, two epochs up, and plans from there
+ * (every node refuses the broken map too, and counts it).
  */
 final class Coordinator implements AutoCloseable
 {
@@ -50,6 +54,11 @@ final class Coordinator implements AutoCloseable
     private final AtomicLong failovers = new AtomicLong();
     private final AtomicLong refusedWrites = new AtomicLong();
     private final AtomicLong mapsWritten = new AtomicLong();
+    private final AtomicLong restores = new AtomicLong();
+    private final ClusterSettings settings;
+    private final java.util.function.Supplier<StoredMap> held;
+    /** The last map this coordinator read and accepted, or wrote (work thread only). */
+    private StoredMap accepted;
     private volatile boolean leading;
     private volatile boolean closed;
     private volatile long leaderSinceNanos;
@@ -61,8 +70,10 @@ final class Coordinator implements AutoCloseable
 
     Coordinator(final CuratorFramework client, final ScheduledExecutorService work, final int nodeId,
         final int replicas, final int partitions, final long settleMs,
-        final java.util.function.LongSupplier promotionWaitNanos)
+        final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held)
     {
+        this.settings = new ClusterSettings(replicas, partitions);
+        this.held = held;
         this.promotionWaitNanos = promotionWaitNanos;
         this.client = client;
         this.work = work;
@@ -130,6 +141,12 @@ final class Coordinator implements AutoCloseable
         return mapsWritten.get();
     }
 
+    /** Refused maps this coordinator wrote the last accepted map over. */
+    long restores()
+    {
+        return restores.get();
+    }
+
     @Override
     public void close()
     {
@@ -168,7 +185,16 @@ final class Coordinator implements AutoCloseable
         for (int round = 0; round < MAX_ROUNDS && leading && !closed; round++)
         {
             final Stat stat = new Stat();
-            final StoredMap stored = readMap(stat);
+            final byte[] raw = readMap(stat);
+            final StoredMap stored = raw == null ? null : checked(raw, stat.getVersion());
+            if (raw != null && stored == null)
+            {
+                if (!restore(stat.getVersion()))
+                {
+                    return;
+                }
+                continue;
+            }
             final ClusterMap current = stored == null ? null : stored.map();
             final List<MemberInfo> live = readMembers();
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
@@ -184,7 +210,7 @@ final class Coordinator implements AutoCloseable
                 return;
             }
             beforeWrite.run();
-            final byte[] json = plan.stored().toJson();
+            final byte[] json = plan.stored().after(stored).toJson();
             try
             {
                 if (stored == null)
@@ -287,16 +313,87 @@ final class Coordinator implements AutoCloseable
         return true;
     }
 
-    private StoredMap readMap(final Stat stat) throws Exception
+    private byte[] readMap(final Stat stat) throws Exception
     {
         try
         {
-            return StoredMap.fromJson(client.getData().storingStatIn(stat).forPath(ZkPaths.MAP));
+            return client.getData().storingStatIn(stat).forPath(ZkPaths.MAP);
         }
         catch (final KeeperException.NoNodeException e)
         {
             return null;
         }
+    }
+
+    /**
+     * The map read at {@code version} when it keeps {@link MapCheck}'s rules against the last map this coordinator
+     * accepted (or, if newer, the one its node holds); null when it breaks one (logged).
+     */
+    private StoredMap checked(final byte[] raw, final int version)
+    {
+        final StoredMap known = known();
+        MapCheck.Refusal refusal;
+        StoredMap stored = null;
+        try
+        {
+            stored = StoredMap.fromJson(raw);
+            refusal = stored.equals(known) ? null : MapCheck.check(settings, stored, version, known);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            refusal = new MapCheck.Refusal(MapRefusal.UNREADABLE, e.getMessage());
+        }
+        if (refusal != null)
+        {
+            LOG.log(WARNING, "coordinator: the map at version " + version + " breaks a rule, " + refusal);
+            return null;
+        }
+        accepted = stored;
+        return stored;
+    }
+
+    private StoredMap known()
+    {
+        final StoredMap mine = accepted;
+        final StoredMap held = this.held.get();
+        if (mine == null)
+        {
+            return held;
+        }
+        return held == null || held.map().epoch() <= mine.map().epoch() ? mine : held;
+    }
+
+    /**
+     * Writes the last map accepted over a refused one at {@code version}: the same groups, two epochs up (one
+     * for the refused write), recorded as replacing itself, so that every node can check the step. False when
+     * there is none to restore (the refused map stays, counted and logged by every node, until a coordinator
+     * that holds a map, or an operator, writes one); planned again later.
+     */
+    private boolean restore(final int version) throws Exception
+    {
+        final StoredMap known = known();
+        if (known == null)
+        {
+            LOG.log(WARNING, "coordinator: no earlier map to restore over the refused one; waiting");
+            schedule(this::poke, RETRY_MS);
+            return false;
+        }
+        final StoredMap base = known.withoutPrevious();
+        final StoredMap restored = base.withEpoch(version + 2L).after(base.withEpoch(version + 1L));
+        try
+        {
+            client.setData().withVersion(version).forPath(ZkPaths.MAP, restored.toJson());
+        }
+        catch (final KeeperException.BadVersionException e)
+        {
+            refusedWrites.incrementAndGet();
+            return true;
+        }
+        restores.incrementAndGet();
+        accepted = restored;
+        LOG.log(WARNING, "coordinator: restored the map of epoch " + base.map().epoch() + " as epoch " +
+            restored.map().epoch() + " over the refused one");
+        return true;
     }
 
     private List<MemberInfo> readMembers() throws Exception

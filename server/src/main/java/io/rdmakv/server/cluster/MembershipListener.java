@@ -17,4 +17,12 @@ public interface MembershipListener
      * it is down the node keeps serving with its current map; membership changes wait.
      */
     void onZooKeeper(boolean connected);
+
+    /**
+     * The map in ZooKeeper breaks a rule no coordinator's map breaks ({@link MapCheck}): it is not applied, the
+     * map applied before stays. Called in order with the other two.
+     */
+    default void onMapRefused(final MapRefusal reason, final String detail)
+    {
+    }
 }

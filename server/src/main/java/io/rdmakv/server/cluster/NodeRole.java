@@ -29,6 +29,8 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     private final MapApplier node;
     private final CopyLoop copies;
     private final AtomicLong failovers = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLongArray refusedMaps =
+        new java.util.concurrent.atomic.AtomicLongArray(MapRefusal.values().length);
     private volatile ClusterMap applied;
     private volatile ReplicaRole role = ReplicaRole.NONE;
     private volatile boolean zooKeeperConnected;
@@ -120,6 +122,18 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
             }
         }
         return count;
+    }
+
+    @Override
+    public void onMapRefused(final MapRefusal reason, final String detail)
+    {
+        refusedMaps.incrementAndGet(reason.ordinal());
+    }
+
+    @Override
+    public long mapsRefused(final MapRefusal reason)
+    {
+        return refusedMaps.get(reason.ordinal());
     }
 
     @Override

@@ -72,6 +72,8 @@ public final class ZkMembership implements AutoCloseable
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile ClusterMap currentMap;
     private long deliveredEpoch;
+    /** The last map accepted (MapCheck passed); under mapLock. */
+    private StoredMap heldMap;
     private volatile boolean connected;
     /** Only touched on the events thread. */
     private Boolean toldConnected;
@@ -170,7 +172,7 @@ public final class ZkMembership implements AutoCloseable
         settings = ClusterJoin.ensureConfig(client, options);
         ClusterJoin.waitOutEarlierSelf(client, options, self);
         coordinator = new Coordinator(client, work, self.id(), settings.replicas(), settings.partitions(),
-            options.settleMs(), () -> currency.bounds().promotionWaitNanos());
+            options.settleMs(), () -> currency.bounds().promotionWaitNanos(), this::heldMap);
         mapCache = CuratorCache.build(client, ZkPaths.MAP);
         mapCache.listenable().addListener(CuratorCacheListener.builder()
             .forCreatesAndChanges((before, after) -> onMapData(after)).build());
@@ -264,12 +266,14 @@ public final class ZkMembership implements AutoCloseable
                 if (stat != null && stat.getEphemeralOwner() == session)
                 {
                     client.sync().forPath(ZkPaths.MAP);
-                    final StoredMap newest = StoredMap.fromJson(client.getData().forPath(ZkPaths.MAP));
+                    // the epoch any map at the znode's version has (MapCheck): a forged epoch cannot set the bar
+                    final Stat mapStat = client.checkExists().forPath(ZkPaths.MAP);
+                    final long newestEpoch = mapStat == null ? 0 : mapStat.getVersion() + 1L;
                     synchronized (vouchLock)
                     {
                         if (trustedSession == session)
                         {
-                            rejoinEpoch = newest.map().epoch();
+                            rejoinEpoch = newestEpoch;
                             if (appliedEpoch != 0 && appliedEpoch >= rejoinEpoch)
                             {
                                 currency.vouched(vouches(appliedIncarnation));
@@ -277,7 +281,7 @@ public final class ZkMembership implements AutoCloseable
                         }
                     }
                     LOG.log(INFO, "node " + self.id() + ": registered again under a new ZooKeeper session; the newest " +
-                        "map is epoch " + newest.map().epoch());
+                        "map is epoch " + newestEpoch);
                     return;
                 }
             }
@@ -353,6 +357,7 @@ public final class ZkMembership implements AutoCloseable
         {
             return;
         }
+        final int version = data.getStat() == null ? -1 : data.getStat().getVersion();
         final StoredMap stored;
         try
         {
@@ -360,16 +365,27 @@ public final class ZkMembership implements AutoCloseable
         }
         catch (final IllegalArgumentException e)
         {
-            LOG.log(WARNING, "node " + self.id() + ": ignoring an unreadable cluster map: " + e.getMessage());
+            refuse(new MapCheck.Refusal(MapRefusal.UNREADABLE, e.getMessage()), version);
             return;
         }
         final ClusterMap map = stored.map();
         synchronized (mapLock)
         {
-            if (closed.get() || map.epoch() <= deliveredEpoch)
+            if (closed.get())
             {
                 return;
             }
+            if (stored.equals(heldMap))
+            {
+                return;
+            }
+            final MapCheck.Refusal refusal = MapCheck.check(settings, stored, version, heldMap);
+            if (refusal != null)
+            {
+                refuse(refusal, version);
+                return;
+            }
+            heldMap = stored;
             deliveredEpoch = map.epoch();
             currentMap = map;
             final Long placed = stored.incarnations().get(self.id());
@@ -388,6 +404,29 @@ public final class ZkMembership implements AutoCloseable
         if (c != null)
         {
             c.poke();
+        }
+    }
+
+    /** A map this node will not apply: logged, told to the listener (it counts it), and the held map kept. */
+    private void refuse(final MapCheck.Refusal refusal, final int version)
+    {
+        final Coordinator c = coordinator;
+        if (c != null)
+        {
+            c.poke();
+        }
+        LOG.log(WARNING, "node " + self.id() + ": refusing the cluster map at version " + version + " of the map " +
+            "znode, " + refusal + "; keeping epoch " + deliveredEpoch + " (a map no coordinator writes: check who " +
+            "can write /rdmakv/" + options.clusterName() + ")");
+        deliver(() -> listener.onMapRefused(refusal.reason(), refusal.detail()));
+    }
+
+    /** The last map this node accepted, with its incarnations (null: none yet); the coordinator plans from it. */
+    StoredMap heldMap()
+    {
+        synchronized (mapLock)
+        {
+            return heldMap;
         }
     }
 

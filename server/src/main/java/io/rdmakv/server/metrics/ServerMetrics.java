@@ -276,6 +276,18 @@ public final class ServerMetrics
         add(CounterWithCallback.builder().name("rdmakv_failovers_total")
             .help("Failovers in the maps this node applied: a replica group whose primary became another member")
             .callback(cb -> cb.call(cluster.failovers())).build());
+        add(CounterWithCallback.builder().name("rdmakv_cluster_maps_refused_total")
+            .help("Maps read from ZooKeeper that the node refused to apply, by the rule broken: unreadable, epoch " +
+                "(not one step per write), geometry (not the cluster's partitions, factor or groups), promotion " +
+                "(a node made a member without having been one or copying)")
+            .labelNames("reason")
+            .callback(cb ->
+            {
+                for (final io.rdmakv.server.cluster.MapRefusal r : io.rdmakv.server.cluster.MapRefusal.values())
+                {
+                    cb.call(cluster.mapsRefused(r), r.label());
+                }
+            }).build());
     }
 
     private void completionErrors(final ServerCounters c)

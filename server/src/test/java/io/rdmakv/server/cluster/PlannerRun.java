@@ -8,12 +8,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A cluster as the planner sees it, without ZooKeeper: live members, reports, and the map the planner's
- * plans make. Every plan is checked for what any map must be: epoch one above the last, and the same after a
- * round trip through the map znode's JSON.
+ * plans make. Every plan is checked for what any map must be: epoch one above the last, the same after a round
+ * trip through the map znode's JSON, and within {@link MapCheck}'s rules (against the map it replaced).
  */
 final class PlannerRun
 {
@@ -25,6 +26,8 @@ final class PlannerRun
     final Map<Integer, SyncReport> reports = new TreeMap<>();
     ClusterMap map;
     Map<Integer, Long> incarnations = Map.of();
+    /** The last plan as the map znode holds it (with the map it replaced). */
+    StoredMap held;
     int failovers;
     final List<MapPlanner.Plan> plans = new ArrayList<>();
 
@@ -80,12 +83,24 @@ final class PlannerRun
             final StoredMap stored = plan.stored();
             assertEquals(stored, StoredMap.fromJson(stored.toJson()), "JSON round trip");
             assertTrue(!plan.change().isBlank());
+            final StoredMap next = stored.after(held);
+            final MapCheck.Refusal refusal = MapCheck.check(new ClusterSettings(replicas, partitions), next,
+                (int) (plan.map().epoch() - 1), held);
+            assertNull(refusal, "every map the planner writes keeps MapCheck's rules: " + plan.change());
+            held = next;
             map = plan.map();
             incarnations = plan.incarnations();
             failovers += plan.failovers();
             plans.add(plan);
         }
         return plan;
+    }
+
+    /** {@link #settle}, then the map as the znode holds it. */
+    StoredMap settleAndHold()
+    {
+        settle();
+        return held;
     }
 
     /** Calls the planner until nothing changes (as the coordinator does); the number of new maps. */

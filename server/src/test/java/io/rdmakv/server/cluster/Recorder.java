@@ -15,6 +15,7 @@ final class Recorder implements MembershipListener
 {
     final List<ClusterMap> maps = new CopyOnWriteArrayList<>();
     final List<Boolean> connections = new CopyOnWriteArrayList<>();
+    final List<MapRefusal> refusals = new CopyOnWriteArrayList<>();
     final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
     @Override
@@ -29,6 +30,13 @@ final class Recorder implements MembershipListener
     {
         threads.add(Thread.currentThread());
         connections.add(connected);
+    }
+
+    @Override
+    public void onMapRefused(final MapRefusal reason, final String detail)
+    {
+        threads.add(Thread.currentThread());
+        refusals.add(reason);
     }
 
     ClusterMap last()

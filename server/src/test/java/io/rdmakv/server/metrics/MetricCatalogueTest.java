@@ -88,6 +88,9 @@ class MetricCatalogueTest
             "quota is used)",
         "# HELP rdmakv_transport_info The RDMA transport in use and its device: name, link layer, atomic " +
             "capability, port state",
+        "# HELP rdmakv_cluster_maps_refused_total Maps read from ZooKeeper that the node refused to apply, by the " +
+            "rule broken: unreadable, epoch (not one step per write), geometry (not the cluster's partitions, factor " +
+            "or groups), promotion (a node made a member without having been one or copying)",
         "# HELP rdmakv_cluster_epoch Epoch of the cluster map the node applied and serves in HELLO_OK (0: none)",
         "# HELP rdmakv_replica_role The node's role in the applied map: -1 in no map, 0 spare, 1 copying, 2 " +
             "backup, 3 primary",
@@ -119,6 +122,7 @@ class MetricCatalogueTest
         "# HELP rdmakv_sessions_fenced_by_epoch_total Client sessions fenced because a cluster map of a newer " +
             "epoch than the one they were opened under was applied",
         "# TYPE rdmakv_cluster_epoch gauge",
+        "# TYPE rdmakv_cluster_maps_refused_total counter",
         "# TYPE rdmakv_replica_role gauge",
         "# TYPE rdmakv_zookeeper_connected gauge",
         "# TYPE rdmakv_node_current gauge",

@@ -70,10 +70,10 @@ class DashboardAndRulesTest
     private static final Set<String> REPLICATION_SERIES = Set.of("rdmakv_cluster_epoch", "rdmakv_replica_role",
         "rdmakv_zookeeper_connected", "rdmakv_node_current", "rdmakv_sessions_self_fenced_total",
         "rdmakv_failovers_total", "rdmakv_copy_passes_total", "rdmakv_copy_slots_total", "rdmakv_chain_sweeps_total",
-        "rdmakv_scrub_passes_total", "rdmakv_scrub_repairs_total");
+        "rdmakv_scrub_passes_total", "rdmakv_scrub_repairs_total", "rdmakv_cluster_maps_refused_total");
     private static final Set<String> REPLICATION_ALERTS = Set.of("RdmakvReplicaSetDegraded",
         "RdmakvReplicaGroupWithoutPrimary", "RdmakvNodeFenced", "RdmakvNodeCutFromZooKeeper", "RdmakvChainSweepFailing",
-        "RdmakvBackupDrifted", "RdmakvScrubFailing");
+        "RdmakvBackupDrifted", "RdmakvScrubFailing", "RdmakvClusterMapRefused");
 
     private static Path rulesFile;
     private static Path dashboardFile;

@@ -1,0 +1,142 @@
+package io.rdmakv.server.cluster;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import static io.rdmakv.server.cluster.ZkTestCluster.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Maps written into ZooKeeper by someone other than the coordinator, each breaking one of {@link MapCheck}'s
+ * rules: every node refuses and counts it and keeps its map, the coordinator writes the last good map back, and
+ * the cluster still fails over afterwards.
+ */
+class ForgedMapTest
+{
+    private ZkTestCluster cluster;
+    private ClusterMap formed;
+
+    @BeforeEach
+    void form() throws Exception
+    {
+        cluster = new ZkTestCluster(2, 1500);
+        cluster.start(0);
+        cluster.start(1);
+        cluster.awaitMap("group [0, 1]", m -> m.groups().size() == 1 && members(m).length == 2);
+        cluster.start(2);
+        formed = cluster.awaitMap("spare 2 listed", m -> m.nodes().size() == 3);
+        await("one coordinator", () -> cluster.coordinator() != null);
+    }
+
+    @AfterEach
+    void tearDown() throws IOException
+    {
+        if (cluster != null)
+        {
+            cluster.close();
+        }
+    }
+
+    private static int[] members(final ClusterMap map)
+    {
+        return map.groups().get(0).members();
+    }
+
+    private CuratorFramework forger()
+    {
+        final CuratorFramework c = CuratorFrameworkFactory.builder().connectString(cluster.server.getConnectString())
+            .retryPolicy(new RetryOneTime(100)).namespace("rdmakv/test").build();
+        c.start();
+        return c;
+    }
+
+    /**
+     * Writes {@code forge} of the stored map over it; checks every node refused it for {@code reason} and kept
+     * its map, and the coordinator restored the map's groups two epochs up.
+     */
+    private void forgeAndExpect(final MapRefusal reason, final Function<StoredMap, byte[]> forge) throws Exception
+    {
+        final Coordinator coordinator = cluster.coordinator().coordinator();
+        final long restoresBefore = coordinator.restores();
+        final Stat stat = new Stat();
+        final StoredMap stored;
+        try (CuratorFramework forger = forger())
+        {
+            stored = StoredMap.fromJson(forger.getData().storingStatIn(stat).forPath("/map"));
+            final Map<Integer, Integer> refusedBefore = refusals(reason);
+            forger.setData().withVersion(stat.getVersion()).forPath("/map", forge.apply(stored));
+            await("every node refused the " + reason.label() + " map", () -> cluster.recorders.entrySet().stream()
+                .allMatch(e -> count(e.getValue(), reason) > refusedBefore.get(e.getKey())));
+            final long restored = stat.getVersion() + 3L;
+            final ClusterMap back = cluster.awaitMap("the map restored at epoch " + restored,
+                m -> m.epoch() == restored);
+            assertEquals(stored.map().groups(), back.groups(), "the groups of the map before the forgery");
+            assertEquals(stored.map().nodes(), back.nodes());
+            assertTrue(coordinator.restores() > restoresBefore);
+            final Stat now = new Stat();
+            final StoredMap after = StoredMap.fromJson(forger.getData().storingStatIn(now).forPath("/map"));
+            assertEquals(now.getVersion() + 1L, after.map().epoch(), "one epoch per write again");
+        }
+        for (final Recorder r : cluster.recorders.values())
+        {
+            assertTrue(r.maps.stream().allMatch(m -> m.epoch() <= stored.map().epoch() ||
+                m.groups().equals(stored.map().groups())), "no node applied the forged map: " + r.maps);
+            r.assertOrdered();
+        }
+    }
+
+    private Map<Integer, Integer> refusals(final MapRefusal reason)
+    {
+        final Map<Integer, Integer> counts = new java.util.TreeMap<>();
+        cluster.recorders.forEach((id, r) -> counts.put(id, count(r, reason)));
+        return counts;
+    }
+
+    private static int count(final Recorder r, final MapRefusal reason)
+    {
+        return (int) r.refusals.stream().filter(reason::equals).count();
+    }
+
+    private static ClusterMap reshaped(final ClusterMap m, final long epoch, final List<ReplicaGroup> groups)
+    {
+        return new ClusterMap(epoch, m.partitionCount(), m.nodes(), m.replicationFactor(), groups,
+            m.partitionGroups());
+    }
+
+    @Test
+    void forgedMapsAreRefusedRestoredAndTheClusterStillFailsOver() throws Exception
+    {
+        // the epoch at the end of the range: the coordinator once failed forever on epoch + 1
+        forgeAndExpect(MapRefusal.EPOCH, s -> s.withEpoch(Long.MAX_VALUE).toJson());
+        // one epoch up, the spare (never copied) made the group's only member: its keys would read as absent
+        forgeAndExpect(MapRefusal.PROMOTION, s -> new StoredMap(reshaped(s.map(), s.map().epoch() + 1,
+            List.of(new ReplicaGroup(0, new int[] {2}, new int[0], false))), Map.of(2, 1002L)).after(s).toJson());
+        // other geometry: the partitions of a cluster never change
+        forgeAndExpect(MapRefusal.GEOMETRY, s -> new StoredMap(new ClusterMap(s.map().epoch() + 1, 16,
+            s.map().nodes(), 2, s.map().groups(), new int[16]), s.incarnations()).after(s).toJson());
+        forgeAndExpect(MapRefusal.UNREADABLE, s -> "{\"map\": 42}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        assertArrayEquals(members(formed), members(cluster.recorders.get(2).last()));
+        cluster.stop(0);
+        final ClusterMap failedOver = cluster.awaitMap("1 primary after 0 left",
+            m -> Arrays.equals(members(m), new int[] {1}));
+        assertEquals(1, failedOver.nodeFor(0).id());
+        await("the failover counted", () -> cluster.nodes.values().stream().mapToLong(ZkMembership::failovers)
+            .sum() == 1);
+    }
+}
