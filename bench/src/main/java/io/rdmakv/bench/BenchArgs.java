@@ -1,6 +1,6 @@
 package io.rdmakv.bench;
 
-import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.peer.WaitStrategy;
 import picocli.CommandLine;
 
 /**

@@ -3,7 +3,7 @@ package io.rdmakv.bench;
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
-import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.peer.WaitStrategy;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -3,7 +3,7 @@ package io.rdmakv.client;
 import io.rdmakv.client.internal.Lane;
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.Status;
 import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.hash.KeyHash;

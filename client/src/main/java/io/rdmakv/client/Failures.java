@@ -1,7 +1,7 @@
 package io.rdmakv.client;
 
 import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.Status;
 import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.ReasonCode;
 

@@ -1,5 +1,6 @@
 package io.rdmakv.client;
 
+import io.rdmakv.peer.WaitStrategy;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.client.internal.SlotCache;
 

@@ -2,7 +2,7 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.Status;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.ErrorMessage;

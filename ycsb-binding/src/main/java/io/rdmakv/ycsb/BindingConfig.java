@@ -2,7 +2,7 @@ package io.rdmakv.ycsb;
 
 import io.rdmakv.client.ClientTls;
 import io.rdmakv.client.KvClientConfig;
-import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.peer.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterMapJson;
 import io.rdmakv.common.cluster.ClusterNode;

@@ -1,6 +1,6 @@
 package io.rdmakv.ycsb;
 
-import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.peer.WaitStrategy;
 import org.junit.jupiter.api.Test;
 import site.ycsb.DBException;
 

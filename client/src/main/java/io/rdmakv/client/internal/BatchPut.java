@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.SlotWord;

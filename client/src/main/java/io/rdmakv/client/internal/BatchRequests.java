@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.SessionIo;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.verbs.SendFlags;
@@ -18,7 +20,7 @@ import java.lang.foreign.ValueLayout;
  */
 final class BatchRequests implements AutoCloseable
 {
-    private final LaneIo io;
+    private final SessionIo io;
     private final RemoteIndex remote;
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(3 * LaneBuffers.BATCH, 1);

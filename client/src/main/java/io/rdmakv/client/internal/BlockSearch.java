@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.SlotWord;
 
@@ -28,7 +29,7 @@ final class BlockSearch
         CHANGED,
         /** A slot's block kept failing validation while the slot did not change: the data is damaged. */
         CORRUPTED,
-        /** The lane failed (its {@link LaneIo#failure()} says how). */
+        /** The lane failed (its {@link SessionIo#failure()} says how). */
         FAILED
     }
 

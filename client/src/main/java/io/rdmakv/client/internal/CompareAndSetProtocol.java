@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
 /**
  * Compare-and-set on a version (the slot word a reader saw): the new block is installed only if the
  * key's slot still holds exactly {@code expected}; the CAS on that word is the check. {@code expected}

@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.RepairMessage;

@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.ReadLease;
 import org.agrona.concurrent.NanoClock;
 
 /**

@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
 /**
  * Insert of a key found absent, under the insert lock of its first group (see
  * {@code BucketDescriptor#INSERT_LOCK_OFFSET}), so that one key never gets two slots:

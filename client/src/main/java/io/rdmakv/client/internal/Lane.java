@@ -1,5 +1,8 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.ControlChannel;
+import io.rdmakv.peer.ReadLease;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;

@@ -2,7 +2,7 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.peer.ControlArea;
 
 /**
  * Layout of a lane's registered local memory: where RDMA READs land, where blocks are assembled
@@ -17,8 +17,8 @@ import io.rdmakv.common.protocol.MessageHeaderDescriptor;
  *    512 KEY           the key of the operation in flight (up to MAX_KEY_LENGTH)
  *   4096 READ_BLOCK    a block read from the server
  *      + WRITE_BLOCK   the block being written
- *      + CONTROL_SEND  one outgoing control message
- *      + CONTROL_RECV  RECV_BUFFERS incoming control messages
+ *      + CONTROL       the session's control area (ControlArea: one outgoing message, RECV_BUFFERS
+ *                      incoming ones)
  *      + BATCH_KEYS    BATCH keys of a batched GET (MAX_KEY_LENGTH each)
  *      + BATCH_GROUPS  their bucket groups (two groups each)
  *      + BATCH_SLOTS   their cached slots' words
@@ -38,15 +38,14 @@ final class LaneBuffers
     static final int READ_BLOCK = 4096;
     static final int BLOCK_SPACE = align(KvBlockDescriptor.MAX_BLOCK_LENGTH, 4096);
     static final int WRITE_BLOCK = READ_BLOCK + BLOCK_SPACE;
-    static final int CONTROL_SEND = WRITE_BLOCK + BLOCK_SPACE;
-    static final int CONTROL_LENGTH = MessageHeaderDescriptor.MAX_MESSAGE_LENGTH;
-    static final int RECV_BUFFERS = 4;
-    static final int CONTROL_RECV = CONTROL_SEND + CONTROL_LENGTH;
+    /** The session's {@link ControlArea}: SEND, then the RECV buffers. */
+    static final int CONTROL = WRITE_BLOCK + BLOCK_SPACE;
+    static final int CONTROL_SEND = CONTROL + ControlArea.SEND;
     /** Keys per batched doorbell: up to three requests each (a PUT's WRITE, READ slot, READ block), 48 of the send queue's 64. */
     static final int BATCH = 16;
     /** The longest block a batch reads for a key (4 KiB: a 1 KB record with room to spare). */
     static final int BATCH_BLOCK_LENGTH = 4096;
-    static final int BATCH_KEYS = align(CONTROL_RECV + RECV_BUFFERS * CONTROL_LENGTH, 4096);
+    static final int BATCH_KEYS = align(CONTROL + ControlArea.LENGTH, 4096);
     static final int BATCH_GROUPS = BATCH_KEYS + BATCH * KvBlockDescriptor.MAX_KEY_LENGTH;
     static final int BATCH_SLOTS = BATCH_GROUPS + BATCH * 2 * BucketDescriptor.GROUP_LENGTH;
     static final int BATCH_BLOCKS = align(BATCH_SLOTS + BATCH * 8, 4096);
@@ -94,11 +93,6 @@ final class LaneBuffers
     static int batchWrite(final int i)
     {
         return BATCH_WRITES + i * BATCH_BLOCK_LENGTH;
-    }
-
-    static int controlRecv(final int i)
-    {
-        return CONTROL_RECV + i * CONTROL_LENGTH;
     }
 
     private static int align(final int value, final int alignment)

@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.IoCounters;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -8,11 +10,23 @@ import java.lang.invoke.VarHandle;
  * lane's owning thread, read with opaque loads (recent, not simultaneous values) by whoever collects
  * statistics. No atomics, no allocation on the data path.
  */
-public final class LaneCounters
+public final class LaneCounters implements IoCounters
 {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] values = new long[ClientCounter.values().length];
+
+    @Override
+    public void roundTrips(final long delta)
+    {
+        values[ClientCounter.ROUND_TRIPS.ordinal()] += delta;
+    }
+
+    @Override
+    public void controlMessage()
+    {
+        values[ClientCounter.CONTROL_MESSAGES.ordinal()]++;
+    }
 
     /** Adds one to {@code counter}. Owner thread only. */
     public void increment(final ClientCounter counter)

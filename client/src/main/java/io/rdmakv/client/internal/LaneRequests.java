@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.SessionIo;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.verbs.SendFlags;
@@ -26,7 +28,6 @@ import java.lang.foreign.ValueLayout;
  *   lockAndReadGroups         CAS insert lock, READ group 1, group 2  insert
  *   casSlotAndUnlock          CAS empty slot, CAS insert lock free    insert commit
  *   unlock                    CAS insert lock free (unsignaled)       insert that found the key after all
- *   send                      SEND control message                    ALLOC, FREE, STATS, BYE
  *   writeBlock                WRITE block                             replicated commit, block not out yet
  *   replicaWrite              WRITE another lane's block              a backup's or copying node's copy
  *   replicaWriteAndCas        WRITE another lane's block, CAS slot    the first backup of a chain
@@ -52,20 +53,19 @@ final class LaneRequests implements AutoCloseable
     private static final int LOCK_READ_GROUPS = 14;
     private static final int CAS_SLOT_UNLOCK = 17;
     private static final int UNLOCK = 19;
-    private static final int SEND = 20;
-    private static final int WRITE_BLOCK = 21;
-    private static final int REPLICA_WRITE = 22;
-    private static final int REPLICA_WRITE_CAS = 23;
-    private static final int REPLICA_CAS = 25;
-    private static final int COUNT = 26;
+    private static final int WRITE_BLOCK = 20;
+    private static final int REPLICA_WRITE = 21;
+    private static final int REPLICA_WRITE_CAS = 22;
+    private static final int REPLICA_CAS = 24;
+    private static final int COUNT = 25;
 
-    private final LaneIo io;
+    private final SessionIo io;
     private final RemoteIndex remote;
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
     private final ReplicaChain chain = new ReplicaChain();
 
-    LaneRequests(final LaneIo io, final RemoteIndex remote, final MemorySegment mem)
+    LaneRequests(final SessionIo io, final RemoteIndex remote, final MemorySegment mem)
     {
         this.io = io;
         this.remote = remote;
@@ -85,7 +85,6 @@ final class LaneRequests implements AutoCloseable
         atomic(CAS_SLOT_UNLOCK, LaneBuffers.ATOMIC);
         atomic(CAS_SLOT_UNLOCK + 1, LaneBuffers.UNLOCK);
         atomic(UNLOCK, LaneBuffers.UNLOCK);
-        wrs.at(SEND).send(io.localAddress(LaneBuffers.CONTROL_SEND), 0, io.lkey());
         blockWrite(WRITE_BLOCK);
         blockWrite(REPLICA_WRITE);
         blockWrite(REPLICA_WRITE_CAS);
@@ -100,7 +99,6 @@ final class LaneRequests implements AutoCloseable
         link(WRITE_CAS_SLOT, 2);
         link(LOCK_READ_GROUPS, 3);
         link(CAS_SLOT_UNLOCK, 2);
-        link(SEND, 1);
         link(WRITE_BLOCK, 1);
         link(REPLICA_WRITE, 1);
         link(REPLICA_WRITE_CAS, 2);
@@ -212,15 +210,8 @@ final class LaneRequests implements AutoCloseable
         return io.postUnsignaled(wrs.at(UNLOCK));
     }
 
-    /** SENDs the {@code length} bytes at {@link LaneBuffers#CONTROL_SEND}. */
-    int send(final int length)
-    {
-        wrs.at(SEND).sge(0, io.localAddress(LaneBuffers.CONTROL_SEND), length, io.lkey());
-        return ring(SEND, 1);
-    }
-
     /** The lane's posting and waiting (for {@link BatchRequests}, whose chains vary in length). */
-    LaneIo io()
+    SessionIo io()
     {
         return io;
     }

@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
 /**
  * PUT (insert or replace). The new block is written out of place in the first doorbell that goes out.
  * <ol>

@@ -1,6 +1,8 @@
 package io.rdmakv.client.internal;
 
-import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.peer.SessionRefusedException;
+import io.rdmakv.peer.SessionFailedException;
+import io.rdmakv.peer.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;

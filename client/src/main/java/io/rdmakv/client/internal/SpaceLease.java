@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.AllocFailedMessage;
@@ -45,7 +47,7 @@ final class SpaceLease
         this.control = control;
         this.counters = counters;
         this.clock = clock;
-        freeBatch.wrap(control.memory(), LaneBuffers.CONTROL_SEND);
+        freeBatch.wrap(control.memory(), control.sendOffset());
     }
 
     /**

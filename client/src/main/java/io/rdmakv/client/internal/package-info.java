@@ -9,12 +9,11 @@
  *  ClientJanitor      one background thread: each tick runs its duties (KvClient builds the list) over every
  *                     open session, taking a lane only with tryEnter; HeartbeatDuty: a HEARTBEAT on each
  *                     session's bootstrap connection every interval the node asked for (no lane needed)
- *   Session           one node: bootstrap connection (the lease: HELLO, then heartbeats; TLS 1.3 when
- *                     configured, failures put in words by TlsFailures), queue pair, registered buffers; owns:
- *    LaneIo           posts a chain, polls completions, keeps the receive buffers
+ *   Session           one node: a NodeSession of the peer module (bootstrap connection, the lease: HELLO, then
+ *                     heartbeats, TLS 1.3 when configured; queue pair; SessionIo, which posts a chain, polls
+ *                     completions and keeps the receive buffers; ControlChannel, control requests and replies
+ *                     over SEND/RECV, notices) over memory laid out as LaneBuffers; owns besides:
  *    LaneRequests     every data-path doorbell prebuilt once; operations patch addresses and words
- *    ControlChannel   control requests and replies over SEND/RECV (ALLOC, FREE, STATS, BYE, REPAIR,
- *                     DAMAGE_SCAN), notices
  *    SpaceLease       the lane's extent and FREE batch; ALLOC and FREE through the ControlChannel
  *    Lane             the data path: key and value staging, one class per operation:
  *     GetProtocol           cached slot (1 round trip) or groups + block (2)

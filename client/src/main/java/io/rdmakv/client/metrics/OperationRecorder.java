@@ -2,7 +2,7 @@ package io.rdmakv.client.metrics;
 
 import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.LaneCounters;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.Status;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,6 +1,6 @@
 package io.rdmakv.client.metrics;
 
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.Status;
 
 /** The operation types and results the client metrics count, as label values and array indices. */
 public final class Operations

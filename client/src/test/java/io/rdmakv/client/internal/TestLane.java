@@ -1,5 +1,8 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.ControlChannel;
+import io.rdmakv.peer.SessionIo;
+import io.rdmakv.peer.WaitStrategy;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.hash.KeyHash;
 import org.agrona.concurrent.NanoClock;
@@ -12,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real {@link Lane} wired as {@code Session} wires it (LaneIo, LaneRequests, ControlChannel, SpaceLease,
+ * A real {@link Lane} wired as {@code Session} wires it (SessionIo, LaneRequests, ControlChannel, SpaceLease,
  * Lane) over a {@link ScriptedNic} to a {@link NodeRegion}, on an injected clock; with string helpers to
  * stage a key and value and run one operation.
  */
@@ -25,8 +28,9 @@ final class TestLane implements AutoCloseable
     private final Arena arena = Arena.ofShared();
     private final ScriptedNic nic;
     private final LaneCounters counters = new LaneCounters();
-    private final LaneIo io;
+    private final SessionIo io;
     private final LaneRequests requests;
+    private final ControlChannel control;
     private final SpaceLease space;
     private final Lane lane;
 
@@ -36,11 +40,12 @@ final class TestLane implements AutoCloseable
         final MemorySegment mem = arena.allocate(LaneBuffers.LENGTH, 4096);
         final LocalMemoryRegion mr = new LocalMemoryRegion(mem, 0x100 + (int)sessionId);
         nic = new ScriptedNic(node, mr);
-        io = new LaneIo(nic, nic.completionQueue(), mr, counters, TimeUnit.SECONDS.toNanos(1));
+        io = new SessionIo(nic, nic.completionQueue(), mr, LaneBuffers.CONTROL, counters, TimeUnit.SECONDS.toNanos(1),
+            WaitStrategy.ADAPTIVE);
         io.postAllReceives();
         final RemoteIndex remote = node.remoteIndex();
         requests = new LaneRequests(io, remote, mem);
-        final ControlChannel control = new ControlChannel(io, requests, mem, counters, TimeUnit.SECONDS.toNanos(5));
+        control = new ControlChannel(io, mem, counters, TimeUnit.SECONDS.toNanos(5));
         space = new SpaceLease(control, counters, clock);
         lane = new Lane(mem, requests, remote, space, control, counters, sessionId, GRACE_NANOS, clock);
         lane.useCache(cache);
@@ -139,6 +144,7 @@ final class TestLane implements AutoCloseable
     {
         lane.close();
         requests.close();
+        control.close();
         io.close();
         arena.close();
     }

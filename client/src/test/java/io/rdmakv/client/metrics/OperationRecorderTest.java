@@ -3,7 +3,7 @@ package io.rdmakv.client.metrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.LaneCounters;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.Status;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,8 +1,8 @@
 package io.rdmakv.server.replication;
 
-import io.rdmakv.client.internal.RemoteReads;
-import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.RemoteReads;
+import io.rdmakv.peer.NodeSession;
+import io.rdmakv.peer.Status;
 import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
@@ -195,12 +195,12 @@ public final class BackupScrub implements Scrubs.Scrubber
     private static final class Peer implements AutoCloseable
     {
         final InetSocketAddress address;
-        final Session session;
+        final NodeSession session;
         final RemoteReads chain;
         final RemoteRegion index;
         final RemoteRegion data;
 
-        Peer(final InetSocketAddress address, final Session session)
+        Peer(final InetSocketAddress address, final NodeSession session)
         {
             this.address = address;
             this.session = session;
@@ -220,7 +220,7 @@ public final class BackupScrub implements Scrubs.Scrubber
     private Peer open(final ClusterMap current, final ClusterNode backup)
     {
         final InetSocketAddress address = new InetSocketAddress(backup.host(), backup.port());
-        final Session session = peers.open(address);
+        final NodeSession session = peers.open(address);
         try
         {
             peers.checkGeometry(address, session.hello(), "scrub backup");

@@ -1,8 +1,8 @@
 package io.rdmakv.server.replication;
 
-import io.rdmakv.client.internal.RemoteReads;
-import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.Status;
+import io.rdmakv.peer.RemoteReads;
+import io.rdmakv.peer.NodeSession;
+import io.rdmakv.peer.Status;
 import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
@@ -52,7 +52,7 @@ final class ChunkCopier
     private static final int SLOTS = BucketDescriptor.SLOTS_PER_GROUP;
 
     private final InetSocketAddress primary;
-    private final Session session;
+    private final NodeSession session;
     private final RemoteReads reads;
     private final RemoteRegion index;
     private final RemoteRegion data;
@@ -74,7 +74,7 @@ final class ChunkCopier
     private long base;
     private int groupsPerChunk;
 
-    ChunkCopier(final InetSocketAddress primary, final Session session, final RemoteReads reads,
+    ChunkCopier(final InetSocketAddress primary, final NodeSession session, final RemoteReads reads,
         final MemorySegment region, final RegionGeometry geometry, final CopyBuffer buffer, final CopyTally tally,
         final long graceNanos, final BooleanSupplier stop, final NanoClock clock)
     {

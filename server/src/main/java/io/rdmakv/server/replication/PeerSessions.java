@@ -1,9 +1,9 @@
 package io.rdmakv.server.replication;
 
-import io.rdmakv.client.WaitStrategy;
-import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.SessionFailedException;
-import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.peer.WaitStrategy;
+import io.rdmakv.peer.NodeSession;
+import io.rdmakv.peer.SessionFailedException;
+import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
@@ -53,10 +53,10 @@ final class PeerSessions
      * @throws SessionRefusedException when the peer refuses it (token, TLS, not in its cluster, shutting down)
      * @throws SessionFailedException  when the peer cannot be reached or the set-up breaks
      */
-    Session open(final InetSocketAddress peer)
+    NodeSession open(final InetSocketAddress peer)
     {
-        return Session.open(context, pd, peer, writerId, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
-            WaitStrategy.ADAPTIVE);
+        return NodeSession.open(context, pd, peer, writerId, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
+            WaitStrategy.ADAPTIVE, NodeSession.Shape.PEER);
     }
 
     /**

@@ -1,9 +1,9 @@
 package io.rdmakv.server.replication;
 
-import io.rdmakv.client.internal.RemoteReads;
-import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.SessionFailedException;
-import io.rdmakv.client.internal.SessionRefusedException;
+import io.rdmakv.peer.RemoteReads;
+import io.rdmakv.peer.NodeSession;
+import io.rdmakv.peer.SessionFailedException;
+import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.verbs.Context;
@@ -90,7 +90,7 @@ public final class RegionCopier implements AutoCloseable
                 throw new IllegalStateException("the region copier is closed");
             }
             final long start = System.nanoTime();
-            final Session session = open(primary);
+            final NodeSession session = open(primary);
             try (session; RemoteReads reads = RemoteReads.on(session, RemoteReads.maxCapacity()))
             {
                 peers.checkGeometry(primary, session.hello(), "copy from primary");
@@ -128,7 +128,7 @@ public final class RegionCopier implements AutoCloseable
         }
     }
 
-    private Session open(final InetSocketAddress primary)
+    private NodeSession open(final InetSocketAddress primary)
     {
         try
         {

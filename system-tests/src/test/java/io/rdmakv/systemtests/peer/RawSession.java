@@ -36,7 +36,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * A session opened by hand with the verbs API, as {@code client/internal/Session} does, for a test that
+ * A session opened by hand with the verbs API, as {@code peer/NodeSession} does, for a test that
  * plays a buggy or hostile client: HELLO over the bootstrap port (kept open: it is the lease), a queue
  * pair connected to the node's, and no rules about what it then sends or which memory it touches. It keeps
  * its lease as a client does, with a HEARTBEAT on the bootstrap connection every interval the node asked

@@ -1,6 +1,5 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
-import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.WorkCompletions;
 import io.rdmakv.verbs.util.AdaptiveSpin;
@@ -15,7 +14,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * fewer than half of its recent spins caught their completion, apart from one probing wait in
  * {@value #PROBE_EVERY}. Allocates nothing and throws nothing.
  */
-final class LaneWaiter
+public final class SessionWaiter
 {
     static final int HITS_ONE = AdaptiveSpin.HITS_ONE;
     static final int PROBE_EVERY = AdaptiveSpin.PROBE_EVERY;
@@ -25,37 +24,37 @@ final class LaneWaiter
     private final BusySpinIdleStrategy spin = BusySpinIdleStrategy.INSTANCE;
     private final AdaptiveSpin policy = new AdaptiveSpin();
 
-    LaneWaiter(final WaitStrategy strategy)
+    public SessionWaiter(final WaitStrategy strategy)
     {
         this(strategy, SystemNanoClock.INSTANCE);
     }
 
     /** With the clock that times the spin and the deadline (the same timeline as {@link System#nanoTime()}). */
-    LaneWaiter(final WaitStrategy strategy, final NanoClock clock)
+    public SessionWaiter(final WaitStrategy strategy, final NanoClock clock)
     {
         this.strategy = strategy;
         this.clock = clock;
     }
 
-    WaitStrategy strategy()
+    public WaitStrategy strategy()
     {
         return strategy;
     }
 
     /** Feeds one measured round trip (post to completion) into the estimate. */
-    void roundTrip(final long nanos)
+    public void roundTrip(final long nanos)
     {
         policy.roundTrip(nanos);
     }
 
     /** How often this lane's recent spins caught their completion, {@link #HITS_ONE} being always. */
-    int spinHits()
+    public int spinHits()
     {
         return policy.spinHits();
     }
 
     /** How long the adaptive wait spins now: about one round trip, capped. */
-    long spinBudgetNanos()
+    public long spinBudgetNanos()
     {
         return policy.spinBudgetNanos();
     }
@@ -65,7 +64,7 @@ final class LaneWaiter
      * ({@link System#nanoTime()}) passes; {@code since} is when the awaited work was posted. Returns the
      * count, 0 at the deadline, or a negative errno.
      */
-    int await(final CompletionQueue cq, final WorkCompletions completions, final long since, final long deadline)
+    public int await(final CompletionQueue cq, final WorkCompletions completions, final long since, final long deadline)
     {
         return switch (strategy)
         {

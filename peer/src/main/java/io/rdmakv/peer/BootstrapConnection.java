@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;

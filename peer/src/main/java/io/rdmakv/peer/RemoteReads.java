@@ -1,26 +1,25 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequests;
 
 /**
  * Chains of RDMA READs of any part of a node's region into memory the caller registered itself, posted on a
- * {@link Session}'s queue pair with one doorbell each: for a node that copies a replica from its primary
- * (the server's {@code RegionCopier}), which reads the index in large chunks and many blocks at once, far
- * more than a lane's own buffers hold. A chain may also carry compare-and-swaps of index words ({@link
+ * {@link NodeSession}'s queue pair with one doorbell each: for a node that copies a replica from its primary
+ * (the server's {@code RegionCopier}), which reads the index in large chunks and many blocks at once. A chain may also carry compare-and-swaps of index words ({@link
  * #compareAndSwap}: a primary putting its backups' slots back, the server's {@code BackupSweep}) and WRITEs
  * ({@link #write}: the server's {@code BackupScrub}). Remote
- * addresses and rkeys come from the session's {@link Session#hello() HELLO_OK}. Control path: one caller
+ * addresses and rkeys come from the session's {@link NodeSession#hello() HELLO_OK}. Control path: one caller
  * thread, which must hold the session alone (nothing else posts on it meanwhile); the work requests are
  * allocated once.
  */
 public final class RemoteReads implements AutoCloseable
 {
-    private final LaneIo io;
+    private final SessionIo io;
     private final SendWorkRequests wrs;
     private int count;
 
-    private RemoteReads(final LaneIo io, final int capacity)
+    private RemoteReads(final SessionIo io, final int capacity)
     {
         this.io = io;
         wrs = SendWorkRequests.allocate(capacity, 1);
@@ -30,7 +29,7 @@ public final class RemoteReads implements AutoCloseable
      * READs on {@code session}'s queue pair, at most {@code capacity} per doorbell (at most {@link
      * #maxCapacity()}: the send queue's depth).
      */
-    public static RemoteReads on(final Session session, final int capacity)
+    public static RemoteReads on(final NodeSession session, final int capacity)
     {
         if (capacity < 1 || capacity > maxCapacity())
         {
@@ -42,7 +41,7 @@ public final class RemoteReads implements AutoCloseable
     /** The most READs one doorbell may carry: the session's send queue depth. */
     public static int maxCapacity()
     {
-        return Session.SEND_QUEUE_DEPTH;
+        return NodeSession.SEND_QUEUE_DEPTH;
     }
 
     /** READs one chain holds. */

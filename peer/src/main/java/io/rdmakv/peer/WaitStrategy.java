@@ -1,4 +1,4 @@
-package io.rdmakv.client;
+package io.rdmakv.peer;
 
 import io.rdmakv.verbs.util.AdaptiveSpin;
 

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 import io.rdmakv.common.protocol.HeartbeatMessage;
 
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class ReadLease
 {
     /** A lease that never ends: a node that cannot be deposed (no replication). */
-    static final ReadLease UNENFORCED = new ReadLease(0, false, 0);
+    public static final ReadLease UNENFORCED = new ReadLease(0, false, 0);
     private static final int RING = 16;
 
     private final long leaseNanos;
@@ -30,7 +30,7 @@ public final class ReadLease
      * @param enforced    false: {@link #heldAt} always holds
      * @param helloSentAt when the HELLO the node answered with HELLO_OK was sent (the first grant)
      */
-    ReadLease(final long leaseNanos, final boolean enforced, final long helloSentAt)
+    public ReadLease(final long leaseNanos, final boolean enforced, final long helloSentAt)
     {
         this.leaseNanos = leaseNanos;
         this.enforced = enforced;
@@ -38,20 +38,20 @@ public final class ReadLease
     }
 
     /** Whether READs that completed at {@code nowNanos} may be trusted. */
-    boolean heldAt(final long nowNanos)
+    public boolean heldAt(final long nowNanos)
     {
         return !enforced || nowNanos - untilNanos < 0;
     }
 
     /** HEARTBEAT {@code id} is being sent at {@code nowNanos} (the janitor's thread, before the send). */
-    void sending(final long id, final long nowNanos)
+    public void sending(final long id, final long nowNanos)
     {
         sentAt.set((int)(id & (RING - 1)), nowNanos);
         lastSent = id;
     }
 
     /** The node answered HEARTBEAT {@code id} (the echo reader's thread): the lease runs from its sending. */
-    void answered(final long id)
+    public void answered(final long id)
     {
         final long last = lastSent;
         if (id <= 0 || id > last || last - id >= RING)

@@ -1,74 +1,87 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.ShutdownMessage;
+import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequests;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * The control plane of one session: requests SENT from {@link LaneBuffers#CONTROL_SEND}, replies and
- * notices RECEIVED into the lane's receive buffers, matched by request id. A SHUTDOWN notice met on
- * the way is remembered. Control path: records are decoded into objects (allocates).
+ * The control plane of one session: requests SENT from its {@link ControlArea}'s send buffer, replies and notices
+ * RECEIVED into its receive buffers, matched by request id. A SHUTDOWN notice met on the way is remembered.
+ * Control path: records are decoded into objects (allocates), except {@link #send} of a message written in place.
  */
-final class ControlChannel
+public final class ControlChannel implements AutoCloseable
 {
-    private final LaneIo io;
-    private final LaneRequests requests;
+    private final SessionIo io;
     private final MemorySegment mem;
-    private final LaneCounters counters;
+    private final IoCounters counters;
     private final long timeoutNanos;
+    private final SendWorkRequests sendWr = SendWorkRequests.allocate(1, 1);
     private long nextRequestId = 1;
     private boolean shutdownNoticed;
 
-    ControlChannel(final LaneIo io, final LaneRequests requests, final MemorySegment mem, final LaneCounters counters,
+    /**
+     * @param mem the session's memory, registered as {@code io}'s, with the control area at {@link
+     *            SessionIo#controlOffset()}
+     */
+    public ControlChannel(final SessionIo io, final MemorySegment mem, final IoCounters counters,
         final long timeoutNanos)
     {
         this.io = io;
-        this.requests = requests;
         this.mem = mem;
         this.counters = counters;
         this.timeoutNanos = timeoutNanos;
+        sendWr.at(0).send(io.localAddress(sendOffset()), 0, io.lkey()).sendFlags(SendFlags.SIGNALED).wrId(0).next(null);
     }
 
     /** How long a {@link #call} waits for its reply. */
-    long timeoutNanos()
+    public long timeoutNanos()
     {
         return timeoutNanos;
     }
 
-    long nextRequestId()
+    public long nextRequestId()
     {
         return nextRequestId++;
     }
 
-    /** The lane's memory: a message to {@link #send} is written at {@link LaneBuffers#CONTROL_SEND}. */
-    MemorySegment memory()
+    /** The session's memory: a message to {@link #send} is written at {@link #sendOffset()}. */
+    public MemorySegment memory()
     {
         return mem;
     }
 
-    /** SENDs the {@code length} bytes already in the send buffer; returns a {@link Status}. */
-    int send(final int length)
+    /** Where a message to {@link #send} is written in {@link #memory()}. */
+    public int sendOffset()
     {
-        counters.increment(ClientCounter.CONTROL_MESSAGES);
-        return requests.send(length);
+        return io.controlOffset() + ControlArea.SEND;
+    }
+
+    /** SENDs the {@code length} bytes already in the send buffer; returns a {@link Status}. */
+    public int send(final int length)
+    {
+        counters.controlMessage();
+        sendWr.at(0).sge(0, io.localAddress(sendOffset()), length, io.lkey());
+        return io.ring(sendWr.at(0), sendWr.at(0));
     }
 
     /** Encodes and SENDs {@code message} without waiting for a reply. */
-    int post(final ControlMessage message)
+    public int post(final ControlMessage message)
     {
-        return send(ControlCodec.encode(message, mem, LaneBuffers.CONTROL_SEND));
+        return send(ControlCodec.encode(message, mem, sendOffset()));
     }
 
-    /** Sends a request and waits for its reply; null when the lane broke or timed out. */
-    ControlMessage call(final ControlMessage request)
+    /** Sends a request and waits for its reply; null when the session broke or timed out. */
+    public ControlMessage call(final ControlMessage request)
     {
         return call(request, timeoutNanos);
     }
 
     /** {@link #call(ControlMessage)}, waiting up to {@code waitNanos} for the reply. */
-    ControlMessage call(final ControlMessage request, final long waitNanos)
+    public ControlMessage call(final ControlMessage request, final long waitNanos)
     {
         if (post(request) != Status.OK)
         {
@@ -93,7 +106,7 @@ final class ControlChannel
     }
 
     /** Looks for notices the node sent (SHUTDOWN) without waiting. */
-    void pollNotices()
+    public void pollNotices()
     {
         while (io.receivePending())
         {
@@ -111,14 +124,14 @@ final class ControlChannel
         }
     }
 
-    /** Why the last call got no reply: the lane's failure ({@link Status#CONNECTION_LOST} if none is recorded). */
-    int failure()
+    /** Why the last call got no reply: the session's failure ({@link Status#CONNECTION_LOST} if none is recorded). */
+    public int failure()
     {
         return io.failure() != 0 ? io.failure() : Status.CONNECTION_LOST;
     }
 
     /** True when the node announced it is shutting down. */
-    boolean shutdownNoticed()
+    public boolean shutdownNoticed()
     {
         return shutdownNoticed;
     }
@@ -132,11 +145,17 @@ final class ControlChannel
         }
         try
         {
-            return ControlCodec.decode(mem, LaneBuffers.controlRecv(buffer), io.lastReceiveLength());
+            return ControlCodec.decode(mem, io.controlOffset() + ControlArea.recv(buffer), io.lastReceiveLength());
         }
         finally
         {
             io.repostReceive(buffer);
         }
+    }
+
+    @Override
+    public void close()
+    {
+        sendWr.close();
     }
 }

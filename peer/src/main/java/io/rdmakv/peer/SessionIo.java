@@ -1,6 +1,5 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
-import io.rdmakv.client.WaitStrategy;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.Opcode;
@@ -13,24 +12,25 @@ import io.rdmakv.verbs.WorkCompletion;
 import io.rdmakv.verbs.WorkCompletions;
 
 /**
- * Posting and waiting for one lane's queue pair. {@link #ring} posts a prebuilt chain of work
- * requests (see {@link LaneRequests}) with one doorbell and waits, as its {@link LaneWaiter} says (spin,
- * then block, by default), until its last, signaled, request completes: one round trip.
- * Receive completions met on the way (control replies, server notices) are remembered for
- * {@link #awaitReceive}. Any error completion or a timeout breaks the lane for good.
+ * Posting and waiting for one session's queue pair. {@link #ring} posts a prebuilt chain of work requests
+ * with one doorbell and waits, as its {@link SessionWaiter} says (spin, then block, by default), until its
+ * last, signaled, request completes: one round trip. Receive completions met on the way (control replies,
+ * server notices) are remembered for {@link #awaitReceive}; they land in the session's {@link ControlArea}.
+ * Any error completion or a timeout breaks the session for good. Owned by one thread at a time.
  */
-final class LaneIo implements AutoCloseable
+public final class SessionIo implements AutoCloseable
 {
     private static final long RECV_WR_ID_BASE = 1L << 62;
 
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final MemoryRegion local;
-    private final LaneCounters counters;
-    private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(LaneBuffers.RECV_BUFFERS, 1);
+    private final IoCounters counters;
+    private final int controlOffset;
+    private final ReceiveWorkRequests receives = ReceiveWorkRequests.allocate(ControlArea.RECV_BUFFERS, 1);
     private final WorkCompletions completions = WorkCompletions.allocate(16);
-    private final int[] arrivedBuffer = new int[LaneBuffers.RECV_BUFFERS];
-    private final int[] arrivedLength = new int[LaneBuffers.RECV_BUFFERS];
+    private final int[] arrivedBuffer = new int[ControlArea.RECV_BUFFERS];
+    private final int[] arrivedLength = new int[ControlArea.RECV_BUFFERS];
     private int arrivedCount;
     private int lastReceiveLength;
     private long nextWrId = 1;
@@ -38,29 +38,28 @@ final class LaneIo implements AutoCloseable
     private int failure;
     private String failedWaitingFor = "";
     private SendWorkRequest posted;
-    private final LaneWaiter waiter;
+    private final SessionWaiter waiter;
 
-    LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
-        final long timeoutNanos)
+    /**
+     * @param local         the session's registered memory
+     * @param controlOffset where its {@link ControlArea} starts in {@code local}
+     */
+    public SessionIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final int controlOffset,
+        final IoCounters counters, final long timeoutNanos, final WaitStrategy waitStrategy)
     {
-        this(qp, cq, local, counters, timeoutNanos, WaitStrategy.ADAPTIVE);
-    }
-
-    LaneIo(final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final LaneCounters counters,
-        final long timeoutNanos, final WaitStrategy waitStrategy)
-    {
-        this.waiter = new LaneWaiter(waitStrategy);
+        this.waiter = new SessionWaiter(waitStrategy);
         this.qp = qp;
         this.cq = cq;
         this.local = local;
+        this.controlOffset = controlOffset;
         this.counters = counters;
         this.timeoutNanos = timeoutNanos;
     }
 
     /** Posts every receive buffer; called once while the queue pair is being connected. */
-    void postAllReceives()
+    public void postAllReceives()
     {
-        for (int i = 0; i < LaneBuffers.RECV_BUFFERS; i++)
+        for (int i = 0; i < ControlArea.RECV_BUFFERS; i++)
         {
             if (!repostReceive(i))
             {
@@ -69,41 +68,47 @@ final class LaneIo implements AutoCloseable
         }
     }
 
-    boolean repostReceive(final int buffer)
+    public boolean repostReceive(final int buffer)
     {
         receives.at(buffer).wrId(RECV_WR_ID_BASE + buffer)
-            .buffer(local.address() + LaneBuffers.controlRecv(buffer), LaneBuffers.CONTROL_LENGTH, local.lkey())
+            .buffer(local.address() + controlOffset + ControlArea.recv(buffer), ControlArea.CONTROL_LENGTH, local.lkey())
             .next(null);
         return qp.postReceive(receives.at(buffer)) == 0;
     }
 
-    long localAddress(final int offset)
+    public long localAddress(final int offset)
     {
         return local.address() + offset;
     }
 
-    int lkey()
+    public int lkey()
     {
         return local.lkey();
     }
 
-    /** The failure that broke the lane (a negative {@link Status}), or 0 while it works. */
-    int failure()
+    /** Where the control area starts in the session's memory. */
+    public int controlOffset()
+    {
+        return controlOffset;
+    }
+
+    /** The failure that broke the session (a negative {@link Status}), or 0 while it works. */
+    public int failure()
     {
         return failure;
+    }
+
+    /** The last round trip was another operation's (a replica chain's): it is counted there. */
+    public void roundTripChargedElsewhere()
+    {
+        counters.roundTrips(-1);
     }
 
     /**
      * Rings the doorbell for the prebuilt chain {@code first .. last} (linked, only {@code last} signaled):
      * one post, then waits for {@code last}'s completion. Returns {@link Status#OK} or a failure.
      */
-    /** The last round trip was another lane's operation's (a replica chain's): it is counted there. */
-    void roundTripChargedElsewhere()
-    {
-        counters.add(ClientCounter.ROUND_TRIPS, -1);
-    }
-
-    int ring(final SendWorkRequest first, final SendWorkRequest last)
+    public int ring(final SendWorkRequest first, final SendWorkRequest last)
     {
         if (failure != 0)
         {
@@ -111,7 +116,7 @@ final class LaneIo implements AutoCloseable
         }
         final long wrId = nextWrId++;
         last.wrId(wrId);
-        counters.increment(ClientCounter.ROUND_TRIPS);
+        counters.roundTrips(1);
         posted = first;
         if (qp.postSend(first) != 0)
         {
@@ -121,7 +126,7 @@ final class LaneIo implements AutoCloseable
     }
 
     /** Posts one prebuilt unsignaled request without waiting (it completes before the next signaled one). */
-    int postUnsignaled(final SendWorkRequest wr)
+    public int postUnsignaled(final SendWorkRequest wr)
     {
         if (failure != 0)
         {
@@ -130,8 +135,8 @@ final class LaneIo implements AutoCloseable
         return qp.postSend(wr) == 0 ? Status.OK : fail(Status.CONNECTION_LOST);
     }
 
-    /** How this lane waits (its strategy and round-trip estimate). */
-    LaneWaiter waiter()
+    /** How this session waits (its strategy and round-trip estimate). */
+    public SessionWaiter waiter()
     {
         return waiter;
     }
@@ -185,17 +190,17 @@ final class LaneIo implements AutoCloseable
         return sb.toString();
     }
 
-    /** What the lane was waiting for when it timed out (the posted chain's opcodes), or empty. */
-    String failedWaitingFor()
+    /** What the session was waiting for when it timed out (the posted chain's opcodes), or empty. */
+    public String failedWaitingFor()
     {
         return failedWaitingFor;
     }
 
     /**
-     * Waits for a control message. Returns the receive buffer's index (read the message at
-     * {@link LaneBuffers#controlRecv}, then {@link #repostReceive} it), or a negative {@link Status}.
+     * Waits for a control message. Returns the receive buffer's index (read the message at {@link
+     * ControlArea#recv} of the control area, then {@link #repostReceive} it), or a negative {@link Status}.
      */
-    int awaitReceive(final long timeout)
+    public int awaitReceive(final long timeout)
     {
         final long since = System.nanoTime();
         final long deadline = since + timeout;
@@ -233,13 +238,13 @@ final class LaneIo implements AutoCloseable
     }
 
     /** Bytes in the receive buffer {@link #awaitReceive} returned last. */
-    int lastReceiveLength()
+    public int lastReceiveLength()
     {
         return lastReceiveLength;
     }
 
     /** True when a control message is waiting (polls once without blocking). */
-    boolean receivePending()
+    public boolean receivePending()
     {
         if (arrivedCount == 0 && failure == 0)
         {

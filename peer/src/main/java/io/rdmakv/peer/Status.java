@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 /** Result codes of the data path: non-negative outcomes, negative failures. No exceptions on the data path. */
 public final class Status

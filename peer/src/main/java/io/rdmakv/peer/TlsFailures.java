@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 import javax.net.ssl.SSLException;
 import java.io.EOFException;

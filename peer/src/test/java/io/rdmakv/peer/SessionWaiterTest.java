@@ -1,6 +1,6 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
-import io.rdmakv.client.WaitStrategy;
+import io.rdmakv.peer.WaitStrategy;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.WcOpcode;
@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What each {@link WaitStrategy} does with a completion queue: when it polls, when it blocks, for how long. */
-final class LaneWaiterTest
+final class SessionWaiterTest
 {
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
@@ -87,7 +87,7 @@ final class LaneWaiterTest
     void busySpinPollsUntilTheCompletionAndNeverBlocks()
     {
         final CountingQueue cq = new CountingQueue(500);
-                final LaneWaiter waiter = new LaneWaiter(WaitStrategy.BUSY_SPIN, clock);
+                final SessionWaiter waiter = new SessionWaiter(WaitStrategy.BUSY_SPIN, clock);
         assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
         assertEquals(500, cq.polls);
         assertEquals(0, cq.awaits);
@@ -97,7 +97,7 @@ final class LaneWaiterTest
     void busySpinReturnsNothingAtTheDeadline()
     {
         final CountingQueue cq = new CountingQueue(0);
-                final LaneWaiter waiter = new LaneWaiter(WaitStrategy.BUSY_SPIN, clock);
+                final SessionWaiter waiter = new SessionWaiter(WaitStrategy.BUSY_SPIN, clock);
         assertEquals(0, waiter.await(cq, completions, now, now + 1_000_000));
         assertEquals(0, cq.awaits);
         assertTrue(cq.polls >= 1_000, "returned before the deadline, after " + cq.polls + " polls");
@@ -107,7 +107,7 @@ final class LaneWaiterTest
     void blockingGoesStraightToTheQueuesAwaitForTheTimeLeft()
     {
         final CountingQueue cq = new CountingQueue(0);
-        final LaneWaiter waiter = new LaneWaiter(WaitStrategy.BLOCKING, clock);
+        final SessionWaiter waiter = new SessionWaiter(WaitStrategy.BLOCKING, clock);
         assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
         assertEquals(0, cq.polls, "no poll of its own: the queue's await polls after arming");
         assertEquals(1, cq.awaits);
@@ -119,7 +119,7 @@ final class LaneWaiterTest
     void adaptiveCatchesACompletionWithinItsSpinWithoutBlocking()
     {
         final CountingQueue cq = new CountingQueue(3);
-                final LaneWaiter waiter = new LaneWaiter(WaitStrategy.ADAPTIVE, clock);
+                final SessionWaiter waiter = new SessionWaiter(WaitStrategy.ADAPTIVE, clock);
         assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
         assertEquals(0, cq.awaits);
     }
@@ -128,7 +128,7 @@ final class LaneWaiterTest
     void adaptiveBlocksOnceItsSpinOfAboutOneRoundTripIsSpent()
     {
         final CountingQueue cq = new CountingQueue(0);
-        final LaneWaiter waiter = new LaneWaiter(WaitStrategy.ADAPTIVE, clock);
+        final SessionWaiter waiter = new SessionWaiter(WaitStrategy.ADAPTIVE, clock);
         assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
         assertEquals(1, cq.awaits);
         final long budgetPolls = waiter.spinBudgetNanos() / 1_000;
@@ -141,7 +141,7 @@ final class LaneWaiterTest
     {
         final CountingQueue cq = new CountingQueue(0);
                 final long postedLongAgo = now - SECOND;
-        assertEquals(1, new LaneWaiter(WaitStrategy.ADAPTIVE, clock).await(cq, completions, postedLongAgo,
+        assertEquals(1, new SessionWaiter(WaitStrategy.ADAPTIVE, clock).await(cq, completions, postedLongAgo,
             now + SECOND));
         assertEquals(0, cq.polls, "straight to the blocking wait, which polls after arming");
         assertEquals(1, cq.awaits);
@@ -150,22 +150,22 @@ final class LaneWaiterTest
     @Test
     void aLaneWhoseSpinsKeepMissingBlocksAtOnceAndProbesNowAndThen()
     {
-        final LaneWaiter waiter = new LaneWaiter(WaitStrategy.ADAPTIVE, clock);
+        final SessionWaiter waiter = new SessionWaiter(WaitStrategy.ADAPTIVE, clock);
         for (int i = 0; i < 20; i++)
         {
             waiter.await(new CountingQueue(0), completions, now, now + 10 * SECOND);
         }
-        assertTrue(waiter.spinHits() < LaneWaiter.HITS_ONE / 2, "hit ratio after 20 missed spins: " +
+        assertTrue(waiter.spinHits() < SessionWaiter.HITS_ONE / 2, "hit ratio after 20 missed spins: " +
             waiter.spinHits());
         int spins = 0;
-        for (int i = 0; i < LaneWaiter.PROBE_EVERY; i++)
+        for (int i = 0; i < SessionWaiter.PROBE_EVERY; i++)
         {
             final CountingQueue cq = new CountingQueue(0);
             assertEquals(1, waiter.await(cq, completions, now, now + 10 * SECOND));
             assertEquals(1, cq.awaits);
             spins += cq.polls > 1 ? 1 : 0;
         }
-        assertEquals(1, spins, "one probing spin in " + LaneWaiter.PROBE_EVERY + " waits, the others block at once");
+        assertEquals(1, spins, "one probing spin in " + SessionWaiter.PROBE_EVERY + " waits, the others block at once");
         for (int i = 0; i < 200; i++)
         {
             waiter.await(new CountingQueue(2), completions, now, now + 10 * SECOND);

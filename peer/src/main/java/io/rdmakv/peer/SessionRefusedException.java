@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.peer;
 
 import java.net.InetSocketAddress;
 

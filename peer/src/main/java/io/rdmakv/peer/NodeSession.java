@@ -1,0 +1,345 @@
+package io.rdmakv.peer;
+
+import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.DamageScanMessage;
+import io.rdmakv.common.protocol.DamageScanOkMessage;
+import io.rdmakv.common.protocol.FenceWritersMessage;
+import io.rdmakv.common.protocol.FenceWritersOkMessage;
+import io.rdmakv.common.protocol.HeartbeatMessage;
+import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloOkMessage;
+import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MalformedMessageException;
+import io.rdmakv.common.protocol.ScrubMessage;
+import io.rdmakv.common.protocol.StatsMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.verbs.AccessFlags;
+import io.rdmakv.verbs.CompletionQueue;
+import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.QueuePair;
+import io.rdmakv.verbs.QueuePairConfig;
+import org.agrona.CloseHelper;
+
+import javax.net.ssl.SSLContext;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One session with one node, without a data path of its own: the bootstrap connection (HELLO, then kept open:
+ * the node treats its end as the session's lease), a connected queue pair with its registered memory, the
+ * control calls over SEND/RECV ({@link ControlChannel}), and the heartbeats that keep the node's lease and
+ * this side's {@link ReadLease}. The client's lanes build their data path on one; a node's copy, sweep and
+ * scrub sessions with its peers post {@link RemoteReads} chains on one. Owned by one thread at a time, except
+ * {@link #heartbeatIfDue}, which a housekeeping thread may call while the owner runs an operation.
+ */
+public final class NodeSession implements AutoCloseable
+{
+    /** Work requests one doorbell may carry: the send queue's depth. */
+    public static final int SEND_QUEUE_DEPTH = 64;
+
+    private final InetSocketAddress address;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment mem;
+    private final MemoryRegion mr;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final SessionIo io;
+    private final ControlChannel control;
+    private final BootstrapConnection bootstrap;
+    private final HelloOkMessage hello;
+    private final long heartbeatIntervalNanos;
+    private final ReadLease lease;
+    private long heartbeats;
+    private long lastHeartbeatNanos;
+    private volatile boolean closed;
+
+    /** How a session is opened: where its control area lies in its memory, and what its I/O counts. */
+    public record Shape(int memoryLength, int controlOffset, IoCounters counters)
+    {
+        /** A peer's session: the control area alone, nothing counted. */
+        public static final Shape PEER = new Shape(ControlArea.LENGTH, 0, IoCounters.NONE);
+
+        public Shape
+        {
+            if (controlOffset < 0 || controlOffset + ControlArea.LENGTH > memoryLength)
+            {
+                throw new IllegalArgumentException("control area at " + controlOffset + " outside " + memoryLength +
+                    " bytes");
+            }
+        }
+    }
+
+    /**
+     * Sends the HELLO and reads the reply. A plaintext connection the node closes before any reply is, most
+     * often, one over its connection limit (it closes those at accept, unread): said so, instead of a bare
+     * end of stream. (With TLS the handshake reports it; {@link TlsFailures} words that.)
+     */
+    private static ControlMessage hello(final BootstrapConnection connection, final HelloMessage hello,
+        final boolean tls) throws IOException
+    {
+        try
+        {
+            return connection.call(hello);
+        }
+        catch (final EOFException | SocketException e)
+        {
+            if (tls)
+            {
+                throw e;
+            }
+            throw new IOException("the node closed the connection before answering HELLO (a node holding as many " +
+                "connections as it takes, kvserver --max-connections, closes new ones at once; retry later): " +
+                e, e);
+        }
+    }
+
+    private NodeSession(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
+        final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
+        final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape)
+    {
+        this.address = address;
+        mem = arena.allocate(shape.memoryLength(), 4096);
+        MemoryRegion registered = null;
+        CompletionQueue createdCq = null;
+        QueuePair createdQp = null;
+        SessionIo createdIo = null;
+        BootstrapConnection connection = null;
+        long helloSentAt = 0;
+        final HelloOkMessage ok;
+        try
+        {
+            registered = pd.registerMemory(mem, AccessFlags.LOCAL_WRITE);
+            createdCq = context.createCompletionQueue(SEND_QUEUE_DEPTH + ControlArea.RECV_BUFFERS);
+            createdQp = pd.createQueuePair(new QueuePairConfig(createdCq, createdCq, SEND_QUEUE_DEPTH,
+                ControlArea.RECV_BUFFERS, 1, 1, 64));
+            createdQp.modifyToInit(ConnectOptions.DEFAULT);
+            createdIo = new SessionIo(createdQp, createdCq, registered, shape.controlOffset(), shape.counters(),
+                opTimeoutNanos, waitStrategy);
+            createdIo.postAllReceives();
+            connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
+            helloSentAt = System.nanoTime();
+            final ControlMessage reply = hello(connection, new HelloMessage(1, writerId, authToken,
+                createdQp.localEndpoint()), tls != null);
+            if (reply instanceof HelloRefusedMessage refused)
+            {
+                throw new SessionRefusedException(address, refused.code(), refused.text());
+            }
+            if (!(reply instanceof HelloOkMessage helloOk))
+            {
+                throw new IOException("node " + address + " answered HELLO with " + reply.type());
+            }
+            ok = helloOk;
+            createdQp.modifyToRtr(ok.serverEndpoint(), ConnectOptions.DEFAULT);
+            createdQp.modifyToRts(ConnectOptions.DEFAULT);
+        }
+        catch (final IOException | RuntimeException e)
+        {
+            CloseHelper.quietClose(connection);
+            CloseHelper.quietClose(createdQp);
+            CloseHelper.quietClose(createdCq);
+            CloseHelper.quietClose(registered);
+            CloseHelper.quietClose(createdIo);
+            arena.close();
+            if (e instanceof SessionRefusedException refused)
+            {
+                throw refused;
+            }
+            final String tlsReason = tls != null && e instanceof IOException ioe ?
+                TlsFailures.describe(ioe, connection != null) : null;
+            if (tlsReason != null)
+            {
+                throw SessionRefusedException.tls(address, tlsReason);
+            }
+            if (e instanceof MalformedMessageException m && m.kind() == MalformedMessageException.Kind.BAD_VERSION)
+            {
+                throw SessionRefusedException.incompatible(address, m.getMessage());
+            }
+            throw new SessionFailedException(address, e);
+        }
+        hello = ok;
+        mr = registered;
+        cq = createdCq;
+        qp = createdQp;
+        io = createdIo;
+        bootstrap = connection;
+        control = new ControlChannel(io, mem, shape.counters(), Math.max(opTimeoutNanos, TimeUnit.SECONDS.toNanos(5)));
+        heartbeatIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(hello.heartbeatIntervalMs()));
+        lastHeartbeatNanos = System.nanoTime();
+        final boolean replicated = hello.clusterMap() != null && hello.clusterMap().replicationFactor() > 1;
+        lease = new ReadLease(HeartbeatMessage.READ_LEASE_INTERVALS * heartbeatIntervalNanos,
+            replicated && heartbeatIntervalNanos > 0, helloSentAt);
+        bootstrap.readAnswers(lease::answered, "rdmakv-lease-" + address.getPort());
+    }
+
+    /**
+     * Opens a session (its bootstrap connection over TLS with {@code tls}, plaintext when null), or throws
+     * {@link SessionRefusedException} / {@link SessionFailedException}.
+     */
+    public static NodeSession open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
+        final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
+        final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape)
+    {
+        return new NodeSession(context, pd, address, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
+            waitStrategy, shape);
+    }
+
+    public HelloOkMessage hello()
+    {
+        return hello;
+    }
+
+    public InetSocketAddress address()
+    {
+        return address;
+    }
+
+    /** The session's registered memory (its owner's layout, with the control area where its shape says). */
+    public MemorySegment memory()
+    {
+        return mem;
+    }
+
+    /** The session's posting and waiting. */
+    public SessionIo io()
+    {
+        return io;
+    }
+
+    public ControlChannel control()
+    {
+        return control;
+    }
+
+    /** The lease on the node's answers to heartbeats: one-sided reads of a replicated node run only under it. */
+    public ReadLease lease()
+    {
+        return lease;
+    }
+
+    /** What the session was waiting for when it timed out, or empty. */
+    public String timedOutWaitingFor()
+    {
+        return io.failedWaitingFor();
+    }
+
+    /** True when the session can no longer be used (a failure broke it, or it was closed). */
+    public boolean isBroken()
+    {
+        return closed || io.failure() != 0;
+    }
+
+    // ---- the lease ----------------------------------------------------------------------------
+
+    /**
+     * Sends a HEARTBEAT on the bootstrap connection when the node's interval has passed since the last one
+     * (a housekeeping thread, or the owner between steps; never within an operation, so an operation in
+     * progress does not delay it). Returns true when one was sent. A connection the node closed (it fenced
+     * this session) only fails the send: the session's next operation fails on its own.
+     */
+    public boolean heartbeatIfDue(final long nowNanos)
+    {
+        if (closed || heartbeatIntervalNanos == 0 || nowNanos - lastHeartbeatNanos < heartbeatIntervalNanos)
+        {
+            return false;
+        }
+        lastHeartbeatNanos = nowNanos;
+        try
+        {
+            lease.sending(++heartbeats, nowNanos); // read before the send: the lease runs no later than it may
+            bootstrap.send(new HeartbeatMessage(heartbeats));
+            return true;
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+    }
+
+    // ---- control calls ----------------------------------------------------------------------
+
+    /** True when the node announced it is shutting down (looks for notices first, without waiting). */
+    public boolean shutdownNoticed()
+    {
+        control.pollNotices();
+        return control.shutdownNoticed();
+    }
+
+    /** STATS: the node's memory, index and client figures (control path; allocates); null on failure. */
+    public StatsOkMessage stats()
+    {
+        final ControlMessage reply = control.call(new StatsMessage(control.nextRequestId()));
+        return reply instanceof StatsOkMessage ok ? ok : null;
+    }
+
+    /**
+     * DAMAGE_SCAN: one page of the node's damaged slots, from bucket group {@code fromGroup} (control path;
+     * allocates); null on failure.
+     */
+    public DamageScanOkMessage scanDamage(final long fromGroup)
+    {
+        final ControlMessage reply =
+            control.call(new DamageScanMessage(control.nextRequestId(), fromGroup, Integer.MAX_VALUE));
+        return reply instanceof DamageScanOkMessage ok ? ok : null;
+    }
+
+    /**
+     * SCRUB: has the node (a group's primary) scrub its backups now and waits up to {@code timeoutNanos} for what
+     * it did (control path; allocates). Returns SCRUB_OK, the node's ERROR, or null when it did not answer.
+     */
+    public ControlMessage scrub(final long timeoutNanos)
+    {
+        return control.call(new ScrubMessage(control.nextRequestId()), timeoutNanos);
+    }
+
+    /**
+     * FENCE_WRITERS: has the node fence every session of {@code writers} open now (control path; allocates).
+     * Returns the sessions it fenced, or -1 when it did not answer that it had.
+     */
+    public int fenceWriters(final long[] writers)
+    {
+        final ControlMessage reply = control.call(new FenceWritersMessage(control.nextRequestId(), writers));
+        return reply instanceof FenceWritersOkMessage ok ? ok.fenced() : -1;
+    }
+
+    /** Says BYE (when the session still works) and closes it. */
+    @Override
+    public void close()
+    {
+        close(null);
+    }
+
+    /**
+     * Says BYE (when the session still works) and closes the connection, the queue pair and the registration,
+     * then {@code dependent} (what its owner built on the session's memory and I/O: its work requests), then
+     * the session's own I/O and memory. Idempotent.
+     */
+    public void close(final AutoCloseable dependent)
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (io.failure() == 0)
+        {
+            control.post(new ByeMessage(control.nextRequestId()));
+        }
+        closed = true;
+        CloseHelper.quietClose(bootstrap);
+        CloseHelper.quietClose(qp);
+        CloseHelper.quietClose(cq);
+        CloseHelper.quietClose(mr);
+        CloseHelper.quietClose(dependent);
+        CloseHelper.quietClose(control);
+        CloseHelper.quietClose(io);
+        arena.close();
+    }
+}
