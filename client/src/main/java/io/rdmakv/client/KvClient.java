@@ -54,8 +54,6 @@ public final class KvClient implements AutoCloseable
     private final Context context;
     private final ProtectionDomain pd;
     private final MapFollower follower;
-    /** Per thread, the session the last operation completed on (its lane holds the result). */
-    private final ThreadLocal<Session[]> last = ThreadLocal.withInitial(() -> new Session[1]);
     private final Failures failures;
     private final int maxKeyLength;
     private final int maxValueLength;
@@ -129,12 +127,11 @@ public final class KvClient implements AutoCloseable
     public Versioned getVersioned(final byte[] key)
     {
         final MemorySegment k = MemorySegment.ofArray(key);
-        if (execute(k, key.length, null, Operations.GET, 0L) == Status.NOT_FOUND)
+        final LaneResult result = execute(k, key.length, null, Operations.GET, 0L);
+        if (result.status() == Status.NOT_FOUND)
         {
             return null;
         }
-        final Session session = last.get()[0];
-        final LaneResult result = session.lane().result();
         final byte[] value = new byte[result.valueLength()];
         MemorySegment.copy(result.valueSegment(), ValueLayout.JAVA_BYTE, result.valueOffset(), value, 0, value.length);
         return new Versioned(value, result.version());
@@ -147,12 +144,11 @@ public final class KvClient implements AutoCloseable
      */
     public long get(final MemorySegment key, final MemorySegment dst)
     {
-        if (execute(key, key.byteSize(), null, Operations.GET, 0L) == Status.NOT_FOUND)
+        final LaneResult result = execute(key, key.byteSize(), null, Operations.GET, 0L);
+        if (result.status() == Status.NOT_FOUND)
         {
             return -1;
         }
-        final Session session = last.get()[0];
-        final LaneResult result = session.lane().result();
         final int length = result.valueLength();
         if (length > dst.byteSize())
         {
@@ -169,12 +165,11 @@ public final class KvClient implements AutoCloseable
      */
     public long getVersioned(final MemorySegment key, final MemorySegment dst, final long[] version)
     {
-        if (execute(key, key.byteSize(), null, Operations.GET, 0L) == Status.NOT_FOUND)
+        final LaneResult result = execute(key, key.byteSize(), null, Operations.GET, 0L);
+        if (result.status() == Status.NOT_FOUND)
         {
             return -1;
         }
-        final Session session = last.get()[0];
-        final LaneResult result = session.lane().result();
         version[0] = result.version();
         final int length = result.valueLength();
         if (length > dst.byteSize())
@@ -206,19 +201,19 @@ public final class KvClient implements AutoCloseable
     public boolean putIfVersion(final byte[] key, final byte[] value, final long expectedVersion)
     {
         return execute(MemorySegment.ofArray(key), key.length, MemorySegment.ofArray(value), Operations.COMPARE_AND_SET,
-            expectedVersion) == Status.OK;
+            expectedVersion).status() == Status.OK;
     }
 
     /** {@link #putIfVersion(byte[], byte[], long)}, key and value in (native or heap) segments; allocates nothing. */
     public boolean putIfVersion(final MemorySegment key, final MemorySegment value, final long expectedVersion)
     {
-        return execute(key, key.byteSize(), value, Operations.COMPARE_AND_SET, expectedVersion) == Status.OK;
+        return execute(key, key.byteSize(), value, Operations.COMPARE_AND_SET, expectedVersion).status() == Status.OK;
     }
 
     /** Removes {@code key}; returns false when it did not exist. */
     public boolean delete(final byte[] key)
     {
-        return execute(MemorySegment.ofArray(key), key.length, null, Operations.DELETE, 0L) == Status.OK;
+        return execute(MemorySegment.ofArray(key), key.length, null, Operations.DELETE, 0L).status() == Status.OK;
     }
 
     // ---- batches ----------------------------------------------------------------------------
@@ -377,14 +372,15 @@ public final class KvClient implements AutoCloseable
      * to this thread's lane to its node (its primary), stages it there, sets the lane's replica chain for a
      * write, runs it, gives the lane back ({@link Session#exit()}; the janitor never touches what a GET left in
      * the lane's read buffer), records it (when metrics are on), and returns its outcome ({@link Status#OK},
-     * {@link Status#NOT_FOUND} or {@link Status#CONFLICT}; the session it ran on is {@code last.get()[0]}) or
+     * {@link Status#NOT_FOUND} or {@link Status#CONFLICT}, in the result of the lane it ran on, which also holds
+     * what it read or wrote: read it before the thread's next operation) or
      * throws its failure.
      *
      * <p>In a replicated cluster, an operation that cannot go on (its node unreachable or fenced, a newer map
      * out, its group sealed for a copy) follows the map ({@link MapFollower}) and runs again, within the
      * operation timeout. A compare-and-set whose lane failed is not run again: it may have happened.
      */
-    private int execute(final MemorySegment key, final long keyLength, final MemorySegment value, final int op,
+    private LaneResult execute(final MemorySegment key, final long keyLength, final MemorySegment value, final int op,
         final long expectedVersion)
     {
         if (keyLength > maxKeyLength)
@@ -409,15 +405,16 @@ public final class KvClient implements AutoCloseable
         {
             checkOpen();
             final Router router = follower.router();
+            final int partition = router.partitionOf(hash);
             final Session session;
             try
             {
-                if (write && router.replicated() && router.sealed(hash))
+                if (write && router.replicated() && router.sealed(partition))
                 {
                     deadline = follower.await(router, deadline, "the key's replica group is sealed for a copy");
                     continue;
                 }
-                session = router.route(hash);
+                session = router.route(partition);
             }
             catch (final StaleMapException e)
             {
@@ -447,7 +444,7 @@ public final class KvClient implements AutoCloseable
                 }
                 if (write && router.replicated())
                 {
-                    router.prepareChain(hash, session.lane());
+                    router.prepareChain(partition, session.lane());
                 }
             }
             catch (final StaleMapException e)
@@ -482,9 +479,13 @@ public final class KvClient implements AutoCloseable
                 }
                 if (status == UNKNOWN)
                 {
-                    throw new KvConnectionException(API_NAMES[op] + ": lost the connection to node " +
-                        session.hello().nodeId() + " after the write may have taken effect, and the key has changed " +
-                        "since: whether this write took effect is unknown");
+                    final LaneResult seen = session.lane().result();
+                    throw new KvConnectionException(API_NAMES[op] + ": lost the connection after the write may " +
+                        "have taken effect, and the key has changed since: whether this write took effect is unknown " +
+                        String.format("(it replaced word %x with %x under map epoch %d, decided at node %d; node %d " +
+                        "now holds %x, written under epoch %d)", replaced, installed, writtenUnder, decider,
+                        session.hello().nodeId(), seen.status() == Status.NOT_FOUND ? 0L : seen.version(),
+                        Integer.toUnsignedLong(seen.writerEpoch())));
                 }
             }
             else
@@ -494,8 +495,7 @@ public final class KvClient implements AutoCloseable
             }
             if (status >= 0)
             {
-                last.get()[0] = session;
-                return status;
+                return session.lane().result().withStatus(status);
             }
             if (!router.replicated() || !retryable(status, op))
             {
@@ -506,7 +506,7 @@ public final class KvClient implements AutoCloseable
                 verify = true;
                 replaced = session.lane().committedExpected();
                 installed = session.lane().committedSwap();
-                decider = router.decidingNodeId(hash);
+                decider = router.decidingNodeId(partition);
                 writtenUnder = session.hello().clusterMap() == null ? 0 : (int)session.hello().clusterMap().epoch();
             }
             router.dropIfBroken(session);
@@ -561,6 +561,7 @@ public final class KvClient implements AutoCloseable
         {
             return status;
         }
+        lane.result().withStatus(status);
         final long now = status == Status.OK ? lane.result().version() : 0L;
         if (now == installed)
         {

@@ -14,18 +14,21 @@ final class DeleteProtocol
 {
     private final KeyLocation key;
     private final LaneRequests requests;
+    private final ChainCommit commit;
     private final BlockSearch search;
     private final CachedSlot cached;
     private final SpaceLease space;
     private final DamageRepair repair;
     private final LaneCounters counters;
 
-    DeleteProtocol(final KeyLocation key, final LaneRequests requests, final BlockSearch search,
+    DeleteProtocol(final KeyLocation key, final LaneRequests requests, final ChainCommit commit,
+        final BlockSearch search,
         final CachedSlot cached, final SpaceLease space, final DamageRepair repair, final LaneCounters counters)
     {
         this.repair = repair;
         this.key = key;
         this.requests = requests;
+        this.commit = commit;
         this.search = search;
         this.cached = cached;
         this.space = space;
@@ -43,7 +46,7 @@ final class DeleteProtocol
             {
                 case TRUSTED ->
                 {
-                    if ((rc = requests.casSlot(slotAddress, word, SlotWord.EMPTY)) != Status.OK)
+                    if ((rc = commit.casSlot(slotAddress, word, SlotWord.EMPTY)) != Status.OK)
                     {
                         return rc;
                     }
@@ -74,7 +77,7 @@ final class DeleteProtocol
             {
                 case FOUND ->
                 {
-                    if ((rc = requests.casSlot(search.slotAddress(), search.word(), SlotWord.EMPTY)) != Status.OK)
+                    if ((rc = commit.casSlot(search.slotAddress(), search.word(), SlotWord.EMPTY)) != Status.OK)
                     {
                         return rc;
                     }

@@ -27,17 +27,20 @@ final class InsertProtocol
 
     private final KeyLocation key;
     private final LaneRequests requests;
+    private final ChainCommit commit;
     private final BlockSearch search;
     private final NewBlock block;
     private final LaneCounters counters;
     private final long lockWord;
     private int failure;
 
-    InsertProtocol(final KeyLocation key, final LaneRequests requests, final BlockSearch search, final NewBlock block,
+    InsertProtocol(final KeyLocation key, final LaneRequests requests, final ChainCommit commit,
+        final BlockSearch search, final NewBlock block,
         final LaneCounters counters, final long lockWord)
     {
         this.key = key;
         this.requests = requests;
+        this.commit = commit;
         this.search = search;
         this.block = block;
         this.counters = counters;
@@ -75,7 +78,7 @@ final class InsertProtocol
             return failed(Status.TABLE_FULL);
         }
         final long slotAddress = key.slotAddress(candidate);
-        final int committed = requests.casSlotAndUnlock(slotAddress, block.word(), key, lockWord);
+        final int committed = commit.casSlotAndUnlock(slotAddress, block.word(), key, lockWord);
         if (committed != Status.OK)
         {
             // the failure may be a backup's (its lane timed out, or the node fenced it): this lane's own failure()

@@ -28,6 +28,7 @@ public final class Lane implements AutoCloseable
     private final LaneCounters counters;
     private final SpaceLease space;
     private final LaneRequests requests;
+    private final ChainCommit commit;
     private final GetProtocol get;
     private final PutProtocol put;
     private final DeleteProtocol delete;
@@ -60,18 +61,19 @@ public final class Lane implements AutoCloseable
         this.counters = counters;
         this.space = space;
         this.requests = requests;
+        this.commit = new ChainCommit(requests);
         final long trustNanos = graceNanos / 2;
         key = new KeyLocation(remote, mem);
         final BlockSearch search = new BlockSearch(requests, remote, key, mem);
         result = new LaneResult(search.block());
         cached = new CachedSlot(key, requests, search, counters, clock, trustNanos);
-        block = new NewBlock(mem, key, requests, space, cached, result, clock);
-        final InsertProtocol insert = new InsertProtocol(key, requests, search, block, counters, lockWord);
+        block = new NewBlock(mem, key, requests, commit, space, cached, result, clock);
+        final InsertProtocol insert = new InsertProtocol(key, requests, commit, search, block, counters, lockWord);
         get = new GetProtocol(key, requests, search, cached, counters, result, clock);
-        repair = new DamageRepair(control, key, search, mem, counters, clock, requests.chain());
-        requests.chain().resolver(new StuckWrite(control, key, mem, counters));
+        repair = new DamageRepair(control, key, search, mem, counters, clock, commit.chain());
+        commit.chain().resolver(new StuckWrite(control, key, mem, counters));
         put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
-        delete = new DeleteProtocol(key, requests, search, cached, space, repair, counters);
+        delete = new DeleteProtocol(key, requests, commit, search, cached, space, repair, counters);
         compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
         batchRequests = new BatchRequests(requests, mem);
         batch = new BatchGet(mem, batchRequests, remote, cached, counters, clock, trustNanos);
@@ -83,7 +85,7 @@ public final class Lane implements AutoCloseable
     /** The backups this lane's next write commits along (set by the router per operation). */
     ReplicaChain chain()
     {
-        return requests.chain();
+        return commit.chain();
     }
 
     LaneRequests requests()
@@ -222,24 +224,24 @@ public final class Lane implements AutoCloseable
      */
     public boolean mayHaveCommitted()
     {
-        return requests.chain().wordMayBeTaken();
+        return commit.chain().wordMayBeTaken();
     }
 
     /** The slot word the possibly committed write replaced. */
     public long committedExpected()
     {
-        return requests.chain().tookExpected();
+        return commit.chain().tookExpected();
     }
 
     /** The slot word the possibly committed write would have installed (0 for a DELETE). */
     public long committedSwap()
     {
-        return requests.chain().tookSwap();
+        return commit.chain().tookSwap();
     }
 
     public void forgetCommit()
     {
-        requests.chain().forget();
+        commit.chain().forget();
     }
 
     /** The version and value of the last operation. */
@@ -304,7 +306,7 @@ public final class Lane implements AutoCloseable
 
     private int counted(final int status, final ClientCounter roundTrips, final long tripsBefore)
     {
-        counters.add(ClientCounter.ROUND_TRIPS, requests.chain().takeTrips());
+        counters.add(ClientCounter.ROUND_TRIPS, commit.chain().takeTrips());
         counters.add(roundTrips, counters.get(ClientCounter.ROUND_TRIPS) - tripsBefore);
         if (status == Status.NOT_FOUND)
         {

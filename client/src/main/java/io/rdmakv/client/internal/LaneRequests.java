@@ -34,9 +34,8 @@ import java.lang.foreign.ValueLayout;
  *   replicaCas                CAS slot                                the other backups of a chain
  * </pre>
  *
- * <p>When the key's group has backups ({@link ReplicaChain#active()}), every slot commit on the primary
- * ({@code casSlot}, {@code writeAndCasSlot}, {@code casSlotAndUnlock}) first goes along the chain; a chain
- * lost to another writer helps that writer's word onto the primary and reports the CAS lost.
+ * <p>Doorbells only: a replicated slot commit goes along the key's chain first ({@link ChainCommit}), which
+ * rings these for the primary.
  *
  * Results land in the lane's buffers ({@link LaneBuffers}); read them with {@link #casResult()},
  * {@link #lockResult()} and {@link #slotRead()}.
@@ -63,7 +62,6 @@ final class LaneRequests implements AutoCloseable
     private final RemoteIndex remote;
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
-    private final ReplicaChain chain = new ReplicaChain();
 
     LaneRequests(final SessionIo io, final RemoteIndex remote, final MemorySegment mem)
     {
@@ -142,16 +140,6 @@ final class LaneRequests implements AutoCloseable
 
     int casSlot(final long slotAddress, final long expected, final long swap)
     {
-        if (chain.active())
-        {
-            final int rc = chain(slotAddress, expected, swap);
-            if (rc != ReplicaChain.COMMITTED)
-            {
-                return rc == ReplicaChain.LOST ? Status.OK : rc;
-            }
-            wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
-            return helpedAlong(ring(CAS_SLOT, 1), expected);
-        }
         wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(CAS_SLOT, 1);
     }
@@ -159,16 +147,16 @@ final class LaneRequests implements AutoCloseable
     int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
         final long swap)
     {
-        if (chain.active())
-        {
-            // the primary's copy of the block first: a backup's CAS may be helped onto the primary
-            patchBlockWrite(WRITE_BLOCK, blockWord, writeRkey);
-            final int written = ring(WRITE_BLOCK, 1);
-            return written != Status.OK ? written : casSlot(slotAddress, expected, swap);
-        }
         patchBlockWrite(WRITE_CAS_SLOT, blockWord, writeRkey);
         wrs.at(WRITE_CAS_SLOT + 1).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(WRITE_CAS_SLOT, 2);
+    }
+
+    /** WRITEs the block {@code blockWord} names (a replicated commit puts the primary's copy out first). */
+    int writeBlock(final long blockWord, final int writeRkey)
+    {
+        patchBlockWrite(WRITE_BLOCK, blockWord, writeRkey);
+        return ring(WRITE_BLOCK, 1);
     }
 
     /**
@@ -185,22 +173,9 @@ final class LaneRequests implements AutoCloseable
 
     int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
     {
-        if (chain.active())
-        {
-            final int rc = chain(slotAddress, 0L, swap);
-            if (rc != ReplicaChain.COMMITTED)
-            {
-                // lost (the CAS result now says so) or failed: release the lock either way
-                final long result = casResult();
-                unlock(key, lockWord);
-                lost(result);
-                return rc == ReplicaChain.LOST ? Status.OK : rc;
-            }
-        }
         wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
         wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
-        final int rc = ring(CAS_SLOT_UNLOCK, 2);
-        return chain.active() ? helpedAlong(rc, 0L) : rc;
+        return ring(CAS_SLOT_UNLOCK, 2);
     }
 
     /** Releases the insert lock without waiting (it completes before the next doorbell's requests). */
@@ -233,6 +208,22 @@ final class LaneRequests implements AutoCloseable
     long casResult()
     {
         return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC);
+    }
+
+    /**
+     * Records {@code word} as the slot's value before the last slot CAS: a replicated commit that lost to another
+     * writer's word says so here ({@link ChainCommit}), so that the protocol re-reads or conflicts as after a
+     * CAS the primary refused.
+     */
+    void casResultIs(final long word)
+    {
+        mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, word);
+    }
+
+    /** Where the block being written is, in this lane's registered memory (backups WRITE it from there). */
+    long writeBlockAddress()
+    {
+        return io.localAddress(LaneBuffers.WRITE_BLOCK);
     }
 
     /** The insert lock's value before the last lock CAS (0: we took it). */
@@ -305,12 +296,6 @@ final class LaneRequests implements AutoCloseable
         patchBlock(first + 1, word);
     }
 
-    /** This lane's backups for the operation under way (the router sets them; empty when not replicated). */
-    ReplicaChain chain()
-    {
-        return chain;
-    }
-
     // ---- a backup's side of a chain (called on the backup's lane) ------------------------------
 
     /** The last ring was for the primary lane's operation, which counts it (totals stay right). */
@@ -339,82 +324,6 @@ final class LaneRequests implements AutoCloseable
     {
         wrs.at(REPLICA_CAS).atomic(remote.indexAddress() + slotOffset, remote.indexRkey(), expected, swap);
         return ring(REPLICA_CAS, 1);
-    }
-
-    /**
-     * Commits {@code expected -> swap} along the chain. When the first backup holds another writer's word,
-     * that write is finished first: a DELETE's empty word right here on the primary (it names no block), any
-     * other by the primary (HELP), or, when the primary refuses (its writer is gone), the backups are put
-     * back and the chain runs again. Returns {@link ReplicaChain#COMMITTED}, {@link ReplicaChain#LOST} (the
-     * lane's CAS result then holds the primary's word, never {@code expected}: the protocol sees a lost CAS)
-     * or a failure.
-     */
-    private int chain(final long slotAddress, final long expected, final long swap)
-    {
-        final long slotOffset = slotAddress - remote.indexAddress();
-        for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
-        {
-            int rc = chain.commit(slotOffset, expected, swap, io.localAddress(LaneBuffers.WRITE_BLOCK), io.lkey());
-            if (rc != ReplicaChain.LOST)
-            {
-                return rc;
-            }
-            final long winner = chain.found();
-            if (winner == SlotWord.EMPTY)
-            {
-                wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, SlotWord.EMPTY);
-                if ((rc = ring(CAS_SLOT, 1)) != Status.OK)
-                {
-                    return rc;
-                }
-                final long seen = casResult();
-                lost(seen == expected ? SlotWord.EMPTY : seen);
-                return ReplicaChain.LOST;
-            }
-            final StuckWrite stuck = chain.stuck();
-            switch (stuck.help(slotAddress, expected, winner))
-            {
-                case HELPED, CHANGED ->
-                {
-                    lost(stuck.slot() == expected ? winner : stuck.slot());
-                    return ReplicaChain.LOST;
-                }
-                case REFUSED ->
-                {
-                    if ((rc = chain.revert(slotOffset, winner, expected)) != Status.OK)
-                    {
-                        return rc;
-                    }
-                }
-                case FAILED ->
-                {
-                    return stuck.failure();
-                }
-            }
-        }
-        return Status.RETRIES_EXHAUSTED;
-    }
-
-    /**
-     * After the primary's CAS of a committed chain with backups. The first backup took our word, so the write happens
-     * whatever the primary's CAS found: our word already there (a writer that found it on the first backup had
-     * the primary finish it), or even a later word (finished, then overwritten by a writer that read it). Only
-     * a write whose session is gone is ever undone. So the CAS's result says {@code expected}: done.
-     */
-    private int helpedAlong(final int rc, final long expected)
-    {
-        // with no backup (a group of one, catching up a copying node), the primary's CAS itself decides
-        if (rc == Status.OK && chain.backupCount() > 0)
-        {
-            lost(expected);
-        }
-        return rc;
-    }
-
-    /** Leaves {@code word} (not the expected one) as the last CAS's result: the protocol re-reads or conflicts. */
-    private void lost(final long word)
-    {
-        mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, word);
     }
 
     /** Points a WRITE at the block {@code word} names, from another lane's buffer. */

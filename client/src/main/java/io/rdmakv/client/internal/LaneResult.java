@@ -13,10 +13,24 @@ public final class LaneResult
 {
     private final KvBlock block;
     private long version;
+    private int status;
 
     LaneResult(final KvBlock readBlock)
     {
         this.block = readBlock;
+    }
+
+    /** How the operation ended: {@link Status#OK}, {@link Status#NOT_FOUND} or {@link Status#CONFLICT}. */
+    public int status()
+    {
+        return status;
+    }
+
+    /** Records how the operation whose result this is ended (the operation template, once it ends); this. */
+    public LaneResult withStatus(final int status)
+    {
+        this.status = status;
+        return this;
     }
 
     /** The key's version now: the slot word a GET saw or a write installed. */

@@ -20,6 +20,7 @@ final class NewBlock
     private final KvBlock block = new KvBlock();
     private final KeyLocation key;
     private final LaneRequests requests;
+    private final ChainCommit commit;
     private final SpaceLease space;
     private final CachedSlot cached;
     private final LaneResult result;
@@ -29,12 +30,14 @@ final class NewBlock
     private boolean written;
     private int writerEpoch;
 
-    NewBlock(final MemorySegment mem, final KeyLocation key, final LaneRequests requests, final SpaceLease space,
+    NewBlock(final MemorySegment mem, final KeyLocation key, final LaneRequests requests, final ChainCommit commit,
+        final SpaceLease space,
         final CachedSlot cached, final LaneResult result, final NanoClock clock)
     {
         this.mem = mem;
         this.key = key;
         this.requests = requests;
+        this.commit = commit;
         this.space = space;
         this.cached = cached;
         this.result = result;
@@ -85,8 +88,8 @@ final class NewBlock
     /** One doorbell: CAS the slot from {@code expected} to the block, WRITE in front if not gone out. */
     int casSlot(final long slotAddress, final long expected)
     {
-        final int rc = written ? requests.casSlot(slotAddress, expected, word) :
-            requests.writeAndCasSlot(word, space.writeRkey(), slotAddress, expected, word);
+        final int rc = written ? commit.casSlot(slotAddress, expected, word) :
+            commit.writeAndCasSlot(word, space.writeRkey(), slotAddress, expected, word);
         written = true;
         return rc;
     }

@@ -14,11 +14,11 @@ import io.rdmakv.common.layout.SlotWord;
  *     (same layout on every replica), and each WRITE has completed before any backup CAS: whoever later
  *     finds the slot changed on a backup may push that word down the chain, so its block must already be
  *     everywhere. (The primary's own WRITE went out in the operation's first doorbell, or is sent first by
- *     {@link LaneRequests}.)</li>
+ *     {@link ChainCommit}.)</li>
  * <li>the slot is CASed on the backups in chain order. The first backup decides races: a writer whose CAS
  *     there finds another word {@code f} lost to the writer of {@code f}; it helps {@code f} down the rest of
  *     the chain (CAS from the word it expected to {@code f}, a no-op where that writer already got through),
- *     and {@link LaneRequests} helps it onto the primary and reports the CAS lost, so the protocol re-reads and
+ *     and {@link ChainCommit} helps it onto the primary and reports the CAS lost, so the protocol re-reads and
  *     retries, or reports the conflict (compare-and-set, insert-if-absent).</li>
  * </ol>
  * So along backups 1..k then the primary, a prefix of the chain may be one step ahead of the rest, never

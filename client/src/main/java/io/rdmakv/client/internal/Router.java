@@ -132,22 +132,31 @@ public final class Router implements AutoCloseable
         return !map.isSimple();
     }
 
-    /** Whether writes to the key's group wait: a copying node is making its last pass. */
-    public boolean sealed(final long hash)
+    /**
+     * The partition of the key whose {@code KeyHash.hash} is {@code hash} under this router's map: an operation
+     * computes it once and passes it to the calls below.
+     */
+    public int partitionOf(final long hash)
     {
-        return sealed[map.groupIndexOf(map.partitionOf(hash))];
+        return map.partitionOf(hash);
+    }
+
+    /** Whether writes to {@code partition}'s group wait: a copying node is making its last pass. */
+    public boolean sealed(final int partition)
+    {
+        return sealed[map.groupIndexOf(partition)];
     }
 
     /**
-     * Sets {@code lane}'s chain for a write of the key whose hash is {@code hash}: this thread's lanes to the
-     * group's backups in chain order and to its copying nodes (a copying node that cannot be reached is left
-     * out). Opens sessions as needed (may throw as {@link #session} does).
+     * Sets {@code lane}'s chain for a write to {@code partition}: this thread's lanes to its group's backups in
+     * chain order and to its copying nodes (a copying node that cannot be reached is left out). Opens sessions as
+     * needed (may throw as {@link #session} does).
      */
-    public void prepareChain(final long hash, final Lane lane)
+    public void prepareChain(final int partition, final Lane lane)
     {
         final ReplicaChain chain = lane.chain();
         chain.clear();
-        final int group = map.groupIndexOf(map.partitionOf(hash));
+        final int group = map.groupIndexOf(partition);
         for (final int node : backupNodes[group])
         {
             chain.backup(session(node).lane());
@@ -166,13 +175,13 @@ public final class Router implements AutoCloseable
     }
 
     /**
-     * The id of the node whose CAS decides a write of the key whose {@code KeyHash.hash} is {@code hash}: its
-     * group's first backup, or its primary without one (-1: the group is lost).
+     * The id of the node whose CAS decides a write to {@code partition}: its group's first backup, or its primary
+     * without one (-1: the group is lost).
      */
-    public int decidingNodeId(final long hash)
+    public int decidingNodeId(final int partition)
     {
-        final int group = map.groupIndexOf(map.partitionOf(hash));
-        final int node = backupNodes[group].length > 0 ? backupNodes[group][0] : partitionToNode[map.partitionOf(hash)];
+        final int group = map.groupIndexOf(partition);
+        final int node = backupNodes[group].length > 0 ? backupNodes[group][0] : partitionToNode[partition];
         return node == LOST ? -1 : map.nodes().get(node).id();
     }
 
@@ -182,13 +191,13 @@ public final class Router implements AutoCloseable
         return partitionToNode[map.partitionOf(hash)];
     }
 
-    /** This thread's session with the node that owns the key whose {@code KeyHash.hash} is {@code hash}. */
-    public Session route(final long hash)
+    /** This thread's session with the node that owns {@code partition} (its group's primary). */
+    public Session route(final int partition)
     {
-        final int node = nodeOf(hash);
+        final int node = partitionToNode[partition];
         if (node == LOST)
         {
-            throw new GroupLostException(map.partitionOf(hash), map.groupFor(map.partitionOf(hash)).id());
+            throw new GroupLostException(partition, map.groupFor(partition).id());
         }
         return session(node);
     }
