@@ -18,6 +18,7 @@ import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.verbs.Context;
@@ -401,6 +402,11 @@ public final class KvClient implements AutoCloseable
         long installed = 0L;
         int decider = -1;
         int writtenUnder = 0;
+        // the word an earlier attempt of this PUT installed when it was judged not taken, and its epoch: a later
+        // attempt that loses to that word on the chain has it finished (HELP), and then the key holds this PUT's
+        // own value (0: none)
+        long earlier = 0L;
+        int earlierUnder = 0;
         while (true)
         {
             checkOpen();
@@ -471,10 +477,15 @@ public final class KvClient implements AutoCloseable
             final int status;
             if (verify)
             {
-                status = verify(session, replaced, installed, decider, writtenUnder);
+                status = verify(session, replaced, installed, decider, writtenUnder, earlier, earlierUnder);
                 if (status == RUN_AGAIN)
                 {
                     verify = false;
+                    if (installed != SlotWord.EMPTY)
+                    {
+                        earlier = installed;
+                        earlierUnder = writtenUnder;
+                    }
                     continue;
                 }
                 if (status == UNKNOWN)
@@ -482,8 +493,9 @@ public final class KvClient implements AutoCloseable
                     final LaneResult seen = session.lane().result();
                     throw new KvConnectionException(API_NAMES[op] + ": lost the connection after the write may " +
                         "have taken effect, and the key has changed since: whether this write took effect is unknown " +
-                        String.format("(it replaced word %x with %x under map epoch %d, decided at node %d; node %d " +
-                        "now holds %x, written under epoch %d)", replaced, installed, writtenUnder, decider,
+                        String.format("(it replaced word %x with %x under map epoch %d, decided at node %d, an " +
+                        "earlier attempt's word %x; node %d now holds %x, written under epoch %d)", replaced,
+                        installed, writtenUnder, decider, earlier,
                         session.hello().nodeId(), seen.status() == Status.NOT_FOUND ? 0L : seen.version(),
                         Integer.toUnsignedLong(seen.writerEpoch())));
                 }
@@ -527,7 +539,10 @@ public final class KvClient implements AutoCloseable
      * first backup, or of the primary without one; the attempt ran under map epoch {@code writtenUnder}): reads the
      * key on the current map and decides.
      * <ul>
-     *   <li>It holds the word the write installs ({@code installed}; 0 for a DELETE): done, {@link Status#OK}.</li>
+     *   <li>It holds the word the write installs ({@code installed}; 0 for a DELETE): done, {@link Status#OK}. So
+     *       too when it holds the word an earlier attempt of this PUT installed ({@code earlier}, a block written
+     *       under {@code earlierUnder}), judged not taken then: that word was left on the first backup and finished
+     *       onto the primary (HELP) by a later attempt, which then failed too; the key holds this PUT's value.</li>
      *   <li>It holds the word the write replaced ({@code replaced}; 0: absent), read from a node other than the
      *       decider: the decider never served reads, so whatever it took was never seen: {@link #RUN_AGAIN}.</li>
      *   <li>The same, read from the decider (a failover promoted it): the write did not take there only if the
@@ -545,7 +560,7 @@ public final class KvClient implements AutoCloseable
      * time and could undo a later write. Gives the lane back.
      */
     private static int verify(final Session session, final long replaced, final long installed, final int decider,
-        final int writtenUnder)
+        final int writtenUnder, final long earlier, final int earlierUnder)
     {
         final Lane lane = session.lane();
         final int status;
@@ -563,7 +578,8 @@ public final class KvClient implements AutoCloseable
         }
         lane.result().withStatus(status);
         final long now = status == Status.OK ? lane.result().version() : 0L;
-        if (now == installed)
+        if (now == installed || now != SlotWord.EMPTY && now == earlier &&
+            lane.result().writerEpoch() == earlierUnder)
         {
             return Status.OK;
         }
