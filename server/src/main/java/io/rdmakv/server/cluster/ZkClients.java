@@ -77,6 +77,11 @@ final class ZkClients
      */
     static ZKClientConfig tlsConfig(final ZkTls tls)
     {
+        if (System.getProperty("io.netty.noUnsafe") == null)
+        {
+            // ZooKeeper's few messages do not need Netty's sun.misc.Unsafe, whose use Java 25 warns about
+            System.setProperty("io.netty.noUnsafe", "true");
+        }
         final ZKClientConfig config = new ZKClientConfig();
         config.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
         config.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, ClientCnxnSocketNetty.class.getName());
