@@ -125,6 +125,14 @@ public final class ZkMembership implements AutoCloseable
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while joining cluster " + options.clusterName());
         }
+        catch (final KeeperException.SessionClosedRequireAuthException e)
+        {
+            m.close();
+            throw new IOException("ZooKeeper at " + options.connectString() + " closed the session: it accepts only " +
+                "authenticated sessions (enforce.auth) and " + (options.credentials() == null ? "this node has no " +
+                "credential: give the cluster's with --zk-auth-file or $RDMAKV_ZK_AUTH" : "did not accept digest " +
+                "user '" + options.credentials().user() + "' (" + options.credentials().source() + ")"), e);
+        }
         catch (final KeeperException.NoAuthException e)
         {
             m.close();

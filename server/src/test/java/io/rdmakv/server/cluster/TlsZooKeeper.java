@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * A ZooKeeper server (ZooKeeperServerMain in a child JVM on the test class path: its ssl settings are JVM-wide
  * system properties, kept out of the test's JVM) with only a TLS client port on loopback, its certificates made by
  * openssl: a CA, the server's certificate for 127.0.0.1, a client certificate, and a second CA that signed nothing
- * of ZooKeeper's.
+ * of ZooKeeper's. It closes sessions that have not authenticated with a digest credential (enforce.auth).
  */
 final class TlsZooKeeper implements AutoCloseable
 {
@@ -55,6 +55,8 @@ final class TlsZooKeeper implements AutoCloseable
             "ssl.trustStore.type=PEM",
             "ssl.clientAuth=need",
             "ssl.clientHostnameVerification=false",
+            "enforce.auth.enabled=true",
+            "enforce.auth.schemes=digest",
             "admin.enableServer=false",
             "maxSessionTimeout=60000", ""));
         process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",

@@ -45,12 +45,16 @@ class ZkTlsTest
             .withCredentials(ZkCredentials.parse("rdmakv:tls-test", "the test")).withTls(tls);
     }
 
+    private static ZkTls mutual()
+    {
+        return new ZkTls(zookeeper.ca, zookeeper.clientCert, zookeeper.clientKey);
+    }
+
     @Test
     void aNodeWithTheCaAndItsCertificateJoinsOverTls() throws Exception
     {
         final Recorder recorder = new Recorder();
-        try (ZkMembership m = ZkMembership.start(options(new ZkTls(zookeeper.ca, zookeeper.clientCert,
-            zookeeper.clientKey)), ZkTestCluster.member(0, 7), recorder))
+        try (ZkMembership m = ZkMembership.start(options(mutual()), ZkTestCluster.member(0, 7), recorder))
         {
             ZkTestCluster.await("a map of node 0 over TLS", () -> recorder.last() != null &&
                 recorder.last().nodes().size() == 1);
@@ -77,6 +81,17 @@ class ZkTlsTest
     {
         refused(new ZkTls(zookeeper.otherCa, zookeeper.clientCert, zookeeper.clientKey),
             "cannot reach ZooKeeper at " + zookeeper.connectString(), "over TLS", "--zk-tls-ca " + zookeeper.otherCa);
+    }
+
+    @Test
+    void aNodeWithoutTheCredentialIsClosedOutByEnforcedAuthentication()
+    {
+        final long start = System.nanoTime();
+        final IOException e = assertThrows(IOException.class, () -> ZkMembership.start(
+            options(mutual()).withCredentials(null), ZkTestCluster.member(3, 10), new Recorder()).close());
+        assertTrue(e.getMessage().contains("enforce.auth") && e.getMessage().contains("--zk-auth-file"),
+            e.getMessage());
+        assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(CONNECT_WAIT_MS + 5000));
     }
 
     @Test
