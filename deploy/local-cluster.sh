@@ -16,8 +16,14 @@
 # With --replicas R (1..5) the cluster is replicated and its map lives in ZooKeeper instead of cluster.json:
 # start first runs a local ZooKeeper (the real server, bin/kvzk, on 127.0.0.1:ZK_PORT, default 2181, its
 # data under RUN_DIR/zookeeper; zookeeper.cfg, zookeeper.log, zookeeper.pid, zookeeper.exit) and waits until
-# it accepts connections, then starts the N nodes with zookeeper, cluster-name "local" and replicas R in
-# their config files. stop stops the nodes, then ZooKeeper last; status shows ZooKeeper too.
+# it serves, then starts the N nodes with zookeeper, cluster-name "local" and replicas R in their config
+# files. stop stops the nodes, then ZooKeeper last; status shows ZooKeeper too.
+# ZooKeeper is locked down (needs openssl): its only client port speaks TLS and asks for a client
+# certificate, and it closes any session that has not authenticated with the digest credential. start makes,
+# once per RUN_DIR (kept for the next start: ZooKeeper's data, and the ACLs on it, are kept too):
+# zk-auth (mode 600, "rdmakv:" and 32 random bytes in hex: the nodes' --zk-auth-file) and zk-tls/ (a CA,
+# ZooKeeper's certificate for 127.0.0.1 and the nodes' client certificate; keys mode 600). Every znode of
+# the cluster grants access to that credential only.
 #
 # Defaults: transport tcp, memory 64m, base port 7400, metrics off (with --metrics-base-port P, node i
 # serves /metrics, /ready and /live on 127.0.0.1:P+i), RUN_DIR /tmp/rdmakv-local-cluster-$UID, timeout 60 s.
@@ -69,24 +75,68 @@ fi
 pid_of() { cat "$dir/node-$1.pid" 2>/dev/null; }
 zk_alive() { local pid; pid=$(cat "$dir/zookeeper.pid" 2>/dev/null) && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
 zk_address() { cat "$dir/zookeeper.address" 2>/dev/null; }
-# Whether ZooKeeper on $zk_port serves requests (its 'srvr' command names its mode only then).
+# Whether ZooKeeper on $zk_port serves requests: its 'srvr' command, sent over TLS (the port has no
+# plaintext) with the nodes' client certificate, names its mode only then.
 zk_serving() {
-  local reply
-  reply=$( (exec 3<>"/dev/tcp/127.0.0.1/$zk_port" && printf srvr >&3 && timeout 2 cat <&3) 2>/dev/null)
+  local reply tls="$dir/zk-tls"
+  reply=$(printf srvr | timeout 5 openssl s_client -quiet -connect "127.0.0.1:$zk_port" -CAfile "$tls/ca.pem" \
+    -cert "$tls/node.pem" -key "$tls/node.key" -verify_return_error 2>/dev/null)
   [[ "$reply" == *"Mode: standalone"* ]]
+}
+
+# Makes, unless there from an earlier start, the digest credential (zk-auth) and the TLS files (zk-tls/): a CA,
+# ZooKeeper's key store (key and certificate for 127.0.0.1 in one PEM file, as ZooKeeper reads it) and the
+# nodes' client certificate and key. Keys and the credential are readable by this user only.
+make_zk_secrets() {
+  local tls="$dir/zk-tls" ext
+  if ! command -v openssl > /dev/null 2>&1; then
+    echo "local-cluster: --replicas needs openssl (to make ZooKeeper's TLS certificates and credential); install it" >&2
+    exit 1
+  fi
+  if [ ! -s "$dir/zk-auth" ]; then
+    (umask 077 && printf 'rdmakv:%s\n' "$(openssl rand -hex 32)" > "$dir/zk-auth") || exit 1
+  fi
+  [ -s "$tls/ca.pem" ] && [ -s "$tls/zookeeper-keystore.pem" ] && [ -s "$tls/node.pem" ] && [ -s "$tls/node.key" ] &&
+    return 0
+  (
+    umask 077 && mkdir -p "$tls" && cd "$tls" || exit 1
+    ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.pem -days 3650 -subj "/CN=rdmakv local ZooKeeper CA" \
+      -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
+    for ext in "zookeeper:subjectAltName=IP:127.0.0.1,DNS:localhost" "node:extendedKeyUsage=clientAuth"; do
+      openssl req "${ec[@]}" -keyout "${ext%%:*}.key" -out "${ext%%:*}.csr" -subj "/CN=rdmakv local ${ext%%:*}" &&
+      printf '%s\n' "${ext#*:}" > "${ext%%:*}.ext" &&
+      openssl x509 -req -in "${ext%%:*}.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 \
+        -extfile "${ext%%:*}.ext" -out "${ext%%:*}.pem" || exit 1
+    done
+    cat zookeeper.key zookeeper.pem > zookeeper-keystore.pem && chmod 644 ca.pem node.pem zookeeper.pem
+  ) > "$dir/zk-tls.log" 2>&1 || { echo "local-cluster: openssl could not make ZooKeeper's certificates:" >&2;
+    tail -n 5 "$dir/zk-tls.log" >&2; exit 1; }
 }
 
 # Starts ZooKeeper on 127.0.0.1:$zk_port and waits until it accepts connections; fails start if it cannot.
 start_zookeeper() {
   mkdir -p "$dir/zookeeper" || exit 1
+  make_zk_secrets
   rm -f "$dir"/zookeeper.pid "$dir"/zookeeper.exit "$dir"/zookeeper.log
+  # No clientPort: the only client port speaks TLS. Client certificates are checked against the CA, not their
+  # names (the credential, not the certificate, decides what a session may touch).
   cat > "$dir/zookeeper.cfg" <<CFG
 tickTime=500
 initLimit=10
 syncLimit=5
 dataDir=$dir/zookeeper
-clientPortAddress=127.0.0.1
-clientPort=$zk_port
+secureClientPortAddress=127.0.0.1
+secureClientPort=$zk_port
+serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory
+ssl.keyStore.location=$dir/zk-tls/zookeeper-keystore.pem
+ssl.keyStore.type=PEM
+ssl.trustStore.location=$dir/zk-tls/ca.pem
+ssl.trustStore.type=PEM
+ssl.clientAuth=need
+ssl.clientHostnameVerification=false
+enforce.auth.enabled=true
+enforce.auth.schemes=digest
 maxSessionTimeout=60000
 admin.enableServer=false
 4lw.commands.whitelist=srvr,ruok
@@ -101,7 +151,7 @@ CFG
   local deadline=$((SECONDS + timeout))
   while ! zk_serving; do
     if [ -s "$dir/zookeeper.exit" ] || [ $SECONDS -ge $deadline ]; then
-      echo "zookeeper: not accepting on 127.0.0.1:$zk_port$([ -s "$dir/zookeeper.exit" ] &&
+      echo "zookeeper: not serving (TLS) on 127.0.0.1:$zk_port$([ -s "$dir/zookeeper.exit" ] &&
         echo " (exited with $(cat "$dir/zookeeper.exit"))"):" >&2
       tail -n 5 "$dir/zookeeper.log" >&2
       stop_zookeeper > /dev/null 2>&1
@@ -198,6 +248,10 @@ start_nodes() {
         echo "zookeeper: 127.0.0.1:$zk_port"
         echo "cluster-name: local"
         echo "replicas: $replicas"
+        echo "zk-auth-file: $dir/zk-auth"
+        echo "zk-tls-ca: $dir/zk-tls/ca.pem"
+        echo "zk-tls-cert: $dir/zk-tls/node.pem"
+        echo "zk-tls-key: $dir/zk-tls/node.key"
       else
         echo "cluster: $dir/cluster.json"
       fi
@@ -242,6 +296,7 @@ start_nodes() {
   echo "started $nodes node(s), transport $transport, memory $memory each; run dir $dir"
   if [ -n "$replicas" ]; then
     echo "zookeeper: 127.0.0.1:$zk_port, cluster 'local', $replicas replica(s) (nodes serve once the map places them)"
+    echo "zookeeper: TLS only (CA $dir/zk-tls/ca.pem), digest credential in $dir/zk-auth; znodes open to it only"
   fi
   echo "hosts: $hosts"
   echo "try:   bin/kvctl --hosts $hosts --transport $transport cluster"

@@ -97,10 +97,17 @@ public final class KvServerCommand implements Callable<Integer>
     private CommandLine.Model.CommandSpec spec;
 
     private final StartAction startAction;
+    private final Map<String, String> environment;
 
     KvServerCommand(final StartAction startAction)
     {
+        this(startAction, Map.of());
+    }
+
+    KvServerCommand(final StartAction startAction, final Map<String, String> environment)
+    {
         this.startAction = startAction;
+        this.environment = Map.copyOf(environment);
     }
 
     /** The configuration the parsed options say; throws {@link CommandLine.ParameterException} on bad values. */
@@ -114,7 +121,7 @@ public final class KvServerCommand implements Callable<Integer>
         transport.configure(builder, spec);
         metrics.configure(builder, spec);
         security.configure(builder, spec);
-        zookeeper.configure(builder, spec);
+        zookeeper.configure(builder, spec, environment);
         final ServerConfig config = builder.build();
         if (config.clusterFile() != null && config.zookeeper() != null)
         {
@@ -138,7 +145,7 @@ public final class KvServerCommand implements Callable<Integer>
     public static int execute(final PrintWriter out, final PrintWriter err, final Map<String, String> environment,
         final StartAction startAction, final String... args)
     {
-        final CommandLine cmd = new CommandLine(new KvServerCommand(startAction));
+        final CommandLine cmd = new CommandLine(new KvServerCommand(startAction, environment));
         cmd.setOut(out);
         cmd.setErr(err);
         final Set<String> given = longOptionsIn(args);

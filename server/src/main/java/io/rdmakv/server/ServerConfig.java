@@ -142,8 +142,12 @@ public record ServerConfig(
      *                         cluster that exists keeps its own
      * @param sessionTimeoutMs the ZooKeeper session timeout: how long a node may be cut off before it is
      *                         counted gone
+     * @param credentials      the digest credential ({@code --zk-auth-file}, {@code $RDMAKV_ZK_AUTH}), or null:
+     *                         unauthenticated, the cluster's znodes open to anyone
+     * @param tls              TLS to ZooKeeper ({@code --zk-tls-ca}, ...), or null: plaintext
      */
-    public record ZooKeeper(String connect, String clusterName, int replicas, int sessionTimeoutMs)
+    public record ZooKeeper(String connect, String clusterName, int replicas, int sessionTimeoutMs,
+        io.rdmakv.server.cluster.ZkCredentials credentials, io.rdmakv.server.cluster.ZkTls tls)
     {
         public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_][A-Za-z0-9_-]{0,63}";
         public static final int DEFAULT_REPLICAS = 1;
@@ -171,6 +175,12 @@ public record ServerConfig(
                 throw new IllegalArgumentException("ZooKeeper session timeout " + sessionTimeoutMs + " ms outside " +
                     MIN_SESSION_TIMEOUT_MS + ".." + MAX_SESSION_TIMEOUT_MS);
             }
+        }
+
+        /** Without credentials and TLS. */
+        public ZooKeeper(final String connect, final String clusterName, final int replicas, final int sessionTimeoutMs)
+        {
+            this(connect, clusterName, replicas, sessionTimeoutMs, null, null);
         }
     }
 

@@ -125,6 +125,46 @@ class DeployFilesTest
         container.path("args").forEach(a -> args.add(a.asText()));
         final List<String> local = new ArrayList<>(args);
         local.set(1, config.toString());
+        // the ZooKeeper credential and certificates come from secret volumes: stand-ins here, the credential's
+        // mode as the volume's defaultMode sets it
+        final Map<String, JsonNode> secretVolumes = new HashMap<>();
+        statefulSet.at("/spec/template/spec/volumes").forEach(v ->
+        {
+            if (v.has("secret"))
+            {
+                secretVolumes.put(v.path("name").asText(), v.path("secret"));
+            }
+        });
+        final List<String> zkFlags = new ArrayList<>();
+        for (int i = 0; i < args.size() - 1; i++)
+        {
+            if (!args.get(i).startsWith("--zk-auth-file") && !args.get(i).startsWith("--zk-tls-"))
+            {
+                continue;
+            }
+            zkFlags.add(args.get(i));
+            final String file = args.get(i + 1);
+            JsonNode secret = null;
+            for (final JsonNode m : container.path("volumeMounts"))
+            {
+                if (file.startsWith(m.path("mountPath").asText() + "/"))
+                {
+                    secret = secretVolumes.get(m.path("name").asText());
+                }
+            }
+            assertNotNull(secret, args.get(i) + " " + file + " is in a mounted secret");
+            final Path standIn = tmp.resolve(args.get(i).substring(2));
+            Files.writeString(standIn, "rdmakv:from-the-secret\n");
+            final int mode = secret.path("defaultMode").asInt(0644);
+            if (args.get(i).equals("--zk-auth-file"))
+            {
+                assertEquals(0, mode & 077, "kvserver refuses a credentials file group or others may read");
+            }
+            Files.setPosixFilePermissions(standIn, posix(mode));
+            local.set(i + 1, standIn.toString());
+        }
+        assertEquals(List.of("--zk-auth-file", "--zk-tls-ca", "--zk-tls-cert", "--zk-tls-key"), zkFlags,
+            "ZooKeeper with a credential and TLS with a client certificate");
         final CommandRun run = CommandRun.of(Map.of("RDMAKV_ADVERTISE", "kvserver-0.kvserver:7400"),
             local.toArray(String[]::new));
         assertEquals(0, run.code(), "the StatefulSet's arguments with the ConfigMap's file: " + run.err());
@@ -193,6 +233,25 @@ class DeployFilesTest
         assertEquals(zkService.at("/spec/selector"), zk.get("StatefulSet").at("/spec/template/metadata/labels"));
         assertTrue(zk.get("StatefulSet").at("/spec/template/spec/containers/0/image").asText()
             .startsWith("zookeeper:"), "the official image");
+        assertNotNull(c.zookeeper().credentials(), "the znodes are locked to the secret's credential");
+        assertTrue(c.zookeeper().tls() != null && c.zookeeper().tls().clientCertificate(), "TLS to ZooKeeper");
+        // ZooKeeper's zoo.cfg: only a TLS client port, the Service's, client certificates and authentication required
+        final java.util.Properties zooCfg = new java.util.Properties();
+        zooCfg.load(new java.io.StringReader(zk.get("ConfigMap").at("/data/zoo.cfg").asText()));
+        assertNull(zooCfg.getProperty("clientPort"), "no plaintext client port");
+        final JsonNode zkContainer = zk.get("StatefulSet").at("/spec/template/spec/containers/0");
+        assertEquals(zkContainer.at("/ports/0/containerPort").asText(), zooCfg.getProperty("secureClientPort"));
+        assertEquals(zkService.at("/spec/ports/0/targetPort").asText(), zkContainer.at("/ports/0/name").asText());
+        assertEquals("org.apache.zookeeper.server.NettyServerCnxnFactory", zooCfg.getProperty("serverCnxnFactory"));
+        assertEquals("need", zooCfg.getProperty("ssl.clientAuth"));
+        assertEquals("true", zooCfg.getProperty("enforce.auth.enabled"));
+        assertEquals("digest", zooCfg.getProperty("enforce.auth.schemes"));
+        boolean mounted = false;
+        for (final JsonNode m : zkContainer.path("volumeMounts"))
+        {
+            mounted |= "/conf/zoo.cfg".equals(m.path("mountPath").asText()) && "zoo.cfg".equals(m.path("subPath").asText());
+        }
+        assertTrue(mounted, "zoo.cfg is mounted over the image's");
         final int replicas = statefulSet.at("/spec/replicas").asInt();
         assertTrue(c.zookeeper().replicas() > 1 && c.zookeeper().replicas() <= replicas,
             "a replicated cluster the pods can hold");
@@ -202,6 +261,18 @@ class DeployFilesTest
             env.get("RDMAKV_ADVERTISE").path("value").asText());
         assertEquals("kvserver-0.kvserver", c.advertiseHost());
         assertEquals(c.listenPort(), c.advertisePort());
+    }
+
+    /** A file mode ({@code 0400}) as POSIX permissions. */
+    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> posix(final int mode)
+    {
+        final StringBuilder s = new StringBuilder();
+        for (int shift = 6; shift >= 0; shift -= 3)
+        {
+            final int bits = (mode >> shift) & 7;
+            s.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
+        }
+        return java.nio.file.attribute.PosixFilePermissions.fromString(s.toString());
     }
 
     private static long kubernetesBytes(final String quantity)

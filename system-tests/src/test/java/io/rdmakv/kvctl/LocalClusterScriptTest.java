@@ -167,31 +167,68 @@ class LocalClusterScriptTest
     }
 
     /**
-     * With --replicas the script runs the real ZooKeeper (bin/kvzk) first and gives the nodes its address
-     * instead of a map file; stop stops the nodes, then ZooKeeper. The nodes here are stand-ins that only
-     * say ready (the ZooKeeper part of the nodes is tested with the membership).
+     * With --replicas the script runs the real ZooKeeper (bin/kvzk) first, locked down (a TLS-only client port
+     * asking for client certificates, sessions without the digest credential closed), makes the credential and
+     * the certificates, and gives the nodes its address and those files instead of a map file; the nodes form a
+     * replicated cluster that serves a PUT and a GET; stop stops the nodes, then ZooKeeper.
      */
     @Test
-    void withReplicasZooKeeperStartsFirstServesAndStopsLast() throws Exception
+    void withReplicasALockedDownZooKeeperStartsFirstTheNodesServeAndItStopsLast() throws Exception
     {
-        final int base = contiguous(new int[3]);
-        final int zk = base + 2;
+        final int base = contiguous(new int[4]);
+        final int zk = base + 3;
         final Path run = dir.resolve("run");
-        final Path node = dir.resolve("stand-in-kvserver");
-        Files.writeString(node, "#!/usr/bin/env bash\necho \"args: $*\"\necho 'kvserver: ready'\n" +
-            "trap 'exit 0' TERM\nwhile :; do sleep 0.1; done\n");
-        assertTrue(node.toFile().setExecutable(true));
-        final java.util.Map<String, String> env = java.util.Map.of("RDMAKV_KVSERVER", node.toString());
-        final Run started = script(env, "start", "2", "--replicas", "2", "--base-port", String.valueOf(base),
-            "--zk-port", String.valueOf(zk), "--dir", run.toString(), "--timeout", "90");
+        final Run started = script("start", "3", "--replicas", "2", "--transport", "tcp", "--memory", "16m",
+            "--base-port", String.valueOf(base), "--zk-port", String.valueOf(zk), "--dir", run.toString(),
+            "--timeout", "90");
         assertEquals(0, started.code(), started.out());
         assertTrue(started.out().contains("zookeeper: 127.0.0.1:" + zk + ", cluster 'local', 2 replica(s)"),
             started.out());
+        assertTrue(started.out().contains("TLS only"), started.out());
         final String config = Files.readString(run.resolve("node-1.yaml"));
-        assertTrue(config.contains("zookeeper: 127.0.0.1:" + zk + "\ncluster-name: local\nreplicas: 2\n") &&
-            !config.contains("cluster:"), config);
+        assertTrue(config.contains("zookeeper: 127.0.0.1:" + zk + "\ncluster-name: local\nreplicas: 2\n" +
+            "zk-auth-file: " + run.resolve("zk-auth") + "\nzk-tls-ca: " + run.resolve("zk-tls/ca.pem") +
+            "\nzk-tls-cert: " + run.resolve("zk-tls/node.pem") + "\nzk-tls-key: " + run.resolve("zk-tls/node.key") +
+            "\n") && !config.contains("cluster:"), config);
         assertFalse(Files.exists(run.resolve("cluster.json")), "the map lives in ZooKeeper");
-        assertTrue(srvr(zk).contains("Mode: standalone"), "a real ZooKeeper serves");
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+            Files.getPosixFilePermissions(run.resolve("zk-auth"))));
+        final String credential = Files.readString(run.resolve("zk-auth")).trim();
+        assertTrue(credential.matches("rdmakv:[0-9a-f]{64}"), "a random credential");
+        final String zkConfig = Files.readString(run.resolve("zookeeper.cfg"));
+        assertTrue(zkConfig.contains("secureClientPort=" + zk) && !zkConfig.contains("\nclientPort=") &&
+            zkConfig.contains("enforce.auth.enabled=true") && zkConfig.contains("enforce.auth.schemes=digest") &&
+            zkConfig.contains("ssl.clientAuth=need"), zkConfig);
+        String plain;
+        try
+        {
+            plain = srvr(zk);
+        }
+        catch (final java.net.SocketException | java.net.SocketTimeoutException e)
+        {
+            plain = ""; // reset, or no answer: it waits for a TLS handshake
+        }
+        assertEquals("", plain, "no plaintext on ZooKeeper's port " + zk);
+        for (int i = 0; i < 3; i++)
+        {
+            final String log = Files.readString(run.resolve("node-" + i + ".log"));
+            assertTrue(log.contains("authenticating as digest user 'rdmakv'") && !log.contains("no credentials") &&
+                !log.contains(credential.substring("rdmakv:".length())), "node " + i + ": " + log);
+            final long pid = Long.parseLong(Files.readString(run.resolve("node-" + i + ".pid")).trim());
+            final String commandLine = Files.readString(Path.of("/proc/" + pid + "/cmdline")).replace('\0', ' ');
+            assertTrue(commandLine.contains("--config"), commandLine);
+            assertFalse(commandLine.contains(credential.substring("rdmakv:".length())),
+                "the secret is not on node " + i + "'s command line (ps): " + commandLine);
+        }
+
+        final String hosts = "127.0.0.1:" + base + ",127.0.0.1:" + (base + 1) + ",127.0.0.1:" + (base + 2);
+        final String[] common = {"--hosts", hosts, "--transport", "tcp"};
+        final KvCtlTest.Run put = KvCtlTest.kvctl(Map.of(), concat(common, "put", "locked", "down"));
+        assertEquals(0, put.code(), put.err());
+        assertEquals("down\n", KvCtlTest.kvctl(Map.of(), concat(common, "get", "locked")).out());
+        final JsonNode map = new ObjectMapper().readTree(KvCtlTest.kvctl(Map.of(), concat(common, "--json",
+            "cluster")).out());
+        assertEquals(3, map.path("nodes").size(), map.toString());
 
         final Run status = script("status", "--dir", run.toString());
         assertEquals(0, status.code(), status.out());
@@ -201,7 +238,7 @@ class LocalClusterScriptTest
         assertEquals(0, stopped.code(), stopped.out());
         final List<String> lines = stopped.out().lines().toList();
         assertEquals("zookeeper: stopped", lines.getLast(), "ZooKeeper last: " + stopped.out());
-        assertTrue(lines.contains("node 0: stopped (exit 0)") && lines.contains("node 1: stopped (exit 0)"),
+        assertTrue(lines.contains("node 0: stopped (exit 0)") && lines.contains("node 2: stopped (exit 0)"),
             stopped.out());
         assertThrows(IOException.class, () -> srvr(zk), "ZooKeeper is gone");
         assertEquals(2, script("start", "2", "--replicas", "6").code());

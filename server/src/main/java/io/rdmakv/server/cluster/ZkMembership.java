@@ -2,7 +2,6 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
@@ -10,7 +9,6 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -90,19 +88,14 @@ public final class ZkMembership implements AutoCloseable
         final NodeCurrency currency)
     {
         this.options = Objects.requireNonNull(options, "options");
+        // first: a TLS file it refuses leaves no threads behind
+        this.client = ZkClients.build(options);
         this.self = Objects.requireNonNull(self, "self");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.currency = Objects.requireNonNull(currency, "currency");
         this.probes = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-probe-" + self.id()));
         this.events = Executors.newSingleThreadExecutor(daemon("rdmakv-zk-events-" + self.id()));
         this.work = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-work-" + self.id()));
-        this.client = CuratorFrameworkFactory.builder()
-            .connectString(options.connectString())
-            .sessionTimeoutMs(options.sessionTimeoutMs())
-            .connectionTimeoutMs(options.sessionTimeoutMs())
-            .retryPolicy(new ExponentialBackoffRetry(100, 3))
-            .namespace(options.namespace())
-            .build();
     }
 
     /**
@@ -134,6 +127,23 @@ public final class ZkMembership implements AutoCloseable
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while joining cluster " + options.clusterName());
         }
+        catch (final KeeperException.SessionClosedRequireAuthException e)
+        {
+            m.close();
+            throw new IOException("ZooKeeper at " + options.connectString() + " closed the session: it accepts only " +
+                "authenticated sessions (enforce.auth) and " + (options.credentials() == null ? "this node has no " +
+                "credential: give the cluster's with --zk-auth-file or $RDMAKV_ZK_AUTH" : "did not accept digest " +
+                "user '" + options.credentials().user() + "' (" + options.credentials().source() + ")"), e);
+        }
+        catch (final KeeperException.NoAuthException e)
+        {
+            m.close();
+            throw new IOException("ZooKeeper refused access to " + e.getPath() + " of cluster " +
+                options.clusterName() + " (NoAuth): " + (options.credentials() == null ? "its znodes are locked: " +
+                "give the cluster's credentials (--zk-auth-file or $RDMAKV_ZK_AUTH)" : "its znodes are locked to " +
+                "other credentials than digest user '" + options.credentials().user() + "' (" +
+                options.credentials().source() + ")"), e);
+        }
         catch (final IOException | RuntimeException e)
         {
             m.close();
@@ -155,8 +165,13 @@ public final class ZkMembership implements AutoCloseable
         if (!client.blockUntilConnected((int) connectWaitMs, TimeUnit.MILLISECONDS))
         {
             throw new IOException("cannot reach ZooKeeper at " + options.connectString() + " within " +
-                connectWaitMs + " ms");
+                connectWaitMs + " ms" + (options.tls() != null ? " over TLS (is its certificate signed by the CA of " +
+                "--zk-tls-ca " + options.tls().ca() + ", for the host connected to, and does it listen with TLS " +
+                "there" + (options.tls().clientCertificate() ? "" : "; does it ask for a client certificate " +
+                "(--zk-tls-cert, --zk-tls-key)") + "?)" : " (plaintext: if ZooKeeper listens with TLS there, " +
+                "set --zk-tls-ca)"));
         }
+        ZkLockdown.apply(client, options);
         final int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
         if (negotiated != options.sessionTimeoutMs())
         {

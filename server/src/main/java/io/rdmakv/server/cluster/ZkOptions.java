@@ -16,9 +16,12 @@ import io.rdmakv.common.cluster.ReplicaGroup;
  *     gone (and its groups fail over).
  * @param settleMs how long a new coordinator waits before it creates the first map, so that nodes starting
  *     together land in one map.
+ * @param credentials the digest credential the session authenticates with (and every znode created is locked
+ *     to), or null: none, the znodes are open to anyone (logged as a warning).
+ * @param tls TLS to ZooKeeper, or null: plaintext.
  */
 public record ZkOptions(String connectString, String clusterName, int replicas, int partitions, int sessionTimeoutMs,
-    int settleMs)
+    int settleMs, ZkCredentials credentials, ZkTls tls)
 {
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 4000;
     public static final int DEFAULT_SETTLE_MS = 2000;
@@ -52,6 +55,13 @@ public record ZkOptions(String connectString, String clusterName, int replicas, 
         }
     }
 
+    /** Options without credentials and TLS. */
+    public ZkOptions(final String connectString, final String clusterName, final int replicas, final int partitions,
+        final int sessionTimeoutMs, final int settleMs)
+    {
+        this(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, null, null);
+    }
+
     /** Options with the default partition count, session timeout and settle time. */
     public static ZkOptions of(final String connectString, final String clusterName, final int replicas)
     {
@@ -62,13 +72,26 @@ public record ZkOptions(String connectString, String clusterName, int replicas, 
     /** A copy with another session timeout. */
     public ZkOptions withSessionTimeoutMs(final int ms)
     {
-        return new ZkOptions(connectString, clusterName, replicas, partitions, ms, settleMs);
+        return new ZkOptions(connectString, clusterName, replicas, partitions, ms, settleMs, credentials, tls);
     }
 
     /** A copy with another settle time. */
     public ZkOptions withSettleMs(final int ms)
     {
-        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, ms);
+        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, ms, credentials, tls);
+    }
+
+    /** A copy with these credentials (null: none). */
+    public ZkOptions withCredentials(final ZkCredentials c)
+    {
+        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, c, tls);
+    }
+
+    /** A copy with this TLS (null: plaintext). */
+    public ZkOptions withTls(final ZkTls t)
+    {
+        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, credentials,
+            t);
     }
 
     /** The Curator namespace: {@code rdmakv/<clusterName>}. */

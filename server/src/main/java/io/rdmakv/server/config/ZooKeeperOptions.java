@@ -1,12 +1,19 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.cluster.ZkCredentials;
+import io.rdmakv.server.cluster.ZkTls;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
 /**
  * Membership through ZooKeeper: the ensemble, the cluster's name, the replication factor a new cluster is
- * created with and the session timeout. Without {@code --zookeeper} none of the others may be set (they
+ * created with, the session timeout, the digest credential and TLS. Without {@code --zookeeper} none of the others may be set (they
  * would be silently ignored), and {@code --zookeeper} excludes {@code --cluster FILE} (checked by the command:
  * the two are different ways to learn the map).
  */
@@ -36,17 +43,58 @@ public final class ZooKeeperOptions
             ServerConfig.ZooKeeper.DEFAULT_SESSION_TIMEOUT_MS + ".")
     private Integer sessionTimeoutMs;
 
-    /** Sets the ZooKeeper settings, or none; refuses a value out of range or one that needs --zookeeper. */
-    public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
+    @Option(names = "--zk-auth-file", paramLabel = "FILE",
+        description = "ZooKeeper digest credential: a file holding one line 'user:password', readable by its owner " +
+            "only (refused when group or others have any permission, as ssh refuses a private key). The session " +
+            "authenticates with it and every znode the node creates grants ALL to that identity and nothing to " +
+            "anyone else; an open cluster is locked down. Without it, $" + ZK_AUTH_ENV + " (there is no flag " +
+            "that takes the secret itself). Only with --zookeeper. Default: none (znodes open to anyone, warned).")
+    private Path authFile;
+
+    @Option(names = "--zk-tls-ca", paramLabel = "FILE",
+        description = "TLS to ZooKeeper: PEM CA certificates that verify ZooKeeper's certificate (and its name " +
+            "against the host in --zookeeper). Only with --zookeeper. Default: none (plaintext).")
+    private Path tlsCa;
+
+    @Option(names = "--zk-tls-cert", paramLabel = "FILE",
+        description = "PEM certificate chain this node presents to ZooKeeper (when ZooKeeper asks for client " +
+            "certificates); needs --zk-tls-key and --zk-tls-ca. Default: none.")
+    private Path tlsCert;
+
+    @Option(names = "--zk-tls-key", paramLabel = "FILE",
+        description = "PEM private key (unencrypted PKCS#8, '-----BEGIN PRIVATE KEY-----') of --zk-tls-cert. " +
+            "Default: none.")
+    private Path tlsKey;
+
+    /** The ZooKeeper credential may come from this variable, {@code user:password}, when no file is given. */
+    public static final String ZK_AUTH_ENV = "RDMAKV_ZK_AUTH";
+
+    /**
+     * Sets the ZooKeeper settings, or none; refuses a value out of range or one that needs --zookeeper.
+     *
+     * @param environment the process environment ({@value #ZK_AUTH_ENV})
+     */
+    public void configure(final ServerConfig.Builder builder, final CommandSpec spec,
+        final Map<String, String> environment)
     {
         if (zookeeper == null)
         {
             final String stray = clusterName != null ? "--cluster-name" : replicas != null ? "--replicas" :
-                sessionTimeoutMs != null ? "--zk-session-timeout-ms" : null;
+                sessionTimeoutMs != null ? "--zk-session-timeout-ms" : authFile != null ? "--zk-auth-file" :
+                tlsCa != null ? "--zk-tls-ca" : tlsCert != null ? "--zk-tls-cert" : tlsKey != null ? "--zk-tls-key" :
+                null;
             if (stray != null)
             {
-                throw Invalid.because(spec, stray, stray.equals("--cluster-name") ? clusterName :
-                    stray.equals("--replicas") ? replicas : sessionTimeoutMs, "only with --zookeeper");
+                throw Invalid.because(spec, stray, switch (stray)
+                {
+                    case "--cluster-name" -> clusterName;
+                    case "--replicas" -> replicas;
+                    case "--zk-session-timeout-ms" -> sessionTimeoutMs;
+                    case "--zk-auth-file" -> authFile;
+                    case "--zk-tls-ca" -> tlsCa;
+                    case "--zk-tls-cert" -> tlsCert;
+                    default -> tlsKey;
+                }, "only with --zookeeper");
             }
             builder.zookeeper(null);
             return;
@@ -76,7 +124,78 @@ public final class ZooKeeperOptions
             throw Invalid.value(spec, "--zk-session-timeout-ms", timeout, ServerConfig.ZooKeeper.MIN_SESSION_TIMEOUT_MS +
                 ".." + ServerConfig.ZooKeeper.MAX_SESSION_TIMEOUT_MS + " milliseconds");
         }
-        builder.zookeeper(new ServerConfig.ZooKeeper(zookeeper, clusterName, r, timeout));
+        builder.zookeeper(new ServerConfig.ZooKeeper(zookeeper, clusterName, r, timeout, credentials(spec, environment),
+            tls(spec)));
+    }
+
+    /** From --zk-auth-file, else $RDMAKV_ZK_AUTH, else none. */
+    private ZkCredentials credentials(final CommandSpec spec, final Map<String, String> environment)
+    {
+        if (authFile != null)
+        {
+            try
+            {
+                return ZkCredentials.fromFile(authFile);
+            }
+            catch (final IllegalArgumentException e)
+            {
+                throw Invalid.because(spec, "--zk-auth-file", authFile, e.getMessage());
+            }
+        }
+        final String fromEnvironment = environment.get(ZK_AUTH_ENV);
+        if (fromEnvironment == null)
+        {
+            return null;
+        }
+        try
+        {
+            return ZkCredentials.parse(fromEnvironment, "$" + ZK_AUTH_ENV);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** TLS from --zk-tls-ca (and --zk-tls-cert with --zk-tls-key), or none; every file must be readable. */
+    private ZkTls tls(final CommandSpec spec)
+    {
+        if (tlsCert != null && tlsKey == null)
+        {
+            throw Invalid.because(spec, "--zk-tls-cert", tlsCert, "needs --zk-tls-key, the certificate's private key");
+        }
+        if (tlsKey != null && tlsCert == null)
+        {
+            throw Invalid.because(spec, "--zk-tls-key", tlsKey, "needs --zk-tls-cert, the certificate it belongs to");
+        }
+        if (tlsCa == null)
+        {
+            if (tlsCert != null)
+            {
+                throw Invalid.because(spec, "--zk-tls-cert", tlsCert, "TLS to ZooKeeper needs --zk-tls-ca, the CA " +
+                    "that signed ZooKeeper's certificate");
+            }
+            return null;
+        }
+        readable(spec, "--zk-tls-ca", tlsCa);
+        if (tlsCert != null)
+        {
+            readable(spec, "--zk-tls-cert", tlsCert);
+            readable(spec, "--zk-tls-key", tlsKey);
+        }
+        return new ZkTls(tlsCa, tlsCert, tlsKey);
+    }
+
+    private static void readable(final CommandSpec spec, final String option, final Path file)
+    {
+        if (!Files.isRegularFile(file))
+        {
+            throw Invalid.because(spec, option, file, Files.exists(file) ? "not a file" : "no such file");
+        }
+        if (!Files.isReadable(file))
+        {
+            throw Invalid.because(spec, option, file, "cannot be read by this user");
+        }
     }
 
     /** Every comma-separated element is HOST:PORT with a non-empty host and a port in 1..65535. */
