@@ -171,6 +171,22 @@ public final class ZkMembership implements AutoCloseable
                 "(--zk-tls-cert, --zk-tls-key)") + "?)" : " (plaintext: if ZooKeeper listens with TLS there, " +
                 "set --zk-tls-ca)"));
         }
+        // one request on the raw handle first (no retry): an ensemble that accepts only authenticated sessions
+        // (enforce.auth) answers it SessionClosedRequireAuth, which start() words, and closes the connection, which
+        // the client may see before the answer (ConnectionLoss); behind Curator's retries a later request would
+        // meet only the closed connection
+        try
+        {
+            client.getZookeeperClient().getZooKeeper().exists("/", false);
+        }
+        catch (final KeeperException.ConnectionLossException e)
+        {
+            throw new IOException("ZooKeeper at " + options.connectString() + " closed the connection at the first " +
+                "request" + (options.credentials() == null ? ": an ensemble that accepts only authenticated " +
+                "sessions (enforce.auth) does that to a node without a credential: give the cluster's with " +
+                "--zk-auth-file or $RDMAKV_ZK_AUTH" : " (a credential was given: a network failure or a server " +
+                "limit)"), e);
+        }
         ZkLockdown.apply(client, options);
         final int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
         if (negotiated != options.sessionTimeoutMs())

@@ -22,19 +22,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Maps written into ZooKeeper by someone other than the coordinator, each breaking one of {@link MapCheck}'s
- * rules: every node refuses and counts it and keeps its map, the coordinator writes the last good map back, and
+ * Maps written into ZooKeeper by someone other than the coordinator, through a client authenticated with the
+ * cluster's own credential, each breaking one of {@link MapCheck}'s rules: every node refuses and counts it and keeps its map, the coordinator writes the last good map back, and
  * the cluster still fails over afterwards.
  */
 class ForgedMapTest
 {
+    private static final ZkCredentials CREDENTIALS = ZkCredentials.parse("rdmakv:forged-map-test", "the test");
+
     private ZkTestCluster cluster;
     private ClusterMap formed;
 
     @BeforeEach
     void form() throws Exception
     {
-        cluster = new ZkTestCluster(2, 1500);
+        cluster = new ZkTestCluster(2, 1500).withCredentials(CREDENTIALS);
         cluster.start(0);
         cluster.start(1);
         cluster.awaitMap("group [0, 1]", m -> m.groups().size() == 1 && members(m).length == 2);
@@ -57,9 +59,14 @@ class ForgedMapTest
         return map.groups().get(0).members();
     }
 
+    /**
+     * A client holding the cluster's own credential (the ACLs let it write): what the checks must stop is a map no
+     * coordinator writes, whoever writes it (a leaked credential, an operator's mistake, a bug).
+     */
     private CuratorFramework forger()
     {
         final CuratorFramework c = CuratorFrameworkFactory.builder().connectString(cluster.server.getConnectString())
+            .authorization("digest", CREDENTIALS.authBytes())
             .retryPolicy(new RetryOneTime(100)).namespace("rdmakv/test").build();
         c.start();
         return c;

@@ -25,6 +25,8 @@ final class ZkTestCluster implements AutoCloseable
     final int sessionTimeoutMs;
     final Map<Integer, ZkMembership> nodes = new TreeMap<>();
     final Map<Integer, Recorder> recorders = new TreeMap<>();
+    /** The digest credential every node started by {@link #start} authenticates with (null: none). */
+    private ZkCredentials credentials;
 
     ZkTestCluster(final int replicas, final int sessionTimeoutMs) throws Exception
     {
@@ -35,7 +37,15 @@ final class ZkTestCluster implements AutoCloseable
 
     ZkOptions options()
     {
-        return new ZkOptions(server.getConnectString(), "test", replicas, 8, sessionTimeoutMs, 300);
+        final ZkOptions open = new ZkOptions(server.getConnectString(), "test", replicas, 8, sessionTimeoutMs, 300);
+        return credentials == null ? open : open.withCredentials(credentials);
+    }
+
+    /** Nodes started from now on authenticate with {@code credentials} (and lock the cluster's znodes to it). */
+    ZkTestCluster withCredentials(final ZkCredentials credentials)
+    {
+        this.credentials = credentials;
+        return this;
     }
 
     static MemberInfo member(final int id, final long incarnation)
