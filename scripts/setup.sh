@@ -7,6 +7,8 @@ set -euo pipefail
 PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers prometheus redis-server"
 # the nemesis suite (scripts/nemesis.sh, NemesisTest): network namespaces and veths (ip), drop rules (nft)
 PKGS="$PKGS iproute2 nftables"
+# openssl: deploy/local-cluster.sh makes the local ZooKeeper's CA, certificates and credential with it
+PKGS="$PKGS openssl"
 missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "[setup] installing:" $missing
