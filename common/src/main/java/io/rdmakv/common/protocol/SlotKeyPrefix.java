@@ -1,0 +1,43 @@
+package io.rdmakv.common.protocol;
+
+import io.rdmakv.common.layout.KvBlockDescriptor;
+
+/**
+ * The body prefix that REPAIR and HELP share: which slot, and how long the key that follows the message's
+ * words is.
+ *
+ * <pre>
+ *  16 group        u64   the slot's bucket group
+ *  24 slot         u16   0..13, the slot in the group
+ *  26 key_length   u16   0..1024
+ *  28 reserved     u32   zero
+ *  32 (the message's own fields, then the key)
+ * </pre>
+ *
+ * @param group     the slot's bucket group
+ * @param slot      the slot in the group
+ * @param keyLength the length of the key at the message's end
+ */
+record SlotKeyPrefix(long group, int slot, int keyLength)
+{
+    static final int GROUP_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
+    static final int SLOT_OFFSET = GROUP_OFFSET + Long.BYTES;
+    static final int KEY_LENGTH_OFFSET = SLOT_OFFSET + Short.BYTES;
+    static final int RESERVED_OFFSET = KEY_LENGTH_OFFSET + Short.BYTES;
+    /** Where the message's own fields start. */
+    static final int END = RESERVED_OFFSET + Integer.BYTES;
+
+    static void encode(final MessageWriter writer, final long group, final int slot, final int keyLength)
+    {
+        writer.u64(group).u16(slot).u16(keyLength).u32(0);
+    }
+
+    static SlotKeyPrefix decode(final MessageReader reader)
+    {
+        final long group = reader.u64("group");
+        final int slot = reader.u16("slot");
+        final int keyLength = reader.length(reader.u16("key length"), KvBlockDescriptor.MAX_KEY_LENGTH, "key");
+        reader.u32("reserved");
+        return new SlotKeyPrefix(group, slot, keyLength);
+    }
+}
