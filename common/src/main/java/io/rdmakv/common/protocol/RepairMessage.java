@@ -23,11 +23,11 @@ import java.util.Arrays;
  */
 public record RepairMessage(long requestId, long group, int slot, long word, byte[] key) implements ControlMessage
 {
-    public static final int GROUP_OFFSET = SlotKeyPrefix.GROUP_OFFSET;
-    public static final int SLOT_OFFSET = SlotKeyPrefix.SLOT_OFFSET;
-    public static final int KEY_LENGTH_OFFSET = SlotKeyPrefix.KEY_LENGTH_OFFSET;
-    public static final int RESERVED_OFFSET = SlotKeyPrefix.RESERVED_OFFSET;
-    public static final int WORD_OFFSET = SlotKeyPrefix.END;
+    public static final int GROUP_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
+    public static final int SLOT_OFFSET = GROUP_OFFSET + Long.BYTES;
+    public static final int KEY_LENGTH_OFFSET = SLOT_OFFSET + Short.BYTES;
+    public static final int RESERVED_OFFSET = KEY_LENGTH_OFFSET + Short.BYTES;
+    public static final int WORD_OFFSET = RESERVED_OFFSET + Integer.BYTES;
     public static final int KEY_OFFSET = WORD_OFFSET + Long.BYTES;
     public static final int MAX_LENGTH = KEY_OFFSET + KvBlockDescriptor.MAX_KEY_LENGTH;
 
@@ -63,16 +63,17 @@ public record RepairMessage(long requestId, long group, int slot, long word, byt
 
     void encodeBody(final MessageWriter writer)
     {
-        SlotKeyPrefix.encode(writer, group, slot, key.length);
-        writer.u64(word).bytes(key);
+        writer.u64(group).u16(slot).u16(key.length).u32(0).u64(word).bytes(key);
     }
 
     static RepairMessage decode(final MessageReader reader, final long requestId)
     {
-        final SlotKeyPrefix prefix = SlotKeyPrefix.decode(reader);
+        final long group = reader.u64("group");
+        final int slot = reader.u16("slot");
+        final int keyLength = reader.length(reader.u16("key length"), KvBlockDescriptor.MAX_KEY_LENGTH, "key");
+        reader.u32("reserved");
         final long word = reader.u64("word");
-        return new RepairMessage(requestId, prefix.group(), prefix.slot(), word,
-            reader.bytes(prefix.keyLength(), "key"));
+        return new RepairMessage(requestId, group, slot, word, reader.bytes(keyLength, "key"));
     }
 
     @Override
