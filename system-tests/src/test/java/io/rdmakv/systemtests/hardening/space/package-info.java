@@ -1,2 +1,2 @@
-/** Space: FREE only of one's own space, quotas, a bounded control plane, no leak when a client idles. */
+/** Issue 10, space: FREE only of one's own space, quotas, a bounded control plane, no leak when a client idles. */
 package io.rdmakv.systemtests.hardening.space;
