@@ -3,11 +3,12 @@ package io.rdmakv.server.control;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
@@ -223,7 +224,7 @@ class SpaceRulesTest
         final ControlPeer other = open(2);
         assertEquals(CHUNK, alloc(greedy, 100).chunkLength());
         assertEquals(CHUNK / 2, alloc(greedy, 100).chunkLength(), "capped at the quota left");
-        final AllocFailedMessage refused = assertInstanceOf(AllocFailedMessage.class, request(greedy,
+        final CodedRefusalMessage refused = CodedRefusalMessage.expect(MessageType.ALLOC_FAILED, request(greedy,
             new AllocMessage(3, 64)));
         assertEquals(ReasonCode.QUOTA_EXCEEDED, refused.reason());
         assertTrue(refused.text().startsWith("session quota of " + (CHUNK + CHUNK / 2) + " bytes"), refused.text());
