@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The space rules of issue 10 on the control agent driven by hand, with several sessions over real
+ * The space rules on the control agent driven by hand, with several sessions over real
  * {@code tcp} queue pairs: FREE only of the sender's own grants (or one dead block of another's, outside
  * its latest extent), never of any part of a live block; the session quota and the grant cap; FREE and
  * STATS work bounded per duty cycle.
