@@ -38,7 +38,7 @@ final class BenchArgs
      */
     static OptionalInt parse(final Object options, final String[] args, final PrintStream out, final PrintStream err)
     {
-        final CommandLine cli = new CommandLine(options);
+        final CommandLine cli = commandLine(options);
         try
         {
             cli.parseArgs(args);
@@ -46,13 +46,6 @@ final class BenchArgs
             {
                 cli.usage(out);
                 return OptionalInt.of(0);
-            }
-            for (final Object mixin : cli.getMixins().values())
-            {
-                if (mixin instanceof ClusterOptions cluster)
-                {
-                    cluster.check(cli);
-                }
             }
             return OptionalInt.empty();
         }
@@ -66,8 +59,22 @@ final class BenchArgs
     /** Says what is wrong with the options already parsed into {@code options}, prints the usage and exits. */
     static void usageError(final Object options, final String message)
     {
-        printUsageError(new CommandLine(options), message, System.err);
+        printUsageError(commandLine(options), message, System.err);
         System.exit(USAGE);
+    }
+
+    /** The command line of {@code options}, with the defaults its {@link ClusterOptions} gives. */
+    private static CommandLine commandLine(final Object options)
+    {
+        final CommandLine cli = new CommandLine(options);
+        for (final Object mixin : cli.getMixins().values())
+        {
+            if (mixin instanceof ClusterOptions cluster)
+            {
+                cli.setDefaultValueProvider(cluster);
+            }
+        }
+        return cli;
     }
 
     private static void printUsageError(final CommandLine cli, final String message, final PrintStream err)

@@ -5,23 +5,24 @@ import picocli.CommandLine.Option;
 
 /**
  * The options of every benchmark that drives a running cluster through {@link io.rdmakv.client.KvClient}:
- * the seed nodes and the transport. Each command mixes it in with its own defaults; a command made with
- * {@link #hostsRequired} has no default for {@code --hosts} and refuses to run without it.
+ * the seed nodes and the transport. Each command mixes it in with its own defaults: {@code --hosts} is required
+ * unless the command gives it a default ({@link #defaults}), which {@link BenchArgs} supplies through Picocli's
+ * default value provider, so that the usage shows the option as optional and with that default.
  */
-final class ClusterOptions
+final class ClusterOptions implements CommandLine.IDefaultValueProvider
 {
-    /** What Picocli says when a required option is missing, for {@code --hosts}. */
-    static final String MISSING_HOSTS = "Missing required option: '--hosts=H:P[,...]'";
-
-    @Option(names = "--hosts", paramLabel = "H:P[,...]", description = "Seed nodes (required where no default is shown).")
+    @Option(names = "--hosts", required = true, paramLabel = "H:P[,...]", description = "Seed nodes.")
     String hosts;
 
     @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs.")
     String transport;
 
-    private ClusterOptions(final String hosts, final String transport)
+    /** {@code --hosts}'s default, or null when it is required. */
+    private final String defaultHosts;
+
+    private ClusterOptions(final String defaultHosts, final String transport)
     {
-        this.hosts = hosts;
+        this.defaultHosts = defaultHosts;
         this.transport = transport;
     }
 
@@ -37,12 +38,11 @@ final class ClusterOptions
         return new ClusterOptions(null, transport);
     }
 
-    /** Throws Picocli's usage error when {@code --hosts} was needed and not given. */
-    void check(final CommandLine cli)
+    /** The default of {@code --hosts}; null (none) for every other option. */
+    @Override
+    public String defaultValue(final CommandLine.Model.ArgSpec argument)
     {
-        if (hosts == null)
-        {
-            throw new CommandLine.ParameterException(cli, MISSING_HOSTS);
-        }
+        return argument instanceof CommandLine.Model.OptionSpec option && "--hosts".equals(option.longestName()) ?
+            defaultHosts : null;
     }
 }

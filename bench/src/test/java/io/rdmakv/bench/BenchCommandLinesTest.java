@@ -22,6 +22,9 @@ class BenchCommandLinesTest
     void storeBenchmark()
     {
         assertHelpAndRefusals("StoreBenchmark", StoreBenchmark.Options::new, "--records", null);
+        final String help = run(new StoreBenchmark.Options(), "--help").out;
+        assertTrue(help.contains("[--hosts=H:P[,...]]") && help.contains("Default: 127.0.0.1:7400"),
+            "--hosts is optional, with its default: " + help);
         final StoreBenchmark.Options options = parsed(new StoreBenchmark.Options());
         assertEquals("127.0.0.1:7400", options.cluster.hosts);
         assertEquals("auto", options.cluster.transport);
@@ -96,6 +99,11 @@ class BenchCommandLinesTest
         assertTrue(help.out.startsWith("Usage: " + name), help.out);
         assertTrue(help.out.contains(numeric), help.out);
         assertEquals("", help.err);
+        if (required != null)
+        {
+            assertTrue(help.out.contains(" " + required + "=") && !help.out.contains("[" + required + "="),
+                "the synopsis shows " + required + " as required: " + help.out);
+        }
 
         final String[] base = required == null ? new String[0] : new String[] {required, "h:1"};
         final Run unknown = run(options.get(), with(base, "--no-such-flag"));
