@@ -8,21 +8,22 @@ import java.util.OptionalInt;
 
 /**
  * The benchmarks' command lines, parsed with Picocli: each main declares its options as an annotated
- * object (the cluster's in a {@link ClusterOptions} mixin) and hands it here. {@code --help} prints the usage
+ * object (the cluster's in a {@link ClusterOptions} mixin, a tool's file arguments as positional parameters)
+ * and hands it here. {@code --help} prints the usage
  * and exits 0; an unknown option, a missing value or one that does not convert prints why and the usage on
  * stderr and exits {@value #USAGE}. The usage shows each option's default where it has one.
  */
-final class BenchArgs
+public final class BenchArgs
 {
     /** The exit code of bad usage, as for kvserver and kvctl. */
-    static final int USAGE = 2;
+    public static final int USAGE = 2;
 
     private BenchArgs()
     {
     }
 
     /** Fills {@code options} from {@code args}, or exits as the class comment says. */
-    static <T> T parse(final T options, final String[] args)
+    public static <T> T parse(final T options, final String[] args)
     {
         final OptionalInt exit = parse(options, args, System.out, System.err);
         if (exit.isPresent())
@@ -36,7 +37,7 @@ final class BenchArgs
      * Fills {@code options} from {@code args}; returns empty when the benchmark is to run, else the exit status
      * after printing the usage to {@code out} ({@code --help}) or what is wrong and the usage to {@code err}.
      */
-    static OptionalInt parse(final Object options, final String[] args, final PrintStream out, final PrintStream err)
+    public static OptionalInt parse(final Object options, final String[] args, final PrintStream out, final PrintStream err)
     {
         final CommandLine cli = commandLine(options);
         try
