@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The nemesis long run (issue 20, item 4): three ZooKeeper servers, three nodes (groups of two) and client
+# The nemesis long run: three ZooKeeper servers, three nodes (groups of two) and client
 # processes, each in its own network namespace; faults by nftables cuts, signals and kills; every key's history
 # checked. Needs root, ip netns and nft (scripts/setup.sh installs nftables and iproute2).
 #   scripts/nemesis.sh [--minutes N] [--faults all|LIST] [--rounds K] [--clients C] [--threads T] [--keys K] [--out DIR]

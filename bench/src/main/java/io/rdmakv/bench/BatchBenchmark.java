@@ -4,6 +4,7 @@ import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.charset.StandardCharsets;
@@ -32,40 +33,38 @@ public final class BatchBenchmark
     {
     }
 
-    @Command(name = "BatchBenchmark", sortOptions = false,
+    @Command(name = "BatchBenchmark", sortOptions = false, showDefaultValues = true,
         description = "One thread's GETs or PUTs synchronous, batched and async, side by side; prints key=value lines.")
     static final class Options
     {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
         boolean help;
 
-        @Option(names = "--hosts", paramLabel = "H:P[,...]", description = "Seed nodes (default: ${DEFAULT-VALUE}).")
-        String hosts = "127.0.0.1:7400";
 
-        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
-        String transport = "auto";
+        @Mixin
+        final ClusterOptions cluster = ClusterOptions.defaults("127.0.0.1:7400", "auto");
 
-        @Option(names = "--mode", paramLabel = "get|put", description = "Time GETs or PUTs (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--mode", paramLabel = "get|put", description = "Time GETs or PUTs.")
         String mode = "get";
 
-        @Option(names = "--records", paramLabel = "N", description = "Records loaded first (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--records", paramLabel = "N", description = "Records loaded first.")
         int records = 10_000;
 
-        @Option(names = "--ops", paramLabel = "N", description = "Operations timed per way (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--ops", paramLabel = "N", description = "Operations timed per way.")
         int ops = 200_000;
 
-        @Option(names = "--batch", paramLabel = "N", description = "Keys per batch and async operations outstanding (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--batch", paramLabel = "N", description = "Keys per batch and async operations outstanding.")
         int batch = 16;
 
-        @Option(names = "--value-size", paramLabel = "B", description = "Value length in bytes (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--value-size", paramLabel = "B", description = "Value length in bytes.")
         int valueSize = 1024;
     }
 
     public static void main(final String[] args)
     {
         final Options options = BenchArgs.parse(new Options(), args);
-        final String hosts = options.hosts;
-        final String transport = options.transport;
+        final String hosts = options.cluster.hosts;
+        final String transport = options.cluster.transport;
         final int records = options.records;
         final int ops = options.ops;
         final int batch = options.batch;

@@ -4,7 +4,9 @@ import io.rdmakv.client.ClientTls;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -23,26 +25,25 @@ public final class ConnectBenchmark
     {
     }
 
-    @Command(name = "ConnectBenchmark", sortOptions = false,
+    @Command(name = "ConnectBenchmark", sortOptions = false, showDefaultValues = true,
         description = "Times KvClient.connect + close against a running node; prints key=value lines.")
     static final class Options
     {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
         boolean help;
 
-        @Option(names = "--hosts", required = true, paramLabel = "H:P[,...]", description = "Seed nodes.")
-        String hosts;
 
-        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
-        String transport = "tcp";
+        @Mixin
+        final ClusterOptions cluster = ClusterOptions.hostsRequired("tcp");
 
-        @Option(names = "--token", paramLabel = "T", description = "Auth token (default: none).")
+        @Option(names = "--token", paramLabel = "T", description = "Auth token (default: none).",
+            showDefaultValue = CommandLine.Help.Visibility.NEVER)
         String token = "";
 
-        @Option(names = "--connects", paramLabel = "N", description = "Connects timed (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--connects", paramLabel = "N", description = "Connects timed.")
         int connects = 200;
 
-        @Option(names = "--warmup", paramLabel = "N", description = "Connects before the timed ones (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--warmup", paramLabel = "N", description = "Connects before the timed ones.")
         int warmup = 20;
 
         @Option(names = "--tls-ca", paramLabel = "FILE", description = "CA certificates (PEM): connect with TLS.")
@@ -58,8 +59,8 @@ public final class ConnectBenchmark
     public static void main(final String[] args)
     {
         final Options options = BenchArgs.parse(new Options(), args);
-        final String hosts = options.hosts;
-        final String transport = options.transport;
+        final String hosts = options.cluster.hosts;
+        final String transport = options.cluster.transport;
         final String token = options.token;
         final int connects = options.connects;
         final int warmup = options.warmup;

@@ -3,6 +3,7 @@ package io.rdmakv.bench;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.lang.management.ManagementFactory;
@@ -30,28 +31,26 @@ public final class FirstOperation
     {
     }
 
-    @Command(name = "FirstOperation", sortOptions = false,
+    @Command(name = "FirstOperation", sortOptions = false, showDefaultValues = true,
         description = "A client's connect to its first GET's answer, cold and warm; prints key=value lines.")
     static final class Options
     {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
         boolean help;
 
-        @Option(names = "--hosts", required = true, paramLabel = "H:P[,...]", description = "Seed nodes.")
-        String hosts;
 
-        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
-        String transport = "auto";
+        @Mixin
+        final ClusterOptions cluster = ClusterOptions.hostsRequired("auto");
 
-        @Option(names = "--rounds", paramLabel = "N", description = "Warm connects timed, at least 1 (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--rounds", paramLabel = "N", description = "Warm connects timed, at least 1.")
         int rounds = 11;
     }
 
     public static void main(final String[] args)
     {
         final Options options = BenchArgs.parse(new Options(), args);
-        final String hosts = options.hosts;
-        final String transport = options.transport;
+        final String hosts = options.cluster.hosts;
+        final String transport = options.cluster.transport;
         final int rounds = options.rounds;
         if (rounds < 1)
         {

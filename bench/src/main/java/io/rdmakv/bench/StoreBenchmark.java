@@ -6,6 +6,7 @@ import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.peer.WaitStrategy;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.lang.foreign.Arena;
@@ -30,44 +31,42 @@ public final class StoreBenchmark
     {
     }
 
-    @Command(name = "StoreBenchmark", sortOptions = false,
+    @Command(name = "StoreBenchmark", sortOptions = false, showDefaultValues = true,
         description = "Closed-loop GET/PUT mix against a running cluster; prints key=value lines.")
     static final class Options
     {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
         boolean help;
 
-        @Option(names = "--hosts", paramLabel = "H:P[,...]", description = "Seed nodes (default: ${DEFAULT-VALUE}).")
-        String hosts = "127.0.0.1:7400";
 
-        @Option(names = "--transport", paramLabel = "T", description = "auto, tcp or ibverbs (default: ${DEFAULT-VALUE}).")
-        String transport = "auto";
+        @Mixin
+        final ClusterOptions cluster = ClusterOptions.defaults("127.0.0.1:7400", "auto");
 
-        @Option(names = "--records", paramLabel = "N", description = "Records loaded first (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--records", paramLabel = "N", description = "Records loaded first.")
         int records = 10_000;
 
-        @Option(names = "--ops", paramLabel = "N", description = "Operations timed, over all threads (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--ops", paramLabel = "N", description = "Operations timed, over all threads.")
         int ops = 100_000;
 
-        @Option(names = "--threads", paramLabel = "N", description = "Client threads (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--threads", paramLabel = "N", description = "Client threads.")
         int threads = 1;
 
-        @Option(names = "--value-size", paramLabel = "B", description = "Value length in bytes (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--value-size", paramLabel = "B", description = "Value length in bytes.")
         int valueSize = 1024;
 
-        @Option(names = "--read-percent", paramLabel = "P", description = "Share of GETs in the mix (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--read-percent", paramLabel = "P", description = "Share of GETs in the mix.")
         int readPercent = 50;
 
         @Option(names = "--wait", paramLabel = "busy-spin|adaptive|blocking", converter = BenchArgs.WaitConverter.class,
-            description = "How a lane waits for its round trip (default: adaptive).")
+            description = "How a lane waits for its round trip.")
         WaitStrategy wait = WaitStrategy.ADAPTIVE;
     }
 
     public static void main(final String[] args) throws Exception
     {
         final Options options = BenchArgs.parse(new Options(), args);
-        final String hosts = options.hosts;
-        final String transport = options.transport;
+        final String hosts = options.cluster.hosts;
+        final String transport = options.cluster.transport;
         final int records = options.records;
         final int ops = options.ops;
         final int threads = options.threads;

@@ -176,23 +176,23 @@ public final class VerbsBenchmark implements AutoCloseable
         print(name + "_p99_us", h.getValueAtPercentile(99) / 1000.0);
     }
 
-    @Command(name = "VerbsBenchmark", sortOptions = false,
+    @Command(name = "VerbsBenchmark", sortOptions = false, showDefaultValues = true,
         description = "Verbs latency and throughput over one provider, next to a raw TCP ping-pong; prints key=value lines.")
     static final class Options
     {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
         boolean help;
 
-        @Option(names = "--provider", paramLabel = "tcp|ibverbs|auto", description = "The provider (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--provider", paramLabel = "tcp|ibverbs|auto", description = "The provider.")
         String provider = "tcp";
 
-        @Option(names = "--iterations", paramLabel = "N", description = "Timed operations per measurement (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--iterations", paramLabel = "N", description = "Timed operations per measurement.")
         int iterations = 50_000;
 
-        @Option(names = "--warmup", paramLabel = "N", description = "Operations before each measurement (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--warmup", paramLabel = "N", description = "Operations before each measurement.")
         int warmup = 20_000;
 
-        @Option(names = "--seconds", paramLabel = "S", description = "Length of each throughput window (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--seconds", paramLabel = "S", description = "Length of each throughput window.")
         double seconds = 2.0;
     }
 

@@ -1,9 +1,9 @@
 package io.rdmakv.client;
 
 import io.rdmakv.client.internal.Session;
-import io.rdmakv.peer.Status;
-import io.rdmakv.common.protocol.AllocFailedMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.peer.Status;
 
 import java.time.Duration;
 
@@ -47,7 +47,7 @@ final class Failures
     /** A full node, or this session's quota used up on a node that may well have space (its text says how much). */
     private static OutOfSpaceException outOfSpace(final Session session, final String operation, final String node)
     {
-        final AllocFailedMessage refusal = session.spaceRefusal();
+        final CodedRefusalMessage refusal = session.spaceRefusal();
         if (refusal != null && refusal.reason() == ReasonCode.QUOTA_EXCEEDED)
         {
             return new OutOfSpaceException(operation + ": this session's quota at node " + node +

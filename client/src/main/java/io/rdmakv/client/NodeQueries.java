@@ -2,12 +2,13 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
-import io.rdmakv.peer.Status;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.ErrorMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.peer.Status;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,7 +86,7 @@ final class NodeQueries
                     return ok;
                 }
                 throw new KvException("node " + nodeId + " did not scrub: " +
-                    (reply[0] instanceof ErrorMessage error ? error.text() : "it answered " + reply[0].type()));
+                    (CodedRefusalMessage.as(MessageType.ERROR, reply[0]) instanceof CodedRefusalMessage error ? error.text() : "it answered " + reply[0].type()));
             }
         }
         throw new IllegalArgumentException("the cluster map has no node " + nodeId);

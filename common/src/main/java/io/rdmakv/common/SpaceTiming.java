@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  *     {@link #reclaimQuarantineNanos} before it is granted again: the grace period (a reader may still be
  *     on a block that was superseded just before the departure) plus {@link #RECLAIM_MARGIN_NANOS} for
  *     data-path requests the transport may still have been executing when the queue pair entered ERR.
- *     It no longer has to outwait FREEs in flight.</li>
+ *     It need not outwait FREEs in flight: a late FREE is safe (above).</li>
  * </ul>
  */
 public final class SpaceTiming

@@ -1,6 +1,7 @@
 package io.rdmakv.peer;
 
 import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
@@ -9,8 +10,8 @@ import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ScrubMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
@@ -129,7 +130,7 @@ public final class NodeSession implements AutoCloseable
             helloSentAt = System.nanoTime();
             final ControlMessage reply = hello(connection, new HelloMessage(1, writerId, authToken,
                 createdQp.localEndpoint()), tls != null);
-            if (reply instanceof HelloRefusedMessage refused)
+            if (CodedRefusalMessage.as(MessageType.HELLO_REFUSED, reply) instanceof CodedRefusalMessage refused)
             {
                 throw new SessionRefusedException(address, refused.code(), refused.text());
             }

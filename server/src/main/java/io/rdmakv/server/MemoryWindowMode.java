@@ -6,7 +6,7 @@ import java.util.Locale;
  * Whether a node scopes remote write access per session with type-2 memory windows ({@code
  * --memory-windows}). With windows the data area is remotely writable by nobody and each grant is writable
  * only through a window bound on its session's queue pair; without, every session writes the whole data
- * area with one rkey (as before windows existed).
+ * area with one rkey.
  */
 public enum MemoryWindowMode
 {

@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * @param insecure      whether to listen on a non-loopback address with authentication off (protected mode
  *                      refuses that otherwise, see {@link ProtectedMode})
  * @param zookeeper     the ZooKeeper ensemble whose cluster this node joins ({@code --zookeeper}), or null: a
- *                      single node or a static map ({@code clusterFile}), as before
+ *                      single node or a static map ({@code clusterFile})
  * @param maxConnections the most bootstrap connections (handshakes and sessions) held at once; 0: derived
  *                      from the process's descriptor limit ({@link #effectiveMaxConnections})
  * @param scrubIntervalNanos how often a primary scrubs its backups (compares and mends their index words and
@@ -101,7 +101,7 @@ public record ServerConfig(
         }
     }
 
-    /** The configuration as it was before the connection limit existed (derived from the descriptor limit). */
+    /** A configuration with the connection limit derived from the descriptor limit and the default scrub interval. */
     public ServerConfig(final String listenHost, final int listenPort, final long memoryBytes, final String transport,
         final int nodeId, final Path clusterFile, final String authToken, final long graceNanos, final int chunkSize,
         final String device, final int devicePort, final boolean hugePages, final String metricsHost,
@@ -122,7 +122,7 @@ public record ServerConfig(
             ConnectionLimit.defaultFor(ConnectionLimit.processDescriptorLimit());
     }
 
-    /** The configuration as it was before device, huge pages and metrics existed (metrics off). */
+    /** A configuration with the default device, no huge pages, metrics off and every other setting at its default. */
     public ServerConfig(final String listenHost, final int listenPort, final long memoryBytes, final String transport,
         final int nodeId, final Path clusterFile, final String authToken, final long graceNanos, final int chunkSize)
     {

@@ -129,7 +129,7 @@ class KvServerCommandTest
         assertEquals(0, fromFile.code(), fromFile.err());
         assertEquals(new ServerConfig.ZooKeeper("127.0.0.1:2181", "c_2", 2, 6000), fromFile.config().zookeeper(),
             "the environment beats the file");
-        assertNull(CommandRun.of().config().zookeeper(), "without --zookeeper the node runs as before");
+        assertNull(CommandRun.of().config().zookeeper(), "without --zookeeper the node runs without ZooKeeper");
     }
 
     @Test

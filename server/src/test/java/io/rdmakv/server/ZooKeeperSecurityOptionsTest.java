@@ -69,7 +69,7 @@ class ZooKeeperSecurityOptionsTest
             "rw-r--r--");
         assertEquals(c, CommandRun.of("--config", config.toString()).config().zookeeper().credentials(),
             "a config file key, like every option");
-        assertNull(CommandRun.of(zk()).config().zookeeper().credentials(), "none: unauthenticated, as before");
+        assertNull(CommandRun.of(zk()).config().zookeeper().credentials(), "none: unauthenticated");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.rdmakv.bench.chart;
 
+import io.rdmakv.bench.BenchArgs;
 import org.jfree.chart.ChartColor;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -21,6 +22,10 @@ import org.jfree.chart.title.TextTitle;
 import org.jfree.data.Range;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.general.DatasetUtils;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.awt.Color;
 import java.awt.Paint;
@@ -60,16 +65,29 @@ public final class ResultsChart
     {
     }
 
+    @Command(name = "ResultsChart", sortOptions = false,
+        description = "The chart of bench/ycsb.sh's results.csv, as a PNG.")
+    static final class Options
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+
+        @Parameters(index = "0", paramLabel = "CSV", description = "The results (bench/ycsb.sh's results.csv).")
+        Path csv;
+
+        @Parameters(index = "1", paramLabel = "PNG", description = "The chart to write.")
+        Path png;
+
+        @Parameters(index = "2", arity = "0..1", paramLabel = "SUBTITLE", description = "A line under the title.")
+        String subtitle = "";
+    }
+
     public static void main(final String[] args) throws IOException
     {
-        if (args.length < 2 || args.length > 3)
-        {
-            System.err.println("usage: ResultsChart CSV PNG [SUBTITLE]");
-            System.exit(2);
-        }
-        final List<ResultsCsv.Row> rows = ResultsCsv.read(Path.of(args[0]));
-        final JFreeChart chart = chart(rows, args.length == 3 ? args[2] : "");
-        ChartUtils.saveChartAsPNG(Path.of(args[1]).toFile(), chart, WIDTH, HEIGHT);
+        final Options options = BenchArgs.parse(new Options(), args);
+        final List<ResultsCsv.Row> rows = ResultsCsv.read(options.csv);
+        final JFreeChart chart = chart(rows, options.subtitle);
+        ChartUtils.saveChartAsPNG(options.png.toFile(), chart, WIDTH, HEIGHT);
     }
 
     /** The chart of {@code rows}; throws IllegalArgumentException when they hold no run to draw. */

@@ -3,6 +3,10 @@ package io.rdmakv.bench.ycsb;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
+import io.rdmakv.bench.BenchArgs;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -42,33 +46,35 @@ public final class SteadyState
     {
     }
 
+    @Command(name = "SteadyState", sortOptions = false,
+        description = "A YCSB run's interval histogram logs without the warm-up, in YCSB's format.")
+    static final class Options
+    {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+        boolean help;
+
+        @Parameters(index = "0", paramLabel = "WARMUP_SECONDS",
+            description = "Seconds from the run's first operation to leave out.")
+        double warmup;
+
+        @Parameters(index = "1..*", arity = "0..*", paramLabel = "LOG.hdr",
+            description = "One interval log per operation type (the type: the file name's last part before .hdr).")
+        List<Path> logs = new ArrayList<>();
+    }
+
     public static void main(final String[] args) throws IOException
     {
-        if (args.length < 1)
-        {
-            System.err.println("usage: SteadyState WARMUP_SECONDS LOG.hdr...");
-            System.exit(2);
-        }
-        final double warmup;
-        try
-        {
-            warmup = Double.parseDouble(args[0]);
-        }
-        catch (final NumberFormatException e)
-        {
-            throw new IllegalArgumentException("WARMUP_SECONDS must be a number, not '" + args[0] + "'", e);
-        }
+        final Options options = BenchArgs.parse(new Options(), args);
         final Map<String, List<Interval>> logs = new TreeMap<>();
-        for (int i = 1; i < args.length; i++)
+        for (final Path file : options.logs)
         {
-            final Path file = Path.of(args[i]);
             final String type = typeOf(file);
             if (!NOT_OPERATIONS.contains(type))
             {
                 logs.put(type, read(file));
             }
         }
-        report(logs, warmup, System.out);
+        report(logs, options.warmup, System.out);
     }
 
     static String typeOf(final Path log)

@@ -1,5 +1,6 @@
 package io.rdmakv.bench.chart;
 
+import io.rdmakv.bench.BenchArgs;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.CombinedDomainCategoryPlot;
 import org.jfree.data.category.DefaultCategoryDataset;
@@ -8,10 +9,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -131,5 +136,36 @@ class ResultsChartTest
             }
         }
         return n;
+    }
+
+    @Test
+    void commandLineTakesCsvPngAndAnOptionalSubtitleAndRefusesAnythingElseWithItsUsage()
+    {
+        final String[] help = commandLine(new ResultsChart.Options(), "--help");
+        assertEquals("0", help[0]);
+        assertTrue(help[1].startsWith("Usage: ResultsChart [-h] CSV PNG [SUBTITLE]"), help[1]);
+        final ResultsChart.Options options = new ResultsChart.Options();
+        assertEquals("-1", commandLine(options, "r.csv", "r.png")[0]);
+        assertEquals(Path.of("r.csv"), options.csv);
+        assertEquals(Path.of("r.png"), options.png);
+        assertEquals("", options.subtitle);
+        for (final String[] bad : new String[][] {{}, {"r.csv"}, {"r.csv", "r.png", "a", "b"}, {"--width", "9"}})
+        {
+            final String[] refused = commandLine(new ResultsChart.Options(), bad);
+            assertEquals(Integer.toString(BenchArgs.USAGE), refused[0], List.of(bad).toString());
+            assertTrue(refused[2].startsWith("ResultsChart: ") && refused[2].contains("Usage: ResultsChart"),
+                refused[2]);
+        }
+    }
+
+    /** Parses {@code args} as main does; returns the exit status (-1: it would run), stdout and stderr. */
+    private static String[] commandLine(final Object options, final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final OptionalInt exit = BenchArgs.parse(options, args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new String[] {Integer.toString(exit.orElse(-1)), out.toString(StandardCharsets.UTF_8),
+            err.toString(StandardCharsets.UTF_8)};
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmakv.bench.ycsb;
 
+import io.rdmakv.bench.BenchArgs;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -106,5 +108,36 @@ class SteadyStateTest
             out.put(cells[0].substring(1, cells[0].length() - 1) + "/" + cells[1], cells[2]);
         }
         return out;
+    }
+
+    @Test
+    void commandLineTakesTheWarmUpAndTheLogsAndRefusesAnythingElseWithItsUsage()
+    {
+        final String[] help = commandLine(new SteadyState.Options(), "--help");
+        assertEquals("0", help[0]);
+        assertTrue(help[1].startsWith("Usage: SteadyState [-h] WARMUP_SECONDS [LOG.hdr...]"), help[1]);
+        final SteadyState.Options options = new SteadyState.Options();
+        assertEquals("-1", commandLine(options, "2.5", "a.READ.hdr", "a.UPDATE.hdr")[0]);
+        assertEquals(2.5, options.warmup);
+        assertEquals(List.of(Path.of("a.READ.hdr"), Path.of("a.UPDATE.hdr")), options.logs);
+        assertEquals("-1", commandLine(new SteadyState.Options(), "0")[0], "no logs: an empty report");
+        for (final String[] bad : new String[][] {{}, {"soon"}, {"--warm", "5"}})
+        {
+            final String[] refused = commandLine(new SteadyState.Options(), bad);
+            assertEquals(Integer.toString(BenchArgs.USAGE), refused[0], List.of(bad).toString());
+            assertTrue(refused[2].startsWith("SteadyState: ") && refused[2].contains("Usage: SteadyState"), refused[2]);
+        }
+        assertTrue(commandLine(new SteadyState.Options(), "soon")[2].contains("'soon' is not a double"));
+    }
+
+    /** Parses {@code args} as main does; returns the exit status (-1: it would run), stdout and stderr. */
+    private static String[] commandLine(final Object options, final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final OptionalInt exit = BenchArgs.parse(options, args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new String[] {Integer.toString(exit.orElse(-1)), out.toString(StandardCharsets.UTF_8),
+            err.toString(StandardCharsets.UTF_8)};
     }
 }

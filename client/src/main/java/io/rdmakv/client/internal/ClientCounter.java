@@ -23,7 +23,7 @@ public enum ClientCounter
     CACHE_HITS("rdmakv_client_cache_hits_total", "Operations served through a cached slot address"),
     CACHE_MISSES("rdmakv_client_cache_misses_total", "Operations that found no cached slot address, or a wrong " +
         "one, and searched the key's bucket groups"),
-    /** Always 0 since FREEs are never dropped (issue 10); kept because the YCSB binding and dashboards read it. */
+    /** Always 0: FREEs are never dropped; kept because the YCSB binding and dashboards read it. */
     DROPPED_FREES("rdmakv_client_dropped_frees_total", "Superseded blocks not returned to a node because their " +
         "FREE would have come too late"),
     /** Round trips of GETs (ROUND_TRIPS split by operation; the metrics have them as a histogram by op). */

@@ -1,6 +1,6 @@
 package io.rdmakv.client.internal;
 
-import io.rdmakv.common.protocol.AllocFailedMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
@@ -136,7 +136,7 @@ public final class Session implements AutoCloseable
     }
 
     /** Why the node last refused this session space (quota or a full node), or null. */
-    public AllocFailedMessage spaceRefusal()
+    public CodedRefusalMessage spaceRefusal()
     {
         return space.refusal();
     }

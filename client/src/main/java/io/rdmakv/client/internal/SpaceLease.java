@@ -1,15 +1,16 @@
 package io.rdmakv.client.internal;
 
-import io.rdmakv.peer.Status;
-import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeBatch;
 import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.MessageType;
+import io.rdmakv.peer.ControlChannel;
+import io.rdmakv.peer.Status;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.locks.Lock;
@@ -40,7 +41,7 @@ final class SpaceLease
     private int writeRkey;
     private long reserved;
     private long batchOffset;
-    private AllocFailedMessage refusal;
+    private CodedRefusalMessage refusal;
 
     SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
     {
@@ -61,7 +62,7 @@ final class SpaceLease
             return Status.OK;
         }
         final ControlMessage reply = control.call(new AllocMessage(control.nextRequestId(), length));
-        refusal = reply instanceof AllocFailedMessage failed ? failed : null;
+        refusal = CodedRefusalMessage.as(MessageType.ALLOC_FAILED, reply);
         if (reply instanceof AllocOkMessage ok && usable(ok, length))
         {
             if (extentEnd > cursor)
@@ -74,7 +75,7 @@ final class SpaceLease
             writeRkey = ok.writeRkey();
             return Status.OK;
         }
-        return reply == null ? control.failure() : reply instanceof AllocFailedMessage ?
+        return reply == null ? control.failure() : refusal != null ?
             Status.OUT_OF_SPACE : Status.REMOTE_ERROR;
     }
 
@@ -93,7 +94,7 @@ final class SpaceLease
     }
 
     /** Why the node refused the last ALLOC (quota or a full node), or null when it did not. */
-    AllocFailedMessage refusal()
+    CodedRefusalMessage refusal()
     {
         return refusal;
     }

@@ -7,17 +7,17 @@ import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeader;
+import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.RepairRefusal;
 import io.rdmakv.common.protocol.RepairReplyMessage;
-import io.rdmakv.common.layout.SlotDamage;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -149,7 +149,7 @@ final class NodeRegion implements AutoCloseable
             final long length = KvBlockDescriptor.align((int)Math.max(GRANT, alloc.requestedBytes()));
             if (allocCursor + length > allocLimit)
             {
-                return new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY, "no space left");
+                return CodedRefusalMessage.allocFailed(alloc.requestId(), ReasonCode.OUT_OF_MEMORY, "no space left");
             }
             final long offset = allocCursor;
             allocCursor += length;

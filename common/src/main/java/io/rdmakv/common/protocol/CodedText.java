@@ -3,7 +3,8 @@ package io.rdmakv.common.protocol;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The body that HELLO_REFUSED, ALLOC_FAILED and ERROR share: a reason code and a line of UTF-8 text.
+ * The body of a {@link CodedRefusalMessage} (HELLO_REFUSED, ALLOC_FAILED and ERROR): a reason code and a line
+ * of UTF-8 text. REPAIR_REPLY's text is cut and read the same way.
  *
  * <pre>
  *  16 code          u32   a {@link ReasonCode} code

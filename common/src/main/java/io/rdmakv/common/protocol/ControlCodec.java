@@ -54,13 +54,11 @@ public final class ControlCodec
         {
             case HelloMessage m -> m.encodeBody(writer);
             case HelloOkMessage m -> m.encodeBody(writer);
-            case HelloRefusedMessage m -> m.encodeBody(writer);
+            case CodedRefusalMessage m -> m.encodeBody(writer);
             case AllocMessage m -> m.encodeBody(writer);
             case AllocOkMessage m -> m.encodeBody(writer);
-            case AllocFailedMessage m -> m.encodeBody(writer);
             case FreeMessage m -> m.encodeBody(writer);
             case StatsOkMessage m -> m.encodeBody(writer);
-            case ErrorMessage m -> m.encodeBody(writer);
             case RepairMessage m -> m.encodeBody(writer);
             case RepairReplyMessage m -> m.encodeBody(writer);
             case DamageScanMessage m -> m.encodeBody(writer);
@@ -155,16 +153,14 @@ public final class ControlCodec
             {
                 case HELLO -> HelloMessage.decode(reader, requestId);
                 case HELLO_OK -> HelloOkMessage.decode(reader, requestId);
-                case HELLO_REFUSED -> HelloRefusedMessage.decode(reader, requestId);
+                case HELLO_REFUSED, ALLOC_FAILED, ERROR -> CodedRefusalMessage.decode(type, reader, requestId);
                 case ALLOC -> AllocMessage.decode(reader, requestId);
                 case ALLOC_OK -> AllocOkMessage.decode(reader, requestId);
-                case ALLOC_FAILED -> AllocFailedMessage.decode(reader, requestId);
                 case FREE -> FreeMessage.decode(reader, requestId);
                 case STATS -> new StatsMessage(requestId);
                 case STATS_OK -> StatsOkMessage.decode(reader, requestId);
                 case BYE -> new ByeMessage(requestId);
                 case SHUTDOWN -> new ShutdownMessage(requestId);
-                case ERROR -> ErrorMessage.decode(reader, requestId);
                 case HEARTBEAT -> new HeartbeatMessage(requestId);
                 case REPAIR -> RepairMessage.decode(reader, requestId);
                 case REPAIR_REPLY -> RepairReplyMessage.decode(reader, requestId);

@@ -1,13 +1,14 @@
 package io.rdmakv.common.protocol;
 
 /**
- * A decoded control message: one record per {@link MessageType}, each documenting its body layout.
+ * A decoded control message: one record per {@link MessageType} (one, {@link CodedRefusalMessage}, for the
+ * three that carry a reason code and text), each documenting its body layout.
  * Encode and decode with {@link ControlCodec}. Records copy the arrays they are given and return copies,
  * so they are immutable values.
  */
 public sealed interface ControlMessage permits
-    HelloMessage, HelloOkMessage, HelloRefusedMessage, AllocMessage, AllocOkMessage, AllocFailedMessage, FreeMessage,
-    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, ErrorMessage, HeartbeatMessage, RepairMessage,
+    HelloMessage, HelloOkMessage, CodedRefusalMessage, AllocMessage, AllocOkMessage, FreeMessage,
+    StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, HeartbeatMessage, RepairMessage,
     RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage,
     FenceWritersMessage, FenceWritersOkMessage, ScrubMessage, ScrubOkMessage
 {

@@ -21,15 +21,17 @@ import java.util.Arrays;
  *  40 word         u64   the word the first backup holds (not 0: a DELETE's empty word needs no block)
  *  48 key          key_length bytes: the key the client is writing
  * </pre>
+ *
+ * Bytes 16 to 31 are the prefix it shares with REPAIR ({@link SlotKeyPrefix}).
  */
 public record HelpMessage(long requestId, long group, int slot, long expected, long word, byte[] key)
     implements ControlMessage
 {
-    public static final int GROUP_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
-    public static final int SLOT_OFFSET = GROUP_OFFSET + Long.BYTES;
-    public static final int KEY_LENGTH_OFFSET = SLOT_OFFSET + Short.BYTES;
-    public static final int RESERVED_OFFSET = KEY_LENGTH_OFFSET + Short.BYTES;
-    public static final int EXPECTED_OFFSET = RESERVED_OFFSET + Integer.BYTES;
+    public static final int GROUP_OFFSET = SlotKeyPrefix.GROUP_OFFSET;
+    public static final int SLOT_OFFSET = SlotKeyPrefix.SLOT_OFFSET;
+    public static final int KEY_LENGTH_OFFSET = SlotKeyPrefix.KEY_LENGTH_OFFSET;
+    public static final int RESERVED_OFFSET = SlotKeyPrefix.RESERVED_OFFSET;
+    public static final int EXPECTED_OFFSET = SlotKeyPrefix.END;
     public static final int WORD_OFFSET = EXPECTED_OFFSET + Long.BYTES;
     public static final int KEY_OFFSET = WORD_OFFSET + Long.BYTES;
     public static final int MAX_LENGTH = KEY_OFFSET + KvBlockDescriptor.MAX_KEY_LENGTH;
@@ -37,7 +39,7 @@ public record HelpMessage(long requestId, long group, int slot, long expected, l
     public HelpMessage
     {
         key = key.clone();
-        if (group < 0 || slot < 0 || slot >= BucketDescriptor.SLOTS_PER_GROUP || word == 0 || word == expected)
+        if (!SlotKeyPrefix.validSlot(group, slot) || word == 0 || word == expected)
         {
             throw new IllegalArgumentException("HELP of group " + group + " slot " + slot + " word " +
                 Long.toHexString(word) + ": group at least 0, slot 0.." + (BucketDescriptor.SLOTS_PER_GROUP - 1) +
@@ -66,18 +68,17 @@ public record HelpMessage(long requestId, long group, int slot, long expected, l
 
     void encodeBody(final MessageWriter writer)
     {
-        writer.u64(group).u16(slot).u16(key.length).u32(0).u64(expected).u64(word).bytes(key);
+        SlotKeyPrefix.encode(writer, group, slot, key.length);
+        writer.u64(expected).u64(word).bytes(key);
     }
 
     static HelpMessage decode(final MessageReader reader, final long requestId)
     {
-        final long group = reader.u64("group");
-        final int slot = reader.u16("slot");
-        final int keyLength = reader.length(reader.u16("key length"), KvBlockDescriptor.MAX_KEY_LENGTH, "key");
-        reader.u32("reserved");
+        final SlotKeyPrefix.Read prefix = SlotKeyPrefix.decode(reader);
         final long expected = reader.u64("expected");
         final long word = reader.u64("word");
-        return new HelpMessage(requestId, group, slot, expected, word, reader.bytes(keyLength, "key"));
+        return new HelpMessage(requestId, prefix.group(), prefix.slot(), expected, word,
+            reader.bytes(prefix.keyLength(), "key"));
     }
 
     @Override

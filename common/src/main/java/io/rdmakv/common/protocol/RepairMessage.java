@@ -19,22 +19,24 @@ import java.util.Arrays;
  *  40 key          key_length bytes: the key the client is writing
  * </pre>
  *
+ * Bytes 16 to 31 are the prefix it shares with HELP ({@link SlotKeyPrefix}).
+ *
  * Whether the group exists is the node's to check (it answers REFUSED), not the codec's.
  */
 public record RepairMessage(long requestId, long group, int slot, long word, byte[] key) implements ControlMessage
 {
-    public static final int GROUP_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
-    public static final int SLOT_OFFSET = GROUP_OFFSET + Long.BYTES;
-    public static final int KEY_LENGTH_OFFSET = SLOT_OFFSET + Short.BYTES;
-    public static final int RESERVED_OFFSET = KEY_LENGTH_OFFSET + Short.BYTES;
-    public static final int WORD_OFFSET = RESERVED_OFFSET + Integer.BYTES;
+    public static final int GROUP_OFFSET = SlotKeyPrefix.GROUP_OFFSET;
+    public static final int SLOT_OFFSET = SlotKeyPrefix.SLOT_OFFSET;
+    public static final int KEY_LENGTH_OFFSET = SlotKeyPrefix.KEY_LENGTH_OFFSET;
+    public static final int RESERVED_OFFSET = SlotKeyPrefix.RESERVED_OFFSET;
+    public static final int WORD_OFFSET = SlotKeyPrefix.END;
     public static final int KEY_OFFSET = WORD_OFFSET + Long.BYTES;
     public static final int MAX_LENGTH = KEY_OFFSET + KvBlockDescriptor.MAX_KEY_LENGTH;
 
     public RepairMessage
     {
         key = key.clone();
-        if (group < 0 || slot < 0 || slot >= BucketDescriptor.SLOTS_PER_GROUP || word == 0)
+        if (!SlotKeyPrefix.validSlot(group, slot) || word == 0)
         {
             throw new IllegalArgumentException("REPAIR of group " + group + " slot " + slot + " word " +
                 Long.toHexString(word) + ": group at least 0, slot 0.." + (BucketDescriptor.SLOTS_PER_GROUP - 1) +
@@ -63,17 +65,16 @@ public record RepairMessage(long requestId, long group, int slot, long word, byt
 
     void encodeBody(final MessageWriter writer)
     {
-        writer.u64(group).u16(slot).u16(key.length).u32(0).u64(word).bytes(key);
+        SlotKeyPrefix.encode(writer, group, slot, key.length);
+        writer.u64(word).bytes(key);
     }
 
     static RepairMessage decode(final MessageReader reader, final long requestId)
     {
-        final long group = reader.u64("group");
-        final int slot = reader.u16("slot");
-        final int keyLength = reader.length(reader.u16("key length"), KvBlockDescriptor.MAX_KEY_LENGTH, "key");
-        reader.u32("reserved");
+        final SlotKeyPrefix.Read prefix = SlotKeyPrefix.decode(reader);
         final long word = reader.u64("word");
-        return new RepairMessage(requestId, group, slot, word, reader.bytes(keyLength, "key"));
+        return new RepairMessage(requestId, prefix.group(), prefix.slot(), word,
+            reader.bytes(prefix.keyLength(), "key"));
     }
 
     @Override

@@ -127,6 +127,30 @@ class ControlCodecTest
     }
 
     @Test
+    void encodesTheThreeCodedRefusalsByteForByteUnderTheirOwnTypes()
+    {
+        // type, length 28, request id 5; code 10 (BAD_FREE), text length 4, reserved, "oops"
+        final String body = "1c000000" + "0500000000000000" + "0a000000" + "0400" + "0000" + "6f6f7073";
+        final CodedRefusalMessage[] refusals = {CodedRefusalMessage.helloRefused(5, ReasonCode.BAD_FREE, "oops"),
+            CodedRefusalMessage.allocFailed(5, ReasonCode.BAD_FREE, "oops"),
+            CodedRefusalMessage.error(5, ReasonCode.BAD_FREE, "oops")};
+        final String[] types = {"0300", "0600", "0c00"};
+        for (int i = 0; i < refusals.length; i++)
+        {
+            final byte[] bytes = ControlCodec.toBytes(refusals[i]);
+            assertEquals(types[i] + "0000" + body, HexFormat.of().formatHex(bytes), refusals[i].type().name());
+            final ControlMessage decoded = ControlCodec.fromBytes(bytes);
+            assertEquals(refusals[i], decoded);
+            assertSame(decoded, CodedRefusalMessage.as(refusals[i].type(), decoded));
+            assertEquals(null, CodedRefusalMessage.as(refusals[(i + 1) % 3].type(), decoded), "another type's");
+        }
+        assertThrows(IllegalArgumentException.class, () -> new CodedRefusalMessage(MessageType.HELLO_OK, 1, 1, ""),
+            "only the three coded refusals");
+        assertThrows(IllegalArgumentException.class,
+            () -> CodedRefusalMessage.expect(MessageType.ERROR, new HeartbeatMessage(1)));
+    }
+
+    @Test
     void encodesAllocOkWithItsWriteRkeyByteForByte()
     {
         final byte[] bytes = ControlCodec.toBytes(new AllocOkMessage(9, 0x40, 0x1000, 0xA1B2C3D4));
@@ -275,15 +299,15 @@ class ControlCodecTest
     void longTextIsCutAtACharacterBoundary()
     {
         final String text = "é".repeat(1000);
-        final ErrorMessage error = new ErrorMessage(1, ReasonCode.INTERNAL, text);
+        final CodedRefusalMessage error = CodedRefusalMessage.error(1, ReasonCode.INTERNAL, text);
         assertEquals(512, error.text().length());
         assertEquals(CodedText.TEXT_OFFSET + 1024, error.encodedLength());
         final String odd = "x" + "é".repeat(1000);
-        assertEquals(1 + 511, new ErrorMessage(1, 1, odd).text().length());
-        assertEquals("", new ErrorMessage(1, 1, null).text());
+        assertEquals(1 + 511, CodedRefusalMessage.error(1, 1, odd).text().length());
+        assertEquals("", CodedRefusalMessage.error(1, 1, null).text());
         assertEquals(error, ControlCodec.fromBytes(ControlCodec.toBytes(error)));
         assertEquals(ReasonCode.INTERNAL, error.reason());
-        assertEquals(null, new ErrorMessage(1, 999, "").reason());
+        assertEquals(null, CodedRefusalMessage.error(1, 999, "").reason());
         assertEquals("code 999", ReasonCode.describe(999));
         assertEquals("BAD_FREE", ReasonCode.describe(10));
     }

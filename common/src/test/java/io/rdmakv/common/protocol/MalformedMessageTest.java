@@ -71,7 +71,7 @@ class MalformedMessageTest
     @Test
     void lengthOutsideAVariableTypesBounds()
     {
-        final byte[] error = bytes(new ErrorMessage(1, 1, "x"));
+        final byte[] error = bytes(CodedRefusalMessage.error(1, 1, "x"));
         malformed(resized(error, 20), Kind.BAD_LENGTH);
         final MalformedMessageException ex = malformed(
             withU32(error, MessageHeaderDescriptor.LENGTH_OFFSET, 5000), Kind.BAD_LENGTH);
@@ -85,7 +85,7 @@ class MalformedMessageTest
     @Test
     void variableFieldsThatDisagreeWithTheLength()
     {
-        final byte[] error = bytes(new ErrorMessage(1, 1, "hello"));
+        final byte[] error = bytes(CodedRefusalMessage.error(1, 1, "hello"));
         final MalformedMessageException longer = malformed(
             withU16(error, CodedText.TEXT_LENGTH_OFFSET, 6), Kind.BAD_LENGTH);
         assertEquals("ERROR message too short for its text: needs 6 more bytes, has 5", longer.getMessage());
@@ -120,7 +120,7 @@ class MalformedMessageTest
         malformed(withU16(hello, HelloMessage.ENDPOINT_LENGTH_OFFSET, HelloMessage.MAX_ENDPOINT_LENGTH + 1),
             Kind.OVERSIZED);
 
-        malformed(withU16(bytes(new ErrorMessage(1, 1, "x")), CodedText.TEXT_LENGTH_OFFSET, 2000), Kind.OVERSIZED);
+        malformed(withU16(bytes(CodedRefusalMessage.error(1, 1, "x")), CodedText.TEXT_LENGTH_OFFSET, 2000), Kind.OVERSIZED);
 
         final byte[] helloOk = bytes(Samples.helloOk());
         malformed(withU32(helloOk, 80, 1 << 20), Kind.OVERSIZED);

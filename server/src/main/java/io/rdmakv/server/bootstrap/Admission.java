@@ -1,7 +1,7 @@
 package io.rdmakv.server.bootstrap;
 
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.health.RateLimitedLog;
 
@@ -84,6 +84,6 @@ public final class Admission
     /** A HELLO_REFUSED with no session to end. */
     public static BootstrapListener.Outcome refused(final ReasonCode code, final String text)
     {
-        return new BootstrapListener.Outcome(new HelloRefusedMessage(0, code.code(), text), null);
+        return new BootstrapListener.Outcome(CodedRefusalMessage.helloRefused(0, code.code(), text), null);
     }
 }

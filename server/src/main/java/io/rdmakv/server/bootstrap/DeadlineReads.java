@@ -1,8 +1,8 @@
 package io.rdmakv.server.bootstrap;
 
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MalformedMessageException;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.ReasonCode;
@@ -113,7 +113,7 @@ final class DeadlineReads
 
     static void refuse(final Socket socket, final ReasonCode code, final String text) throws IOException
     {
-        socket.getOutputStream().write(ControlCodec.toBytes(new HelloRefusedMessage(0, code.code(), text)));
+        socket.getOutputStream().write(ControlCodec.toBytes(CodedRefusalMessage.helloRefused(0, code.code(), text)));
         socket.getOutputStream().flush();
     }
 }

@@ -40,7 +40,7 @@ public final class NodeOptions
     @Option(names = "--max-connections", paramLabel = "N",
         description = "The most bootstrap connections (handshakes waiting for their HELLO and client sessions) the " +
             "node holds at once; over it a new connection is closed as soon as it is accepted and counted " +
-            "(rdmakv_connections_refused_total), and existing sessions are served as before. Default: derived from " +
+            "(rdmakv_connections_refused_total), and existing sessions go on being served. Default: derived from " +
             "the process's file descriptor limit: (limit - " + ConnectionLimit.RESERVED_DESCRIPTORS + ") / " +
             ConnectionLimit.DESCRIPTORS_PER_SESSION + ", at most " + ConnectionLimit.MAX_DEFAULT + ".")
     private Integer maxConnections;

@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * space ({@link Departures}): a writer that died after its first backup's CAS and before the primary's leaves its
  * block named by the backups only; reclaimed and reused, that block would be what a promoted backup serves. So the
  * backups are put back first ({@link Sweeper}, the node's {@code replication.BackupSweep}), then the space is
- * reclaimed, on the control agent's thread, as before. Until then it stays held (granted to the departed sessions,
+ * reclaimed, on the control agent's thread, as for any departure. Until then it stays held (granted to the departed sessions,
  * so not reusable).
  *
  * <p>The backups fence the departed sessions' writers first: a writer whose session here ended may still hold

@@ -1,13 +1,12 @@
 package io.rdmakv.server.control;
 
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanMessage;
-import io.rdmakv.common.protocol.ErrorMessage;
 import io.rdmakv.common.protocol.FenceWritersMessage;
 import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.FreeMessage;
@@ -133,7 +132,7 @@ final class ControlRequests
         {
             counters.increment(ServerCounter.MALFORMED_MESSAGES);
             LOG.log(System.Logger.Level.WARNING, session + " sent a malformed control message: " + e.getMessage());
-            reply(session, new ErrorMessage(0, ReasonCode.MALFORMED_MESSAGE.code(), e.getMessage()));
+            reply(session, CodedRefusalMessage.error(0, ReasonCode.MALFORMED_MESSAGE.code(), e.getMessage()));
         }
         if (message == null)
         {
@@ -232,7 +231,7 @@ final class ControlRequests
             default ->
             {
                 counters.increment(ServerCounter.MALFORMED_MESSAGES);
-                reply(session, new ErrorMessage(message.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
+                reply(session, CodedRefusalMessage.error(message.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
                     message.type() + " is not a request a client may send on the control plane"));
             }
         }
@@ -254,12 +253,12 @@ final class ControlRequests
             {
                 final Throwable cause = failure instanceof java.util.concurrent.CompletionException c &&
                     c.getCause() != null ? c.getCause() : failure;
-                reply(session, new ErrorMessage(request.requestId(), ReasonCode.INTERNAL.code(),
+                reply(session, CodedRefusalMessage.error(request.requestId(), ReasonCode.INTERNAL.code(),
                     "the scrub failed: " + cause.getMessage()));
             }
             else if (pass == Scrubs.Pass.NONE)
             {
-                reply(session, new ErrorMessage(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
+                reply(session, CodedRefusalMessage.error(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
                     "this node is not the primary of a replica group with backups: nothing to scrub"));
             }
             else
@@ -315,7 +314,7 @@ final class ControlRequests
         {
             counters.increment(ServerCounter.ALLOC_REQUESTS);
             counters.increment(ServerCounter.ALLOC_FAILURES);
-            reply(session, new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
+            reply(session, CodedRefusalMessage.allocFailed(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
                 "no memory window for a new grant: " + e.getMessage() + "; the session keeps its current extent"));
             return;
         }

@@ -2,9 +2,9 @@ package io.rdmakv.server.control;
 
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.StatsMessage;
@@ -104,7 +104,7 @@ final class SpaceRequests
         if (min <= 0 || min > allocator.capacity())
         {
             counters.increment(ServerCounter.ALLOC_FAILURES);
-            return new AllocFailedMessage(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
+            return CodedRefusalMessage.allocFailed(alloc.requestId(), ReasonCode.REQUEST_TOO_LARGE.code(),
                 "ALLOC of " + min + " bytes: a grant is 1.." + allocator.capacity() + " bytes");
         }
         final long held = allocator.heldBy(session);
@@ -119,7 +119,7 @@ final class SpaceRequests
         {
             counters.increment(ServerCounter.ALLOC_FAILURES);
             counters.increment(ServerCounter.ALLOCS_REFUSED_QUOTA);
-            return new AllocFailedMessage(alloc.requestId(), ReasonCode.QUOTA_EXCEEDED.code(),
+            return CodedRefusalMessage.allocFailed(alloc.requestId(), ReasonCode.QUOTA_EXCEEDED.code(),
                 "session quota of " + sessionQuota + " bytes: the session holds " + held + " bytes granted and " +
                 "asked for " + min + " more (the node has " + allocator.freeBytes() + " bytes free)");
         }
@@ -133,9 +133,9 @@ final class SpaceRequests
         return new AllocOkMessage(alloc.requestId(), extent.offset(), extent.length(), writeRkey);
     }
 
-    private AllocFailedMessage full(final AllocMessage alloc, final long min)
+    private CodedRefusalMessage full(final AllocMessage alloc, final long min)
     {
-        return new AllocFailedMessage(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
+        return CodedRefusalMessage.allocFailed(alloc.requestId(), ReasonCode.OUT_OF_MEMORY.code(),
             "data area full: no free range of " + min + " bytes (" + allocator.freeBytes() +
             " bytes free, " + allocator.graceBytes() + " waiting out the grace period)");
     }

@@ -16,7 +16,7 @@ import java.net.InetSocketAddress;
 
 /**
  * Makes this node's region equal to a primary's, for every slot and the block it references: the copy a node
- * runs while it is a copying member of a replica group (issue 12's design, "Re-replication"). Each {@link
+ * runs while it is a copying member of a replica group (docs/design.md, "Copy and seal"). Each {@link
  * #pass} opens a session of its own with the primary, as a client does ({@link PeerSessions}: the cluster's auth
  * token, TLS), so that it is fenced with every other session of an older epoch and always talks to the
  * primary of the epoch it was started in; it then reads the primary's whole index, chunk by chunk, with

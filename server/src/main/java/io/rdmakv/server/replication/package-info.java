@@ -1,7 +1,7 @@
 /**
  * Re-replication: a node that joins a replica group as a copying node makes its region equal to the group
  * primary's, for every slot and the block it references, with one-sided RDMA READs over a session of its own
- * with the primary and CPU writes into its own region (see the design of issue 12, "Re-replication").
+ * with the primary and CPU writes into its own region (docs/design.md, "Copy and seal").
  *
  * <pre>
  * RegionCopier   one diff pass over the whole index: opens the session, checks the geometry, walks the index

@@ -2,10 +2,11 @@ package io.rdmakv.server.bootstrap;
 
 import io.rdmakv.server.health.NodeHealth;
 
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.testsupport.net.SlowPeer;
 import io.rdmakv.verbs.QueuePairEndpoint;
@@ -23,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The bootstrap listener gives each connection one deadline for its whole HELLO, and idle peers stall no one. */
@@ -40,7 +40,7 @@ class BootstrapListenerTest
     {
         listener = new BootstrapListener(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             TimeUnit.SECONDS.toNanos(3), DEADLINE, (hello, socket) -> new BootstrapListener.Outcome(
-                new HelloRefusedMessage(hello.requestId(), ReasonCode.SHUTTING_DOWN.code(), "test"), null),
+                CodedRefusalMessage.helloRefused(hello.requestId(), ReasonCode.SHUTTING_DOWN.code(), "test"), null),
             new NodeHealth());
         listener.start();
     }
@@ -69,7 +69,7 @@ class BootstrapListenerTest
             {
                 good.getOutputStream().write(hello);
                 final ControlMessage reply = read(good);
-                assertEquals(7, assertInstanceOf(HelloRefusedMessage.class, reply).requestId());
+                assertEquals(7, CodedRefusalMessage.expect(MessageType.HELLO_REFUSED, reply).requestId());
             }
             final long answered = System.nanoTime();
 

@@ -1,9 +1,10 @@
 package io.rdmakv.server.bootstrap;
 
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.ServerConfig;
@@ -67,7 +68,7 @@ class BootstrapTlsTest
             tls == null ? null : BootstrapTls.from(tls), TimeUnit.SECONDS.toNanos(3), DEADLINE, (hello, socket) ->
             {
                 opened.add(socket);
-                return new BootstrapListener.Outcome(new HelloRefusedMessage(hello.requestId(),
+                return new BootstrapListener.Outcome(CodedRefusalMessage.helloRefused(hello.requestId(),
                     ReasonCode.SHUTTING_DOWN.code(), "seen"), null);
             }, new NodeHealth());
         listener.start();
@@ -95,7 +96,7 @@ class BootstrapTlsTest
             Thread.ofVirtual().start(() -> SlowPeer.trickle(trickling, record, 100));
 
             final ControlMessage reply = helloOverTls(TlsContexts.trusting(TlsFixture.get().ca()));
-            assertEquals("seen", assertInstanceOf(HelloRefusedMessage.class, reply).text());
+            assertEquals("seen", CodedRefusalMessage.expect(MessageType.HELLO_REFUSED, reply).text());
             final long answered = System.nanoTime();
             for (final long end : new long[] {idleClosed.get(WAIT_MS, TimeUnit.MILLISECONDS),
                 tricklingClosed.get(WAIT_MS, TimeUnit.MILLISECONDS)})
@@ -115,7 +116,7 @@ class BootstrapTlsTest
         try (Socket socket = plain())
         {
             socket.getOutputStream().write(HELLO);
-            final HelloRefusedMessage refused = assertInstanceOf(HelloRefusedMessage.class, read(socket));
+            final CodedRefusalMessage refused = CodedRefusalMessage.expect(MessageType.HELLO_REFUSED, read(socket));
             assertEquals(ReasonCode.TLS_REQUIRED.code(), refused.code());
             assertEquals(BootstrapListener.TLS_REQUIRED, refused.text());
             assertEquals(-1, socket.getInputStream().read(), "then the node closes the connection");
@@ -131,7 +132,7 @@ class BootstrapTlsTest
         {
             socket.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x00, 0x40, 0x01, 0x00, 0x00, 0x3c, 0x03,
                 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
-            final HelloRefusedMessage refused = assertInstanceOf(HelloRefusedMessage.class, read(socket));
+            final CodedRefusalMessage refused = CodedRefusalMessage.expect(MessageType.HELLO_REFUSED, read(socket));
             assertEquals(BootstrapListener.NO_TLS, refused.text());
         }
         // and the JDK's TLS client sees a peer that does not speak TLS (the client's words for it: KvClient's tests)
@@ -149,7 +150,7 @@ class BootstrapTlsTest
         assertTrue(opened.isEmpty(), "no session was asked for: " + opened);
 
         final ControlMessage reply = helloOverTls(identity(f.client(), f.ca()));
-        assertEquals("seen", assertInstanceOf(HelloRefusedMessage.class, reply).text());
+        assertEquals("seen", CodedRefusalMessage.expect(MessageType.HELLO_REFUSED, reply).text());
         final SSLSocket served = assertInstanceOf(SSLSocket.class, opened.poll());
         assertEquals("CN=client", BootstrapTls.clientSubject(served));
     }

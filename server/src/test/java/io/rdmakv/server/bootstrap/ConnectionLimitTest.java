@@ -1,8 +1,9 @@
 package io.rdmakv.server.bootstrap;
 
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.verbs.QueuePairEndpoint;
@@ -18,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,7 +65,7 @@ class ConnectionLimitTest
         final ConnectionLimit limit = new ConnectionLimit(2);
         final BootstrapListener listener = new BootstrapListener(new InetSocketAddress(InetAddress.getLoopbackAddress(),
             0), null, TimeUnit.SECONDS.toNanos(3), Duration.ofSeconds(30), (hello, socket) ->
-            new BootstrapListener.Outcome(new HelloRefusedMessage(hello.requestId(), ReasonCode.SHUTTING_DOWN.code(),
+            new BootstrapListener.Outcome(CodedRefusalMessage.helloRefused(hello.requestId(), ReasonCode.SHUTTING_DOWN.code(),
                 "test"), null), new NodeHealth(), limit);
         listener.start();
         try (Socket idle1 = connect(listener); Socket idle2 = connect(listener))
@@ -82,7 +82,7 @@ class ConnectionLimitTest
             {
                 good.getOutputStream().write(ControlCodec.toBytes(new HelloMessage(9, new byte[0],
                     QueuePairEndpoint.tcp(1, 2, "127.0.0.1", 3, 4))));
-                assertEquals(9, assertInstanceOf(HelloRefusedMessage.class,
+                assertEquals(9, CodedRefusalMessage.expect(MessageType.HELLO_REFUSED,
                     ControlCodec.read(good.getInputStream())).requestId(), "answered");
             }
             waitFor(() -> limit.open() == 1);

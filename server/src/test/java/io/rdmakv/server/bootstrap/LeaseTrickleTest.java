@@ -37,9 +37,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Heartbeats sent one byte at a time keep no lease, over TLS as in plaintext: each heartbeat arrives whole
  * only after the lease timeout, so the session's lease expires at the timeout after its last whole one
- * (HELLO_OK here), whether the bytes come as plaintext frames or inside TLS records, where every byte
- * used to restart the socket's read timeout and the read returned only once the record was whole. Whole
- * heartbeats keep it in both.
+ * (HELLO_OK here), whether the bytes come as plaintext frames or inside TLS records. Over TLS this is the
+ * case to watch: every byte restarts a socket read timeout, and the read returns only once the record is
+ * whole, so the lease must be timed on whole heartbeats, not on the socket. Whole heartbeats keep it in both.
  */
 class LeaseTrickleTest
 {

@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Departures on a primary with backups, the backups' sweep played by a fake {@link ChainSweeps.Sweeper}: a
  * departed session's space stays held (its insert locks do not) until the sweep hands the batch back to the agent,
  * a failed sweep is retried with the space still held, a node no longer primary reclaims without a sweep, and a
- * node with nothing to sweep (no backups, a session that held nothing) reclaims at once, as before.
+ * node with nothing to sweep (no backups, a session that held nothing) reclaims at once.
  */
 class ChainSweepsTest
 {

@@ -3,15 +3,15 @@ package io.rdmakv.server.control;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.ErrorMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.common.protocol.StatsMessage;
@@ -113,8 +113,8 @@ class ControlAgentTest
     @Test
     void anAllocLargerThanTheDataAreaIsTooLarge()
     {
-        final AllocFailedMessage failed =
-            assertInstanceOf(AllocFailedMessage.class, request(new AllocMessage(8, GEOMETRY.dataLength() + 1)));
+        final CodedRefusalMessage failed =
+            CodedRefusalMessage.expect(MessageType.ALLOC_FAILED, request(new AllocMessage(8, GEOMETRY.dataLength() + 1)));
         assertEquals(ReasonCode.REQUEST_TOO_LARGE, failed.reason());
         assertEquals(8, failed.requestId());
         assertEquals(1, counters.get(ServerCounter.ALLOC_FAILURES));
@@ -130,7 +130,7 @@ class ControlAgentTest
         {
             grants++;
         }
-        final AllocFailedMessage failed = assertInstanceOf(AllocFailedMessage.class, reply);
+        final CodedRefusalMessage failed = CodedRefusalMessage.expect(MessageType.ALLOC_FAILED, reply);
         assertEquals(ReasonCode.OUT_OF_MEMORY, failed.reason());
         assertTrue(failed.text().contains("data area full"), failed.text());
         assertEquals(GEOMETRY.chunkCount() - 1, grants, "the reserved first unit costs the last whole chunk");
@@ -201,7 +201,7 @@ class ControlAgentTest
         bytes[MessageHeaderDescriptor.TYPE_OFFSET] = 0x77; // no such type
         bytes[MessageHeaderDescriptor.TYPE_OFFSET + 1] = 0x77;
         peer.send(bytes);
-        final ErrorMessage error = assertInstanceOf(ErrorMessage.class, awaitReply());
+        final CodedRefusalMessage error = CodedRefusalMessage.expect(MessageType.ERROR, awaitReply());
         assertEquals(ReasonCode.MALFORMED_MESSAGE, error.reason());
         assertEquals(1, counters.get(ServerCounter.MALFORMED_MESSAGES));
         assertInstanceOf(StatsOkMessage.class, request(new StatsMessage(4)), "the receive buffer was reposted");
@@ -211,7 +211,7 @@ class ControlAgentTest
     @Test
     void aReplyTypeSentAsARequestIsUnexpected()
     {
-        final ErrorMessage error = assertInstanceOf(ErrorMessage.class, request(new AllocOkMessage(5, 64, 64, 0)));
+        final CodedRefusalMessage error = CodedRefusalMessage.expect(MessageType.ERROR, request(new AllocOkMessage(5, 64, 64, 0)));
         assertEquals(ReasonCode.UNEXPECTED_MESSAGE, error.reason());
         assertEquals(5, error.requestId());
         assertEquals(1, counters.get(ServerCounter.MALFORMED_MESSAGES));

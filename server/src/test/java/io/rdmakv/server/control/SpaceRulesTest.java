@@ -3,11 +3,12 @@ package io.rdmakv.server.control;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
@@ -43,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The space rules of issue 10 on the control agent driven by hand, with several sessions over real
+ * The space rules on the control agent driven by hand, with several sessions over real
  * {@code tcp} queue pairs: FREE only of the sender's own grants (or one dead block of another's, outside
  * its latest extent), never of any part of a live block; the session quota and the grant cap; FREE and
  * STATS work bounded per duty cycle.
@@ -223,7 +224,7 @@ class SpaceRulesTest
         final ControlPeer other = open(2);
         assertEquals(CHUNK, alloc(greedy, 100).chunkLength());
         assertEquals(CHUNK / 2, alloc(greedy, 100).chunkLength(), "capped at the quota left");
-        final AllocFailedMessage refused = assertInstanceOf(AllocFailedMessage.class, request(greedy,
+        final CodedRefusalMessage refused = CodedRefusalMessage.expect(MessageType.ALLOC_FAILED, request(greedy,
             new AllocMessage(3, 64)));
         assertEquals(ReasonCode.QUOTA_EXCEEDED, refused.reason());
         assertTrue(refused.text().startsWith("session quota of " + (CHUNK + CHUNK / 2) + " bytes"), refused.text());

@@ -2,10 +2,10 @@ package io.rdmakv.systemtests.badinput;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.protocol.ByeMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
@@ -30,7 +30,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -78,13 +78,13 @@ class BootstrapGarbageTest
         return new QueuePairEndpoint(provider, 1, 0, 0, null, 0, "127.0.0.1", 9);
     }
 
-    private static HelloRefusedMessage refusal(final byte[] bytes, final ReasonCode expected)
+    private static CodedRefusalMessage refusal(final byte[] bytes, final ReasonCode expected)
     {
         final long opened = server.counters().sessionsOpened();
         try (Bootstrap b = new Bootstrap(server.port()))
         {
             final ControlMessage reply = b.write(bytes).read();
-            final HelloRefusedMessage refused = assertInstanceOf(HelloRefusedMessage.class, reply);
+            final CodedRefusalMessage refused = CodedRefusalMessage.expect(MessageType.HELLO_REFUSED, reply);
             assertEquals(expected.code(), refused.code(), "reason " + ReasonCode.describe(refused.code()) + ": " +
                 refused.text());
             assertTrue(b.closedByPeer(), "the node closes the connection after refusing");
@@ -98,7 +98,7 @@ class BootstrapGarbageTest
     {
         final byte[] hello = ControlCodec.toBytes(new HelloMessage(7, new byte[0], unreachableEndpoint("tcp")));
         ByteBuffer.wrap(hello).order(ByteOrder.LITTLE_ENDIAN).putInt(HelloMessage.PROTOCOL_VERSION_OFFSET, 99);
-        final HelloRefusedMessage refused = refusal(hello, ReasonCode.UNSUPPORTED_VERSION);
+        final CodedRefusalMessage refused = refusal(hello, ReasonCode.UNSUPPORTED_VERSION);
         assertTrue(refused.text().contains("99") && refused.text().contains("version " +
             MessageHeaderDescriptor.PROTOCOL_VERSION), refused.text());
     }
@@ -110,7 +110,7 @@ class BootstrapGarbageTest
         new Random(42).nextBytes(garbage);
         garbage[0] = (byte)0xEE;
         garbage[1] = (byte)0x7F;
-        final HelloRefusedMessage refused = refusal(garbage, ReasonCode.MALFORMED_MESSAGE);
+        final CodedRefusalMessage refused = refusal(garbage, ReasonCode.MALFORMED_MESSAGE);
         assertTrue(refused.text().contains("unknown control message type"), refused.text());
     }
 
@@ -118,7 +118,7 @@ class BootstrapGarbageTest
     void helloLongerThanItsLimitIsRefusedBeforeItIsRead()
     {
         final byte[] header = TestSupport.frame(MessageType.HELLO.code(), 1L << 30, 1, new byte[0]);
-        final HelloRefusedMessage refused = refusal(header, ReasonCode.MALFORMED_MESSAGE);
+        final CodedRefusalMessage refused = refusal(header, ReasonCode.MALFORMED_MESSAGE);
         assertTrue(refused.text().contains("length"), refused.text());
     }
 
@@ -127,14 +127,14 @@ class BootstrapGarbageTest
     {
         final byte[] hello = ControlCodec.toBytes(new HelloMessage(7, new byte[0], unreachableEndpoint("tcp")));
         hello[HelloMessage.TOKEN_OFFSET] ^= 0x55;
-        final HelloRefusedMessage refused = refusal(hello, ReasonCode.MALFORMED_MESSAGE);
+        final CodedRefusalMessage refused = refusal(hello, ReasonCode.MALFORMED_MESSAGE);
         assertTrue(refused.text().contains("endpoint"), refused.text());
     }
 
     @Test
     void firstMessageOtherThanHelloIsRefusedAsUnexpected()
     {
-        final HelloRefusedMessage stats = refusal(ControlCodec.toBytes(new StatsMessage(3)),
+        final CodedRefusalMessage stats = refusal(ControlCodec.toBytes(new StatsMessage(3)),
             ReasonCode.UNEXPECTED_MESSAGE);
         assertTrue(stats.text().contains("expected HELLO, got STATS"), stats.text());
         refusal(ControlCodec.toBytes(new ByeMessage(4)), ReasonCode.UNEXPECTED_MESSAGE);
@@ -144,7 +144,7 @@ class BootstrapGarbageTest
     void helloFromAnotherTransportIsRefused()
     {
         final byte[] hello = ControlCodec.toBytes(new HelloMessage(7, new byte[0], unreachableEndpoint("ibverbs")));
-        final HelloRefusedMessage refused = refusal(hello, ReasonCode.UNEXPECTED_MESSAGE);
+        final CodedRefusalMessage refused = refusal(hello, ReasonCode.UNEXPECTED_MESSAGE);
         assertTrue(refused.text().contains("tcp transport"), refused.text());
     }
 
@@ -166,7 +166,7 @@ class BootstrapGarbageTest
         try (Bootstrap b = new Bootstrap(server.port()))
         {
             b.write(helloFromAnUnreachableQueuePair());
-            assertInstanceOf(HelloRefusedMessage.class, b.read(), "the node says why first");
+            assertNotNull(CodedRefusalMessage.as(MessageType.HELLO_REFUSED, b.read()), "the node says why first");
             assertTrue(b.closedByPeer(), "the node ends the connection of a session it could not open");
         }
         assertEquals(opened, server.counters().sessionsOpened(), "no session registered");
@@ -175,7 +175,7 @@ class BootstrapGarbageTest
     @Test
     void helloWhoseQueuePairCannotBeReachedIsRefusedWithTheReason() throws IOException
     {
-        final HelloRefusedMessage refused = refusal(helloFromAnUnreachableQueuePair(), ReasonCode.INTERNAL);
+        final CodedRefusalMessage refused = refusal(helloFromAnUnreachableQueuePair(), ReasonCode.INTERNAL);
         // The same words whatever failed: the reason must not tell a port scanner whether the port is open.
         assertEquals("cannot connect to the queue pair endpoint the HELLO named", refused.text());
     }

@@ -2,9 +2,9 @@ package io.rdmakv.systemtests.badinput;
 
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.ErrorMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
@@ -76,11 +76,11 @@ class MalformedControlTest
         }
     }
 
-    private ErrorMessage expectError(final byte[] message, final ReasonCode reason, final String text)
+    private CodedRefusalMessage expectError(final byte[] message, final ReasonCode reason, final String text)
     {
         assertEquals(WcStatus.SUCCESS, raw.send(message), "the node takes the SEND");
         final ControlMessage reply = raw.receive();
-        final ErrorMessage error = assertInstanceOf(ErrorMessage.class, reply);
+        final CodedRefusalMessage error = CodedRefusalMessage.expect(MessageType.ERROR, reply);
         assertEquals(reason, error.reason(), error.text());
         assertTrue(error.text().contains(text), error.text());
         final long expected = malformedBefore + 1;
@@ -143,7 +143,7 @@ class MalformedControlTest
     @Test
     void messagesOnlyTheNodeSendsAreUnexpected()
     {
-        final ErrorMessage error = expectError(ControlCodec.toBytes(new ShutdownMessage(77)),
+        final CodedRefusalMessage error = expectError(ControlCodec.toBytes(new ShutdownMessage(77)),
             ReasonCode.UNEXPECTED_MESSAGE, "SHUTDOWN is not a request a client may send");
         assertEquals(77, error.requestId(), "the ERROR names the request");
         malformedBefore++;

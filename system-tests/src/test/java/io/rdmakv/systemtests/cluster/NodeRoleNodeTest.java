@@ -8,10 +8,11 @@ import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.common.protocol.AllocFailedMessage;
 import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RemoteRegion;
 import io.rdmakv.server.KvServer;
@@ -213,7 +214,7 @@ class NodeRoleNodeTest
             {
                 assertEquals(WcStatus.SUCCESS, session.send(new AllocMessage(request, KvBlockDescriptor.ALIGNMENT)));
                 final ControlMessage reply = session.receive();
-                if (reply instanceof AllocFailedMessage failed)
+                if (CodedRefusalMessage.as(MessageType.ALLOC_FAILED, reply) instanceof CodedRefusalMessage failed)
                 {
                     assertEquals(ReasonCode.OUT_OF_MEMORY.code(), failed.code(), failed.text());
                     break;

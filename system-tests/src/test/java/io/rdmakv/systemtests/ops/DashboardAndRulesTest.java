@@ -66,7 +66,7 @@ class DashboardAndRulesTest
     private static final Set<String> SEVERITIES = Set.of("critical", "warning", "info");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final String REPLICATION_ROW = "Replication";
-    /** What issue 20 asks the Replication row to show (client lease refreshes: no client series yet). */
+    /** What the Replication row shows (client lease refreshes: no client series yet). */
     private static final Set<String> REPLICATION_SERIES = Set.of("rdmakv_cluster_epoch", "rdmakv_replica_role",
         "rdmakv_zookeeper_connected", "rdmakv_node_current", "rdmakv_sessions_self_fenced_total",
         "rdmakv_failovers_total", "rdmakv_copy_passes_total", "rdmakv_copy_slots_total", "rdmakv_chain_sweeps_total",

@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two nodes of equal memory on the test transport: node A filled by a KvClient, node B made equal to it by
- * {@link RegionCopier} passes (issue 12's re-replication). Equality is checked over RDMA, as a peer sees both
+ * {@link RegionCopier} passes (re-replication). Equality is checked over RDMA, as a peer sees both
  * regions ({@link RegionView}): every slot word, and the bytes of every block a slot references; and by a client
  * of B, which reads every key A holds.
  */

@@ -1,9 +1,10 @@
 package io.rdmakv.systemtests.hardening.handshake;
 
+import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.HelloRefusedMessage;
+import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;
@@ -27,8 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -72,8 +73,8 @@ class ForeignEndpointTest
             final ControlMessage reply = b.write(ControlCodec.toBytes(new HelloMessage(9, new byte[0], endpoint)))
                 .read();
             final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            final HelloRefusedMessage refused = assertInstanceOf(HelloRefusedMessage.class, reply,
-                "a HELLO naming " + host + ":" + port);
+            final CodedRefusalMessage refused = CodedRefusalMessage.as(MessageType.HELLO_REFUSED, reply);
+            assertNotNull(refused, "a HELLO naming " + host + ":" + port + " answered with " + reply);
             assertFalse(refused.text().contains(host) || refused.text().contains(Integer.toString(port)),
                 "the reason names nothing of the endpoint: " + refused.text());
             assertTrue(b.closedByPeer(), "the node closes the connection after refusing");

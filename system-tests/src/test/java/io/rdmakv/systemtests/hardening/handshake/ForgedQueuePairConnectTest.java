@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A peer that knows everything about a real client's session except the secrets (queue pair numbers,
  * the node's provider port, the client's device port: what the bootstrap shows an eavesdropper, or what
- * sequential numbers used to give away) connects to the session's queue pairs in the window before the
+ * sequential numbers would give away) connects to the session's queue pairs in the window before the
  * client does. The node and the client refuse it, the node counts it, and the client connects and works.
  */
 class ForgedQueuePairConnectTest

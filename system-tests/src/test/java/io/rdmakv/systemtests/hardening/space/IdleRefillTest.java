@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Deleted space comes back even when its client stops working: a node filled by one client, emptied by
- * it, and left idle for longer than the old one-second FREE limit takes new values again, from the same
+ * it, and left idle for more than a second takes new values again, from the same
  * client and from a second one, without the first disconnecting.
  */
 class IdleRefillTest
@@ -74,7 +74,7 @@ class IdleRefillTest
         {
             assertTrue(first.delete(key("fill", i)));
         }
-        TimeUnit.MILLISECONDS.sleep(1_500); // idle: past the old limit at which pending FREEs were dropped
+        TimeUnit.MILLISECONDS.sleep(1_500); // idle: the first client sends nothing for 1.5 s
 
         final int deleted = filled;
         Await.until("the deleted space is free again", Duration.ofSeconds(5),

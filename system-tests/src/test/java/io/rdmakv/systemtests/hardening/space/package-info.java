@@ -1,2 +1,2 @@
-/** Issue 10, space: FREE only of one's own space, quotas, a bounded control plane, no leak when a client idles. */
+/** Space: FREE only of one's own space, quotas, a bounded control plane, no leak when a client idles. */
 package io.rdmakv.systemtests.hardening.space;
