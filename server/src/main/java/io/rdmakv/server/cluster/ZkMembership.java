@@ -152,8 +152,12 @@ public final class ZkMembership implements AutoCloseable
         catch (final Exception e)
         {
             m.close();
+            final boolean closedOut = e instanceof KeeperException.ConnectionLossException ||
+                e instanceof KeeperException.SessionExpiredException;
             throw new IOException("cannot join cluster " + options.clusterName() + " in ZooKeeper at " +
-                options.connectString() + ": " + e, e);
+                options.connectString() + ": " + e + (closedOut && options.credentials() == null ? " (an ensemble " +
+                "that accepts only authenticated sessions, enforce.auth, closes a node without a credential out: " +
+                "give the cluster's with --zk-auth-file or $RDMAKV_ZK_AUTH)" : ""), e);
         }
     }
 
@@ -179,7 +183,7 @@ public final class ZkMembership implements AutoCloseable
         {
             client.getZookeeperClient().getZooKeeper().exists("/", false);
         }
-        catch (final KeeperException.ConnectionLossException e)
+        catch (final KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e)
         {
             throw new IOException("ZooKeeper at " + options.connectString() + " closed the connection at the first " +
                 "request" + (options.credentials() == null ? ": an ensemble that accepts only authenticated " +

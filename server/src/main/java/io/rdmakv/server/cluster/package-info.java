@@ -1,5 +1,5 @@
 /**
- * Membership and the cluster map in ZooKeeper (issue 12): nodes register ephemeral znodes, one node at a
+ * Membership and the cluster map in ZooKeeper: nodes register ephemeral znodes, one node at a
  * time (the {@code LeaderLatch} leader) coordinates, and the map of replica groups lives in one versioned
  * znode whose every change is epoch + 1.
  *
