@@ -3,9 +3,6 @@ package io.rdmakv.bench;
 import io.rdmakv.peer.WaitStrategy;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.OptionalInt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,7 +19,7 @@ class BenchCommandLinesTest
     void storeBenchmark()
     {
         assertHelpAndRefusals("StoreBenchmark", StoreBenchmark.Options::new, "--records", null);
-        final String help = run(new StoreBenchmark.Options(), "--help").out;
+        final String help = run(new StoreBenchmark.Options(), "--help").out();
         assertTrue(help.contains("[--hosts=H:P[,...]]") && help.contains("Default: 127.0.0.1:7400"),
             "--hosts is optional, with its default: " + help);
         final StoreBenchmark.Options options = parsed(new StoreBenchmark.Options());
@@ -94,34 +91,34 @@ class BenchCommandLinesTest
     private static void assertHelpAndRefusals(final String name, final java.util.function.Supplier<Object> options,
         final String numeric, final String required)
     {
-        final Run help = run(options.get(), "--help");
-        assertEquals(OptionalInt.of(0), help.exit);
-        assertTrue(help.out.startsWith("Usage: " + name), help.out);
-        assertTrue(help.out.contains(numeric), help.out);
-        assertEquals("", help.err);
+        final CommandLineRun help = run(options.get(), "--help");
+        assertEquals(OptionalInt.of(0), help.exit());
+        assertTrue(help.out().startsWith("Usage: " + name), help.out());
+        assertTrue(help.out().contains(numeric), help.out());
+        assertEquals("", help.err());
         if (required != null)
         {
-            assertTrue(help.out.contains(" " + required + "=") && !help.out.contains("[" + required + "="),
-                "the synopsis shows " + required + " as required: " + help.out);
+            assertTrue(help.out().contains(" " + required + "=") && !help.out().contains("[" + required + "="),
+                "the synopsis shows " + required + " as required: " + help.out());
         }
 
         final String[] base = required == null ? new String[0] : new String[] {required, "h:1"};
-        final Run unknown = run(options.get(), with(base, "--no-such-flag"));
-        assertEquals(OptionalInt.of(BenchArgs.USAGE), unknown.exit);
-        assertTrue(unknown.err.startsWith(name + ": Unknown option: '--no-such-flag'"), unknown.err);
-        assertTrue(unknown.err.contains("Usage: " + name), unknown.err);
-        assertEquals("", unknown.out);
+        final CommandLineRun unknown = run(options.get(), with(base, "--no-such-flag"));
+        assertEquals(OptionalInt.of(BenchArgs.USAGE), unknown.exit());
+        assertTrue(unknown.err().startsWith(name + ": Unknown option: '--no-such-flag'"), unknown.err());
+        assertTrue(unknown.err().contains("Usage: " + name), unknown.err());
+        assertEquals("", unknown.out());
 
-        final Run bad = run(options.get(), with(base, numeric, "many"));
-        assertEquals(OptionalInt.of(BenchArgs.USAGE), bad.exit);
-        assertTrue(bad.err.startsWith(name + ": Invalid value for option '" + numeric + "': 'many' is not an int"),
-            bad.err);
+        final CommandLineRun bad = run(options.get(), with(base, numeric, "many"));
+        assertEquals(OptionalInt.of(BenchArgs.USAGE), bad.exit());
+        assertTrue(bad.err().startsWith(name + ": Invalid value for option '" + numeric + "': 'many' is not an int"),
+            bad.err());
 
         if (required != null)
         {
-            final Run missing = run(options.get());
-            assertEquals(OptionalInt.of(BenchArgs.USAGE), missing.exit);
-            assertTrue(missing.err.startsWith(name + ": Missing required option: '" + required + "="), missing.err);
+            final CommandLineRun missing = run(options.get());
+            assertEquals(OptionalInt.of(BenchArgs.USAGE), missing.exit());
+            assertTrue(missing.err().startsWith(name + ": Missing required option: '" + required + "="), missing.err());
         }
     }
 
@@ -134,21 +131,13 @@ class BenchCommandLinesTest
 
     private static <T> T parsed(final T options, final String... args)
     {
-        final Run run = run(options, args);
-        assertEquals(OptionalInt.empty(), run.exit, run.err);
+        final CommandLineRun run = run(options, args);
+        assertEquals(OptionalInt.empty(), run.exit(), run.err());
         return options;
     }
 
-    private static Run run(final Object options, final String... args)
+    private static CommandLineRun run(final Object options, final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final OptionalInt exit = BenchArgs.parse(options, args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
-    private record Run(OptionalInt exit, String out, String err)
-    {
+        return CommandLineRun.parse(options, args);
     }
 }

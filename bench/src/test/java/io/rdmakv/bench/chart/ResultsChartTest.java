@@ -1,5 +1,6 @@
 package io.rdmakv.bench.chart;
 
+import io.rdmakv.bench.CommandLineRun;
 import io.rdmakv.bench.BenchArgs;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.CombinedDomainCategoryPlot;
@@ -9,14 +10,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -161,11 +158,6 @@ class ResultsChartTest
     /** Parses {@code args} as main does; returns the exit status (-1: it would run), stdout and stderr. */
     private static String[] commandLine(final Object options, final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final OptionalInt exit = BenchArgs.parse(options, args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new String[] {Integer.toString(exit.orElse(-1)), out.toString(StandardCharsets.UTF_8),
-            err.toString(StandardCharsets.UTF_8)};
+        return CommandLineRun.parse(options, args).fields();
     }
 }

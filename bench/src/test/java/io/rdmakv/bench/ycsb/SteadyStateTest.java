@@ -1,5 +1,6 @@
 package io.rdmakv.bench.ycsb;
 
+import io.rdmakv.bench.CommandLineRun;
 import io.rdmakv.bench.BenchArgs;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -133,11 +133,6 @@ class SteadyStateTest
     /** Parses {@code args} as main does; returns the exit status (-1: it would run), stdout and stderr. */
     private static String[] commandLine(final Object options, final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final OptionalInt exit = BenchArgs.parse(options, args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new String[] {Integer.toString(exit.orElse(-1)), out.toString(StandardCharsets.UTF_8),
-            err.toString(StandardCharsets.UTF_8)};
+        return CommandLineRun.parse(options, args).fields();
     }
 }
