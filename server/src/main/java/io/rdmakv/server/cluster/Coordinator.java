@@ -42,6 +42,9 @@ final class Coordinator implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(Coordinator.class.getName());
     private static final long RETRY_MS = 500;
+    /** Refused maps and restores, at most one line each every 10 s (a writer may repeat them). */
+    private static final io.rdmakv.server.health.RateLimitedLog REFUSALS_LOG =
+        new io.rdmakv.server.health.RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
     private static final int MAX_ROUNDS = 100;
 
     private final CuratorFramework client;
@@ -345,7 +348,8 @@ final class Coordinator implements AutoCloseable
         }
         if (refusal != null)
         {
-            LOG.log(WARNING, "coordinator: the map at version " + version + " breaks a rule, " + refusal);
+            REFUSALS_LOG.log(WARNING, refusal.reason().label(), "coordinator: the map at version " + version +
+                " breaks a rule, " + refusal);
             return null;
         }
         accepted = stored;
@@ -391,8 +395,8 @@ final class Coordinator implements AutoCloseable
         }
         restores.incrementAndGet();
         accepted = restored;
-        LOG.log(WARNING, "coordinator: restored the map of epoch " + base.map().epoch() + " as epoch " +
-            restored.map().epoch() + " over the refused one");
+        REFUSALS_LOG.log(WARNING, "restored", "coordinator: restored the map of epoch " + base.map().epoch() +
+            " as epoch " + restored.map().epoch() + " over the refused one");
         return true;
     }
 

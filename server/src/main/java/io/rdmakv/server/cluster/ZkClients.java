@@ -131,13 +131,8 @@ final class ZkClients
         }
     }
 
-    private interface Check<T>
-    {
-        T get();
-    }
-
     /** Runs {@code check}, a refusal prefixed with the flag whose file it is. */
-    private static <T> T checked(final String flag, final Check<T> check)
+    private static <T> T checked(final String flag, final java.util.function.Supplier<T> check)
     {
         try
         {

@@ -1,6 +1,7 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.server.health.RateLimitedLog;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -49,6 +50,9 @@ import static java.lang.System.Logger.Level.WARNING;
 public final class ZkMembership implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(ZkMembership.class.getName());
+    /** Refused maps, at most one line per rule every 10 s (a writer may repeat them; each is counted). */
+    private static final RateLimitedLog REFUSALS_LOG = new RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
+    private static final String GIVE_CREDENTIAL = "give the cluster's with --zk-auth-file or $RDMAKV_ZK_AUTH";
 
     private final ZkOptions options;
     private final MemberInfo self;
@@ -132,7 +136,7 @@ public final class ZkMembership implements AutoCloseable
             m.close();
             throw new IOException("ZooKeeper at " + options.connectString() + " closed the session: it accepts only " +
                 "authenticated sessions (enforce.auth) and " + (options.credentials() == null ? "this node has no " +
-                "credential: give the cluster's with --zk-auth-file or $RDMAKV_ZK_AUTH" : "did not accept digest " +
+                "credential: " + GIVE_CREDENTIAL : "did not accept digest " +
                 "user '" + options.credentials().user() + "' (" + options.credentials().source() + ")"), e);
         }
         catch (final KeeperException.NoAuthException e)
@@ -157,7 +161,7 @@ public final class ZkMembership implements AutoCloseable
             throw new IOException("cannot join cluster " + options.clusterName() + " in ZooKeeper at " +
                 options.connectString() + ": " + e + (closedOut && options.credentials() == null ? " (an ensemble " +
                 "that accepts only authenticated sessions, enforce.auth, closes a node without a credential out: " +
-                "give the cluster's with --zk-auth-file or $RDMAKV_ZK_AUTH)" : ""), e);
+                GIVE_CREDENTIAL + ")" : ""), e);
         }
     }
 
@@ -176,21 +180,9 @@ public final class ZkMembership implements AutoCloseable
                 "set --zk-tls-ca)"));
         }
         // one request on the raw handle first (no retry): an ensemble that accepts only authenticated sessions
-        // (enforce.auth) answers it SessionClosedRequireAuth, which start() words, and closes the connection, which
-        // the client may see before the answer (ConnectionLoss); behind Curator's retries a later request would
-        // meet only the closed connection
-        try
-        {
-            client.getZookeeperClient().getZooKeeper().exists("/", false);
-        }
-        catch (final KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e)
-        {
-            throw new IOException("ZooKeeper at " + options.connectString() + " closed the connection at the first " +
-                "request" + (options.credentials() == null ? ": an ensemble that accepts only authenticated " +
-                "sessions (enforce.auth) does that to a node without a credential: give the cluster's with " +
-                "--zk-auth-file or $RDMAKV_ZK_AUTH" : " (a credential was given: a network failure or a server " +
-                "limit)"), e);
-        }
+        // (enforce.auth) answers it SessionClosedRequireAuth and closes the connection, which the client may see
+        // first (ConnectionLoss, or the session expired); start() words each
+        client.getZookeeperClient().getZooKeeper().exists("/", false);
         ZkLockdown.apply(client, options);
         final int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
         if (negotiated != options.sessionTimeoutMs())
@@ -450,9 +442,9 @@ public final class ZkMembership implements AutoCloseable
         {
             c.poke();
         }
-        LOG.log(WARNING, "node " + self.id() + ": refusing the cluster map at version " + version + " of the map " +
-            "znode, " + refusal + "; keeping epoch " + deliveredEpoch + " (a map no coordinator writes: check who " +
-            "can write /rdmakv/" + options.clusterName() + ")");
+        REFUSALS_LOG.log(WARNING, refusal.reason().label(), "node " + self.id() + ": refusing the cluster map at " +
+            "version " + version + " of the map znode, " + refusal + "; keeping epoch " + deliveredEpoch + " (a map " +
+            "no coordinator writes: check who can write /rdmakv/" + options.clusterName() + ")");
         deliver(() -> listener.onMapRefused(refusal.reason(), refusal.detail()));
     }
 
