@@ -20,7 +20,7 @@ if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then echo "loop-tests: -n needs a positive 
 if [ ${#tests[@]} -eq 0 ]; then
   tests=(CutOffNodeTest FailoverTest FailoverLinearizabilityTest ChainSweepFailoverTest RetriedWriteTest
          RollingRestartTest NodeRoleNodeTest ZooKeeperDownTest MapChangeHistoryTest
-         DroppedConnectionTest KilledClientTest NodeStoppedTest ServerShutdownTest NemesisTest)
+         StoppedPrimaryReadTest DroppedConnectionTest KilledClientTest NodeStoppedTest ServerShutdownTest NemesisTest)
 fi
 . scripts/java25.sh
 echo "loop-tests: building once (install, tests compiled, none run)"

@@ -13,7 +13,8 @@
 #              kvserver and KvClient, or the YCSB binding over it, in one JVM) with
 #              -Drdmakv.test.transport=ibverbs; fails if any test fails or fewer than SOFTROCE_MIN_STORE_TESTS
 #              succeed. The other system tests (faults, bad input, metrics, kvctl, launchers) start nodes with
-#              LocalCluster.startNode or as processes and are not run here: several play a misbehaving peer,
+#              LocalCluster.startNode or as processes and are not run here (except the ZooKeeper cluster tests
+#              tagged softroce-store, whose nodes are child JVMs): several play a misbehaving peer,
 #              whose completions rxe reports differently (docs/development.md), or run tcp-only launchers
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
@@ -25,8 +26,12 @@
 #      SOFTROCE_STORE_MEMLOCK_KB the same for the store test JVM (default 262144: a test server registers
 #                          a region of up to 64 MiB, and its clients their buffers)
 #      SOFTROCE_STORE_EXCLUDE  simple names of store test classes not to run (printed; default none)
+#      SOFTROCE_STORE_ONLY  simple names of the only store test classes to run (default all; to try one
+#                          class, with SOFTROCE_MIN_STORE_TESTS lowered to its test count)
 #      SOFTROCE_STORE_LEASE_MS  the lease tests' lease timeout (default 10000: a healthy session's heartbeats
 #                          can come seconds late under TCG; 1500 on a real machine)
+#      SOFTROCE_STORE_ZK_SESSION_MS  the ZooKeeper session timeout of the child-JVM nodes of the tests tagged
+#                          softroce-store (default 8000: 2000 on a real machine)
 #      SOFTROCE_STORE_OP_TIMEOUT_MS  the store test clients' per-operation timeout (default 60000: under TCG
 #                          emulation a single operation over rxe was seen to stall for more than 10 s)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
@@ -98,9 +103,11 @@ if [ $MODE_STORE = 1 ]; then
   # system-tests has test classes only
   STORE_CLASSES=$ROOT/system-tests/target/test-classes${STORE_CP:+:$STORE_CP}
   # every system test class that starts a real kvserver as a LocalCluster instance, so new store tests join by
-  # themselves, and the replicated group of ChainReplicationTest (nodes of one JVM under a static replicated map)
-  for f in $(grep -l 'new LocalCluster(\|ReplicatedPair.start(' -r system-tests/src/test/java --include='*Test.java' | sort); do
+  # themselves, the replicated group of ChainReplicationTest (nodes of one JVM under a static replicated map),
+  # and the ZooKeeper cluster tests tagged softroce-store (child-JVM nodes: too slow under TCG to run them all)
+  for f in $(grep -l 'new LocalCluster(\|ReplicatedPair.start(\|@Tag("softroce-store")' -r system-tests/src/test/java --include='*Test.java' | sort); do
     class=$(echo "${f#system-tests/src/test/java/}" | sed 's#/#.#g; s#\.java$##')
+    if [ -n "${SOFTROCE_STORE_ONLY:-}" ] && [[ " $SOFTROCE_STORE_ONLY " != *" ${class##*.} "* ]]; then continue; fi
     if [[ " ${SOFTROCE_STORE_EXCLUDE:-} " == *" ${class##*.} "* ]]; then
       echo "[softroce-verbs] NOT running $class (SOFTROCE_STORE_EXCLUDE)"; continue
     fi
@@ -132,7 +139,7 @@ if [ $MODE_STORE = 1 ]; then
   GUEST+="echo '[guest] store tests over ibverbs: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
-  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
+  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
   --reports-dir $ROOT/$OUT/reports/store) 2>&1 | tee $ROOT/$OUT/store.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store.rc;
 "

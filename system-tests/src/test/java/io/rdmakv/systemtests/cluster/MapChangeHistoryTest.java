@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -93,9 +92,9 @@ class MapChangeHistoryTest extends ZkClusterTestBase
                         }
                         case "stop" ->
                         {
-                            signal(target, "STOP");
+                            cluster.signal(target, "STOP");
                             Thread.sleep(3L * ZkNodes.SESSION_TIMEOUT_MS);
-                            signal(target, "CONT");
+                            cluster.signal(target, "CONT");
                         }
                         default ->
                         {
@@ -127,20 +126,6 @@ class MapChangeHistoryTest extends ZkClusterTestBase
         final ClusterMap after = cluster.awaitMap("node " + gone + " out of its group", Duration.ofSeconds(60),
             m -> java.util.Arrays.stream(m.groups().getFirst().members()).noneMatch(id -> id == gone));
         load.note("epoch " + after.epoch() + ": " + after.groups());
-    }
-
-    private void signal(final int node, final String signal) throws InterruptedException
-    {
-        try
-        {
-            final Process kill = new ProcessBuilder("kill", "-" + signal,
-                Long.toString(cluster.nodes.get(node).process().pid())).inheritIO().start();
-            kill.waitFor(10, TimeUnit.SECONDS);
-        }
-        catch (final IOException e)
-        {
-            throw new AssertionError(e);
-        }
     }
 
     private void keepLogs(final Path logs) throws IOException

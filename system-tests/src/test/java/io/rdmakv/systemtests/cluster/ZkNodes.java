@@ -10,10 +10,13 @@ import io.rdmakv.systemtests.faults.ChildJvm;
 import io.rdmakv.systemtests.faults.LeaseProxy;
 import org.apache.curator.test.TestingServer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -23,7 +26,11 @@ import java.util.function.Predicate;
  */
 final class ZkNodes implements AutoCloseable
 {
-    static final int SESSION_TIMEOUT_MS = 2000;
+    /**
+     * The nodes' ZooKeeper session timeout: {@code -Drdmakv.test.zkSessionMs}, 2000 ms by default (an emulated
+     * VM, whose JVMs run many times slower, wants more, or sessions expire under load alone).
+     */
+    static final int SESSION_TIMEOUT_MS = Integer.getInteger("rdmakv.test.zkSessionMs", 2000);
     /** Node log lines with the wall-clock time to the millisecond (to line them up with a test's timeline). */
     static final String LOG_FORMAT = "-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n";
 
@@ -118,9 +125,27 @@ final class ZkNodes implements AutoCloseable
     {
         final Process p = nodes.get(i).process();
         p.destroy();
-        if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS))
+        if (!p.waitFor(30, TimeUnit.SECONDS))
         {
             throw new AssertionError("node " + i + " did not stop within 30 s of SIGTERM");
+        }
+    }
+
+    /** Sends {@code signal} (a name such as STOP or CONT, as for kill(1)) to node {@code i}. */
+    void signal(final int i, final String signal) throws InterruptedException
+    {
+        try
+        {
+            final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(nodes.get(i).process().pid()))
+                .inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
+            {
+                throw new AssertionError("kill -" + signal + " of node " + i + " failed");
+            }
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException(e);
         }
     }
 
