@@ -21,8 +21,16 @@ import java.util.concurrent.locks.LockSupport;
  * block damaged before it clears it (see the node's {@code SlotRepair}). A GET never asks: the value is gone,
  * and a GET keeps reporting {@link Status#CORRUPTED} until a writer repairs the key.
  *
- * <p>The node answers RETRY until the damage has lasted a grace period; this waits (parks) as long as it
- * says, within the control channel's timeout. Control path: allocates the request and the key copy.
+ * <p><b>In a replicated group</b> the slot is cleared along the chain in a write's order: each backup first
+ * (chain order), then the primary, each node proving the damage on its own memory, as a DELETE would clear it,
+ * so no backup is ever behind the primary. A backup whose copy of the block is whole (NOT_DAMAGED) stops it:
+ * the key is reported corrupted, saying so, and the primary's scrub rewrites the primary's copy from that
+ * backup's. A backup whose slot holds another word (a write in flight) sends the caller to search again. A
+ * repair cut short after some backups leaves them one step ahead of the primary, as a DELETE cut short does
+ * (the primary's scrub puts them back). Copying nodes get no REPAIR: they copy the primary's slots.
+ *
+ * <p>A node answers RETRY until the damage has lasted a grace period; this waits (parks) as long as it
+ * says, within the control channel's timeout, per node. Control path: allocates the request and the key copy.
  */
 final class DamageRepair
 {
@@ -30,6 +38,8 @@ final class DamageRepair
     static final int REPAIRED = Status.OK;
     /** The slot changed, or its block is whole after all: search again. */
     static final int SEARCH_AGAIN = 1;
+    /** {@link #ask}: that node's copy of the block is whole (NOT_DAMAGED). */
+    private static final int REFUSED_WHOLE = 2;
 
     /** How many RETRY answers one repair waits through at most. */
     private static final int MAX_RETRIES = 64;
@@ -57,32 +67,64 @@ final class DamageRepair
     }
 
     /**
-     * After {@link BlockSearch.Outcome#CORRUPTED}: asks the node to repair the suspect slot.
+     * After {@link BlockSearch.Outcome#CORRUPTED}: asks the node to repair the suspect slot; in a replicated
+     * group, each backup first, in chain order, then the primary (see the class comment).
      *
-     * @return {@link #REPAIRED}, {@link #SEARCH_AGAIN}, {@link Status#CORRUPTED} when the node refused (the
-     *     slot is not provably this key's) or kept saying RETRY past the timeout, or a lane failure
+     * @return {@link #REPAIRED}, {@link #SEARCH_AGAIN}, {@link Status#CORRUPTED} when a node refused (the
+     *     slot is not provably this key's, or a backup holds the block whole) or kept saying RETRY past the
+     *     timeout, or a lane failure
      */
     int repair()
     {
-        if (chain.active())
-        {
-            // the node clears a damaged slot on its own index only; with backups that would put the primary
-            // behind its first backup, so a replicated key's damage is reported, not repaired
-            return Status.CORRUPTED;
-        }
         final int candidate = search.suspectCandidate();
         final long word = search.suspectWord();
         final long group = key.group(candidate);
         final int slot = candidate % BucketDescriptor.SLOTS_PER_GROUP;
         final byte[] keyBytes = mem.asSlice(LaneBuffers.KEY, key.keyLength()).toArray(ValueLayout.JAVA_BYTE);
-        final long deadline = clock.nanoTime() + control.timeoutNanos();
+        for (int i = 0; i < chain.backupCount(); i++)
+        {
+            final int rc = ask(chain.backupControl(i), group, slot, word, keyBytes);
+            if (rc == REFUSED_WHOLE)
+            {
+                lastRefusal = "backup " + (i + 1) + " of the key's group holds the block whole: the primary's " +
+                    "scrub rewrites the primary's copy from it (at its next pass, or kvctl scrub)";
+                return Status.CORRUPTED;
+            }
+            if (rc != REPAIRED)
+            {
+                return rc;
+            }
+        }
+        final int rc = ask(control, group, slot, word, keyBytes);
+        if (rc == REFUSED_WHOLE)
+        {
+            search.forgetSuspect();
+            return SEARCH_AGAIN;
+        }
+        if (rc == REPAIRED)
+        {
+            counters.increment(ClientCounter.REPAIRED_SLOTS);
+            search.forgetSuspect();
+        }
+        return rc;
+    }
+
+    /**
+     * One node's REPAIR of {@code (group, slot)} from {@code word}, waiting out its RETRY answers: {@link #REPAIRED},
+     * {@link #REFUSED_WHOLE} (its copy of the block is whole), {@link #SEARCH_AGAIN} (its slot changed),
+     * {@link Status#CORRUPTED} (refused otherwise, or RETRY past the timeout) or the channel's failure.
+     */
+    private int ask(final ControlChannel channel, final long group, final int slot, final long word,
+        final byte[] keyBytes)
+    {
+        final long deadline = clock.nanoTime() + channel.timeoutNanos();
         for (int retries = 0; retries <= MAX_RETRIES; retries++)
         {
             final ControlMessage reply =
-                control.call(new RepairMessage(control.nextRequestId(), group, slot, word, keyBytes));
+                channel.call(new RepairMessage(channel.nextRequestId(), group, slot, word, keyBytes));
             if (reply == null)
             {
-                return control.failure();
+                return channel.failure();
             }
             if (!(reply instanceof RepairReplyMessage answer))
             {
@@ -92,14 +134,16 @@ final class DamageRepair
             {
                 case REPAIRED ->
                 {
-                    counters.increment(ClientCounter.REPAIRED_SLOTS);
-                    search.forgetSuspect();
                     return REPAIRED;
                 }
                 case REFUSED ->
                 {
                     final RepairRefusal why = answer.refusal();
-                    if (why == RepairRefusal.SLOT_CHANGED || why == RepairRefusal.NOT_DAMAGED)
+                    if (why == RepairRefusal.NOT_DAMAGED)
+                    {
+                        return REFUSED_WHOLE;
+                    }
+                    if (why == RepairRefusal.SLOT_CHANGED)
                     {
                         search.forgetSuspect();
                         return SEARCH_AGAIN;

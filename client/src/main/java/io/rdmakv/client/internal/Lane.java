@@ -28,6 +28,7 @@ public final class Lane implements AutoCloseable
     private final LaneCounters counters;
     private final SpaceLease space;
     private final LaneRequests requests;
+    private final ControlChannel control;
     private final ChainCommit commit;
     private final GetProtocol get;
     private final PutProtocol put;
@@ -61,6 +62,7 @@ public final class Lane implements AutoCloseable
         this.counters = counters;
         this.space = space;
         this.requests = requests;
+        this.control = control;
         this.commit = new ChainCommit(requests);
         final long trustNanos = graceNanos / 2;
         key = new KeyLocation(remote, mem);
@@ -91,6 +93,12 @@ public final class Lane implements AutoCloseable
     LaneRequests requests()
     {
         return requests;
+    }
+
+    /** The session's control channel (ALLOC, FREE, REPAIR, HELP to this lane's node). */
+    ControlChannel control()
+    {
+        return control;
     }
 
     /** Shares the client's slot cache (before the lane's first operation; a lane starts with none). */

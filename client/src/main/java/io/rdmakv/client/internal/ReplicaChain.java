@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.SlotWord;
 
@@ -41,6 +42,9 @@ final class ReplicaChain
 
     private final LaneRequests[] backups = new LaneRequests[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
     private final LaneRequests[] copying = new LaneRequests[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
+    /** Each backup's control channel, in chain order (a REPAIR goes along them: {@link DamageRepair}). */
+    private final ControlChannel[] backupControls =
+        new ControlChannel[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
     private int backupCount;
     private int copyingCount;
     private long found;
@@ -60,6 +64,7 @@ final class ReplicaChain
         for (int i = 0; i < backupCount; i++)
         {
             backups[i] = null;
+            backupControls[i] = null;
         }
         for (int i = 0; i < copyingCount; i++)
         {
@@ -94,6 +99,7 @@ final class ReplicaChain
     /** Adds the next backup in chain order. */
     void backup(final Lane lane)
     {
+        backupControls[backupCount] = lane.control();
         backups[backupCount++] = lane.requests();
     }
 
@@ -111,6 +117,12 @@ final class ReplicaChain
     int backupCount()
     {
         return backupCount;
+    }
+
+    /** Backup {@code i}'s control channel (chain order, from 0). */
+    ControlChannel backupControl(final int i)
+    {
+        return backupControls[i];
     }
 
     /**
