@@ -31,6 +31,12 @@ final class ZkNodes implements AutoCloseable
      * VM, whose JVMs run many times slower, wants more, or sessions expire under load alone).
      */
     static final int SESSION_TIMEOUT_MS = Integer.getInteger("rdmakv.test.zkSessionMs", 2000);
+    /**
+     * How many times slower than a real machine this one is taken to be: the per-operation timeout over its
+     * default of 10 s, at least 1 (the Soft-RoCE VM, emulated, sets 60 s: 6). Waits for maps and the map
+     * probes' connect timeout are stretched by it.
+     */
+    static final long SLOWNESS = Math.max(1, LocalCluster.OP_TIMEOUT.toMillis() / 10_000);
     /** Node log lines with the wall-clock time to the millisecond (to line them up with a test's timeline). */
     static final String LOG_FORMAT = "-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n";
 
@@ -85,7 +91,7 @@ final class ZkNodes implements AutoCloseable
         for (final int port : ports)
         {
             try (KvClient probe = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + port)
-                .withConnectTimeout(Duration.ofSeconds(2))))
+                .withConnectTimeout(Duration.ofSeconds(2).multipliedBy(SLOWNESS))))
             {
                 final ClusterMap map = probe.clusterMap();
                 if (newest == null || map.epoch() > newest.epoch())
@@ -159,11 +165,11 @@ final class ZkNodes implements AutoCloseable
         return s.toString();
     }
 
-    /** Waits until the map handed out satisfies {@code condition}; returns it. */
+    /** Waits until the map handed out satisfies {@code condition} ({@code timeout} times {@link #SLOWNESS}); returns it. */
     ClusterMap awaitMap(final String what, final Duration timeout, final Predicate<ClusterMap> condition)
         throws InterruptedException
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = System.nanoTime() + timeout.multipliedBy(SLOWNESS).toNanos();
         ClusterMap last = null;
         while (System.nanoTime() < deadline)
         {
