@@ -20,7 +20,7 @@
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
 # Env: SOFTROCE_MIN_TESTS (default 109)   SOFTROCE_MIN_STORE_TESTS (default 50; lower it with SOFTROCE_STORE_EXCLUDE)
-#      SOFTROCE_TEST_TIMEOUT / SOFTROCE_STORE_TIMEOUT seconds for each test JVM (default 900 / 600)
+#      SOFTROCE_TEST_TIMEOUT / SOFTROCE_STORE_TIMEOUT seconds for each test JVM (default 900 / 780)
 #      SOFTROCE_MEMLOCK_KB memlock limit of the verbs test JVM, which runs without CAP_IPC_LOCK so that
 #                          the limit applies (default 65536: the memlock test needs a finite limit)
 #      SOFTROCE_STORE_MEMLOCK_KB the same for the store test JVM (default 262144: a test server registers
@@ -71,7 +71,7 @@ MIN_TESTS=${SOFTROCE_MIN_TESTS:-109}
 #        binding's bytes allocated per operation, its TLS properties) = 44
 MIN_STORE_TESTS=${SOFTROCE_MIN_STORE_TESTS:-50}
 TEST_TIMEOUT=${SOFTROCE_TEST_TIMEOUT:-900}
-STORE_TIMEOUT=${SOFTROCE_STORE_TIMEOUT:-600}
+STORE_TIMEOUT=${SOFTROCE_STORE_TIMEOUT:-780}
 MEMLOCK_KB=${SOFTROCE_MEMLOCK_KB:-65536}
 STORE_MEMLOCK_KB=${SOFTROCE_STORE_MEMLOCK_KB:-262144}
 LAT_ITERS=${LAT_ITERS:-5000}
