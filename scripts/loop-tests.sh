@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs each cluster and fault test N times (default 10), one JVM per run, and reports how many runs of each
 # passed; keeps the reports of every failed run under system-tests/target/loop/<Test>-<run>/. A test that
-# fails once is a bug until its cause is found: read the kept reports.
+# fails once is a bug until its cause is found: read the kept reports (and, for the ZooKeeper cluster tests, the
+# nodes' logs).
 #   scripts/loop-tests.sh [-n N] [TEST ...]     (default tests: system-tests' cluster/, faults/ and nemesis tests)
 # Exit status: 0 when every run passed, 1 otherwise, 2 on a bad argument.
 set -uo pipefail
@@ -40,6 +41,7 @@ for t in "${tests[@]}"; do
     else
       status=1
       mkdir -p "$out/$t-$i"; cp system-tests/target/surefire-reports/*"$t"* "$out/$t-$i/" 2>/dev/null
+      cp system-tests/target/node-logs/"$t"-* "$out/$t-$i/" 2>/dev/null # the ZooKeeper cluster tests' node logs
       echo "loop-tests: $t run $i/$runs FAILED ($(( $(date +%s) - start )) s): $out/$t-$i.log"
     fi
   done

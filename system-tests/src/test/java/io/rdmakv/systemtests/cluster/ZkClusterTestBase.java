@@ -21,6 +21,7 @@ abstract class ZkClusterTestBase
     {
         if (cluster != null)
         {
+            cluster.keepLogs(getClass().getSimpleName());
             cluster.close();
         }
     }

@@ -12,7 +12,9 @@ import org.apache.curator.test.TestingServer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -203,6 +205,31 @@ final class ZkNodes implements AutoCloseable
             }
         }
         return !map.isSimple();
+    }
+
+    /**
+     * Copies every node's whole log (stderr) to {@code target/node-logs/<test>-node<i>.log}, replacing the last
+     * run's, so that a failed run can be read afterwards ({@code scripts/loop-tests.sh} keeps them with the reports).
+     */
+    void keepLogs(final String test)
+    {
+        final Path logs = Path.of(System.getProperty("basedir", "."), "target", "node-logs");
+        try
+        {
+            Files.createDirectories(logs);
+            for (int i = 0; i < nodes.size(); i++)
+            {
+                if (nodes.get(i) != null)
+                {
+                    Files.copy(nodes.get(i).stderrFile(), logs.resolve(test + "-node" + i + ".log"),
+                        StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        catch (final IOException e)
+        {
+            System.err.println("[zk-nodes] could not keep the node logs: " + e);
+        }
     }
 
     @Override

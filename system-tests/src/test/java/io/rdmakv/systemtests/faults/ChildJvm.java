@@ -128,6 +128,12 @@ public final class ChildJvm implements AutoCloseable
         return process;
     }
 
+    /** The file the child's stderr goes to (whole). */
+    public Path stderrFile()
+    {
+        return stderr;
+    }
+
     public String stderr()
     {
         try
