@@ -91,15 +91,15 @@ final class ReplicaChain
         return t;
     }
 
-    /** Adds the next backup in chain order. */
-    void backup(final Lane lane)
+    /** Adds the next backup in chain order: the doorbells of this thread's lane to it. */
+    void backup(final LaneRequests lane)
     {
-        backups[backupCount++] = lane.requests();
+        backups[backupCount++] = lane;
     }
 
-    void copying(final Lane lane)
+    void copying(final LaneRequests lane)
     {
-        copying[copyingCount++] = lane.requests();
+        copying[copyingCount++] = lane;
     }
 
     /** Whether a write must go along a chain (the key's group has backups or copying nodes). */

@@ -159,13 +159,13 @@ public final class Router implements AutoCloseable
         final int group = map.groupIndexOf(partition);
         for (final int node : backupNodes[group])
         {
-            chain.backup(session(node).lane());
+            chain.backup(session(node).lane().requests());
         }
         for (final int node : copyingNodes[group])
         {
             try
             {
-                chain.copying(session(node).lane());
+                chain.copying(session(node).lane().requests());
             }
             catch (final SessionFailedException | SessionRefusedException e)
             {
