@@ -1,14 +1,14 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.ClientCounter;
 import io.rdmakv.client.internal.ClientJanitor;
 import io.rdmakv.client.internal.GroupLostException;
 import io.rdmakv.client.internal.JanitorDuties;
 import io.rdmakv.client.internal.Lane;
-import io.rdmakv.client.internal.LaneCounters;
 import io.rdmakv.client.internal.LaneResult;
 import io.rdmakv.client.internal.Router;
 import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.peer.SessionFailedException;
 import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.client.internal.StaleMapException;

@@ -1,5 +1,11 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.RemoteIndex;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.KvBlockDescriptor;

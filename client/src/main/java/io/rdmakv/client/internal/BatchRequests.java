@@ -1,5 +1,9 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.RemoteIndex;
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.SessionIo;
 import io.rdmakv.common.layout.BucketDescriptor;

@@ -1,5 +1,8 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.Backoff;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.peer.Status;
 

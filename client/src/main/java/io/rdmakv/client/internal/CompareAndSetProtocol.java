@@ -1,5 +1,9 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.Backoff;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
 /**
  * Compare-and-set on a version (the slot word a reader saw): the new block is installed only if the

@@ -1,5 +1,10 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.Backoff;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.ReadLease;
 import org.agrona.concurrent.NanoClock;

@@ -1,5 +1,9 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
 /**
  * Insert of a key found absent, under the insert lock of its first group (see

@@ -1,5 +1,9 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.KvBlockDescriptor;

@@ -1,5 +1,9 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.Backoff;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
 /**
  * PUT (insert or replace). The new block is written out of place in the first doorbell that goes out.

@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.SlotWord;
 

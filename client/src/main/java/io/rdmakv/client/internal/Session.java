@@ -1,5 +1,10 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.RemoteIndex;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;

@@ -1,5 +1,9 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.common.protocol.ControlMessage;

@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneBuffers;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.hash.KeyHash;
 import org.junit.jupiter.api.Test;

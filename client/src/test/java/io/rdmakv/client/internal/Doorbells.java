@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;
 import io.rdmakv.common.protocol.MessageType;

@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.SpaceTiming;
 import org.agrona.concurrent.CachedNanoClock;

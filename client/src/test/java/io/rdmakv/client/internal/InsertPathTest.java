@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.SlotWord;

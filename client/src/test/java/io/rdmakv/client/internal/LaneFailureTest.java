@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.peer.Status;
 import io.rdmakv.verbs.QpState;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.RemoteIndex;
 import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;

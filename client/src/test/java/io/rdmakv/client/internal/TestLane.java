@@ -1,5 +1,11 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.RemoteIndex;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.peer.SessionIo;
 import io.rdmakv.peer.WaitStrategy;

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
@@ -27,31 +27,31 @@ import io.rdmakv.peer.ControlArea;
  *      + BATCH_WRITES  a batched PUT's new blocks (BATCH_BLOCK_LENGTH each; a longer one is a single PUT)
  * </pre>
  */
-final class LaneBuffers
+public final class LaneBuffers
 {
     static final int GROUPS = 0;
     static final int SLOT = GROUPS + 2 * BucketDescriptor.GROUP_LENGTH;
     static final int ATOMIC = SLOT + 8;
     static final int LOCK = ATOMIC + 8;
     static final int UNLOCK = LOCK + 8;
-    static final int KEY = 512;
-    static final int READ_BLOCK = 4096;
+    public static final int KEY = 512;
+    public static final int READ_BLOCK = 4096;
     static final int BLOCK_SPACE = align(KvBlockDescriptor.MAX_BLOCK_LENGTH, 4096);
-    static final int WRITE_BLOCK = READ_BLOCK + BLOCK_SPACE;
+    public static final int WRITE_BLOCK = READ_BLOCK + BLOCK_SPACE;
     /** The session's {@link ControlArea}: SEND, then the RECV buffers. */
-    static final int CONTROL = WRITE_BLOCK + BLOCK_SPACE;
+    public static final int CONTROL = WRITE_BLOCK + BLOCK_SPACE;
     static final int CONTROL_SEND = CONTROL + ControlArea.SEND;
     /** Keys per batched doorbell: up to three requests each (a PUT's WRITE, READ slot, READ block), 48 of the send queue's 64. */
-    static final int BATCH = 16;
+    public static final int BATCH = 16;
     /** The longest block a batch reads for a key (4 KiB: a 1 KB record with room to spare). */
-    static final int BATCH_BLOCK_LENGTH = 4096;
+    public static final int BATCH_BLOCK_LENGTH = 4096;
     static final int BATCH_KEYS = align(CONTROL + ControlArea.LENGTH, 4096);
     static final int BATCH_GROUPS = BATCH_KEYS + BATCH * KvBlockDescriptor.MAX_KEY_LENGTH;
     static final int BATCH_SLOTS = BATCH_GROUPS + BATCH * 2 * BucketDescriptor.GROUP_LENGTH;
     static final int BATCH_BLOCKS = align(BATCH_SLOTS + BATCH * 8, 4096);
     static final int BATCH_CAS = BATCH_BLOCKS + BATCH * BATCH_BLOCK_LENGTH;
     static final int BATCH_WRITES = align(BATCH_CAS + BATCH * 8, 4096);
-    static final int LENGTH = BATCH_WRITES + BATCH * BATCH_BLOCK_LENGTH;
+    public static final int LENGTH = BATCH_WRITES + BATCH * BATCH_BLOCK_LENGTH;
 
     static
     {
@@ -65,32 +65,32 @@ final class LaneBuffers
     {
     }
 
-    static int batchKey(final int i)
+    public static int batchKey(final int i)
     {
         return BATCH_KEYS + i * KvBlockDescriptor.MAX_KEY_LENGTH;
     }
 
-    static int batchGroups(final int i)
+    public static int batchGroups(final int i)
     {
         return BATCH_GROUPS + i * 2 * BucketDescriptor.GROUP_LENGTH;
     }
 
-    static int batchSlot(final int i)
+    public static int batchSlot(final int i)
     {
         return BATCH_SLOTS + i * 8;
     }
 
-    static int batchBlock(final int i)
+    public static int batchBlock(final int i)
     {
         return BATCH_BLOCKS + i * BATCH_BLOCK_LENGTH;
     }
 
-    static int batchCas(final int i)
+    public static int batchCas(final int i)
     {
         return BATCH_CAS + i * 8;
     }
 
-    static int batchWrite(final int i)
+    public static int batchWrite(final int i)
     {
         return BATCH_WRITES + i * BATCH_BLOCK_LENGTH;
     }

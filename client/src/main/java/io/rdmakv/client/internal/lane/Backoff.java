@@ -1,18 +1,18 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 import java.util.concurrent.locks.LockSupport;
 
 /** Bounded back-off between attempts of an operation that lost a race: spin, then yield, then park. */
-final class Backoff
+public final class Backoff
 {
     /** How many times an operation retries after lost races before it gives up. */
-    static final int MAX_ATTEMPTS = 1000;
+    public static final int MAX_ATTEMPTS = 1000;
 
     private Backoff()
     {
     }
 
-    static void pause(final int attempt)
+    public static void pause(final int attempt)
     {
         if (attempt < 4)
         {

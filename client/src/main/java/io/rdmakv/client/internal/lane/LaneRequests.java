@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.SessionIo;
@@ -34,13 +34,13 @@ import java.lang.foreign.ValueLayout;
  *   replicaCas                CAS slot                                the other backups of a chain
  * </pre>
  *
- * <p>Doorbells only: a replicated slot commit goes along the key's chain first ({@link ChainCommit}), which
+ * <p>Doorbells only: a replicated slot commit goes along the key's chain first ({@link io.rdmakv.client.internal.ChainCommit}), which
  * rings these for the primary.
  *
  * Results land in the lane's buffers ({@link LaneBuffers}); read them with {@link #casResult()},
  * {@link #lockResult()} and {@link #slotRead()}.
  */
-final class LaneRequests implements AutoCloseable
+public final class LaneRequests implements AutoCloseable
 {
     private static final int READ_GROUPS = 0;
     private static final int WRITE_READ_GROUPS = 2;
@@ -63,7 +63,7 @@ final class LaneRequests implements AutoCloseable
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
 
-    LaneRequests(final SessionIo io, final RemoteIndex remote, final MemorySegment mem)
+    public LaneRequests(final SessionIo io, final RemoteIndex remote, final MemorySegment mem)
     {
         this.io = io;
         this.remote = remote;
@@ -106,45 +106,45 @@ final class LaneRequests implements AutoCloseable
 
     // ---- the doorbells ----------------------------------------------------------------------
 
-    int readGroups(final KeyLocation key)
+    public int readGroups(final KeyLocation key)
     {
         patchGroups(READ_GROUPS, key);
         return ring(READ_GROUPS, 2);
     }
 
-    int writeAndReadGroups(final long blockWord, final int writeRkey, final KeyLocation key)
+    public int writeAndReadGroups(final long blockWord, final int writeRkey, final KeyLocation key)
     {
         patchBlockWrite(WRITE_READ_GROUPS, blockWord, writeRkey);
         patchGroups(WRITE_READ_GROUPS + 1, key);
         return ring(WRITE_READ_GROUPS, 3);
     }
 
-    int readSlotAndBlock(final long slotAddress, final long word)
+    public int readSlotAndBlock(final long slotAddress, final long word)
     {
         patchSlotAndBlock(READ_SLOT_BLOCK, slotAddress, word);
         return ring(READ_SLOT_BLOCK, 2);
     }
 
-    int writeAndReadSlotAndBlock(final long blockWord, final int writeRkey, final long slotAddress, final long word)
+    public int writeAndReadSlotAndBlock(final long blockWord, final int writeRkey, final long slotAddress, final long word)
     {
         patchBlockWrite(WRITE_READ_SLOT_BLOCK, blockWord, writeRkey);
         patchSlotAndBlock(WRITE_READ_SLOT_BLOCK + 1, slotAddress, word);
         return ring(WRITE_READ_SLOT_BLOCK, 3);
     }
 
-    int readBlock(final long word)
+    public int readBlock(final long word)
     {
         patchBlock(READ_BLOCK, word);
         return ring(READ_BLOCK, 1);
     }
 
-    int casSlot(final long slotAddress, final long expected, final long swap)
+    public int casSlot(final long slotAddress, final long expected, final long swap)
     {
         wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(CAS_SLOT, 1);
     }
 
-    int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
+    public int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
         final long swap)
     {
         patchBlockWrite(WRITE_CAS_SLOT, blockWord, writeRkey);
@@ -153,7 +153,7 @@ final class LaneRequests implements AutoCloseable
     }
 
     /** WRITEs the block {@code blockWord} names (a replicated commit puts the primary's copy out first). */
-    int writeBlock(final long blockWord, final int writeRkey)
+    public int writeBlock(final long blockWord, final int writeRkey)
     {
         patchBlockWrite(WRITE_BLOCK, blockWord, writeRkey);
         return ring(WRITE_BLOCK, 1);
@@ -164,14 +164,14 @@ final class LaneRequests implements AutoCloseable
      * responder executes the CAS before the READs behind it, so they see the lock taken (a fence also
      * stalled Soft-RoCE's requester now and then).
      */
-    int lockAndReadGroups(final KeyLocation key, final long lockWord)
+    public int lockAndReadGroups(final KeyLocation key, final long lockWord)
     {
         wrs.at(LOCK_READ_GROUPS).atomic(key.lockAddress(), remote.indexRkey(), 0L, lockWord);
         patchGroups(LOCK_READ_GROUPS + 1, key);
         return ring(LOCK_READ_GROUPS, 3);
     }
 
-    int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
+    public int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
     {
         wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
         wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
@@ -179,19 +179,19 @@ final class LaneRequests implements AutoCloseable
     }
 
     /** Releases the insert lock without waiting (it completes before the next doorbell's requests). */
-    int unlock(final KeyLocation key, final long lockWord)
+    public int unlock(final KeyLocation key, final long lockWord)
     {
         wrs.at(UNLOCK).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
         return io.postUnsignaled(wrs.at(UNLOCK));
     }
 
-    /** The lane's posting and waiting (for {@link BatchRequests}, whose chains vary in length). */
-    SessionIo io()
+    /** The lane's posting and waiting (for {@link io.rdmakv.client.internal.BatchRequests}, whose chains vary in length). */
+    public SessionIo io()
     {
         return io;
     }
 
-    RemoteIndex remote()
+    public RemoteIndex remote()
     {
         return remote;
     }
@@ -199,41 +199,41 @@ final class LaneRequests implements AutoCloseable
     // ---- results ----------------------------------------------------------------------------
 
     /** The failure that broke the lane (a negative {@link Status}), or 0 while it works. */
-    int failure()
+    public int failure()
     {
         return io.failure();
     }
 
     /** The slot's value before the last slot CAS. */
-    long casResult()
+    public long casResult()
     {
         return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC);
     }
 
     /**
      * Records {@code word} as the slot's value before the last slot CAS: a replicated commit that lost to another
-     * writer's word says so here ({@link ChainCommit}), so that the protocol re-reads or conflicts as after a
+     * writer's word says so here ({@link io.rdmakv.client.internal.ChainCommit}), so that the protocol re-reads or conflicts as after a
      * CAS the primary refused.
      */
-    void casResultIs(final long word)
+    public void casResultIs(final long word)
     {
         mem.set(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.ATOMIC, word);
     }
 
     /** Where the block being written is, in this lane's registered memory (backups WRITE it from there). */
-    long writeBlockAddress()
+    public long writeBlockAddress()
     {
         return io.localAddress(LaneBuffers.WRITE_BLOCK);
     }
 
     /** The insert lock's value before the last lock CAS (0: we took it). */
-    long lockResult()
+    public long lockResult()
     {
         return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.LOCK);
     }
 
     /** The slot word the last slot READ returned. */
-    long slotRead()
+    public long slotRead()
     {
         return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.SLOT);
     }
@@ -299,20 +299,20 @@ final class LaneRequests implements AutoCloseable
     // ---- a backup's side of a chain (called on the backup's lane) ------------------------------
 
     /** The last ring was for the primary lane's operation, which counts it (totals stay right). */
-    void chargedToPrimary()
+    public void chargedToPrimary()
     {
         io.roundTripChargedElsewhere();
     }
 
     /** WRITEs the block {@code word} names from another lane's buffer (same protection domain) to this node. */
-    int replicaWrite(final long localAddress, final int lkey, final long word)
+    public int replicaWrite(final long localAddress, final int lkey, final long word)
     {
         patchForeignBlock(REPLICA_WRITE, localAddress, lkey, word);
         return ring(REPLICA_WRITE, 1);
     }
 
     /** WRITEs the block, then CASes the slot at {@code slotOffset} from {@code expected} to {@code word}. */
-    int replicaWriteAndCas(final long localAddress, final int lkey, final long word, final long slotOffset,
+    public int replicaWriteAndCas(final long localAddress, final int lkey, final long word, final long slotOffset,
         final long expected)
     {
         patchForeignBlock(REPLICA_WRITE_CAS, localAddress, lkey, word);
@@ -320,7 +320,7 @@ final class LaneRequests implements AutoCloseable
         return ring(REPLICA_WRITE_CAS, 2);
     }
 
-    int replicaCas(final long slotOffset, final long expected, final long swap)
+    public int replicaCas(final long slotOffset, final long expected, final long swap)
     {
         wrs.at(REPLICA_CAS).atomic(remote.indexAddress() + slotOffset, remote.indexRkey(), expected, swap);
         return ring(REPLICA_CAS, 1);

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 /**
  * The client's counters, one constant each (Aeron counters style): a lane keeps their values in one

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
@@ -13,12 +13,12 @@ import java.lang.foreign.MemorySegment;
  * its 28 candidate slots (0..13 in the first group, 14..27 in the second), and the insert lock that
  * guards its inserts (the first group's). A flyweight: one per lane, re-aimed per operation.
  */
-final class KeyLocation
+public final class KeyLocation
 {
     /** Candidate slots of a key: every slot of both groups, first group first (the canonical order). */
-    static final int CANDIDATES = BucketDescriptor.SLOTS_PER_GROUP * BucketDescriptor.CANDIDATE_GROUPS;
+    public static final int CANDIDATES = BucketDescriptor.SLOTS_PER_GROUP * BucketDescriptor.CANDIDATE_GROUPS;
     /** No candidate. */
-    static final int NONE = -1;
+    public static final int NONE = -1;
 
     private final RemoteIndex remote;
     private final BucketGroup group1 = new BucketGroup();
@@ -31,13 +31,13 @@ final class KeyLocation
     private long group1Address;
     private long group2Address;
 
-    KeyLocation(final RemoteIndex remote, final MemorySegment mem)
+    public KeyLocation(final RemoteIndex remote, final MemorySegment mem)
     {
         this(remote, mem, LaneBuffers.GROUPS);
     }
 
     /** A location whose groups are read into {@code mem} at {@code groupsOffset} (a batch's key has its own). */
-    KeyLocation(final RemoteIndex remote, final MemorySegment mem, final int groupsOffset)
+    public KeyLocation(final RemoteIndex remote, final MemorySegment mem, final int groupsOffset)
     {
         this.remote = remote;
         group1.wrap(mem, groupsOffset);
@@ -45,7 +45,7 @@ final class KeyLocation
     }
 
     /** Aims at the key of {@code keyLength} bytes whose {@link KeyHash#hash} is {@code hash}. */
-    void aim(final long hash, final int keyLength)
+    public void aim(final long hash, final int keyLength)
     {
         this.hash = hash;
         this.keyLength = keyLength;
@@ -56,17 +56,17 @@ final class KeyLocation
         group2Address = remote.groupAddress(group2Number);
     }
 
-    long hash()
+    public long hash()
     {
         return hash;
     }
 
-    int fingerprint()
+    public int fingerprint()
     {
         return fingerprint;
     }
 
-    int keyLength()
+    public int keyLength()
     {
         return keyLength;
     }
@@ -76,7 +76,7 @@ final class KeyLocation
      * may have been seen on another node (the key's primary moved with a new cluster map, or a thread still on
      * the old map cached it), and a READ or CAS outside this node's region would break the queue pair.
      */
-    boolean isCandidate(final long slotAddress)
+    public boolean isCandidate(final long slotAddress)
     {
         return isSlotOf(slotAddress - group1Address) || isSlotOf(slotAddress - group2Address);
     }
@@ -88,18 +88,18 @@ final class KeyLocation
             offsetInGroup % BucketDescriptor.BUCKET_LENGTH != 0;
     }
 
-    long group1Address()
+    public long group1Address()
     {
         return group1Address;
     }
 
-    long group2Address()
+    public long group2Address()
     {
         return group2Address;
     }
 
     /** The bucket group of candidate {@code candidate} (its number in the index). */
-    long group(final int candidate)
+    public long group(final int candidate)
     {
         return candidate < BucketDescriptor.SLOTS_PER_GROUP ? group1Number : group2Number;
     }
@@ -110,19 +110,19 @@ final class KeyLocation
     }
 
     /** True when {@code word} could be this key's: a block with this key's fingerprint. */
-    boolean mayHold(final long word)
+    public boolean mayHold(final long word)
     {
         return word != SlotWord.EMPTY && SlotWord.fingerprint(word) == fingerprint;
     }
 
     /** The slot word of candidate {@code candidate}, as the last group READ saw it. */
-    long word(final int candidate)
+    public long word(final int candidate)
     {
         return candidate < BucketDescriptor.SLOTS_PER_GROUP ? group1.slot(candidate) :
             group2.slot(candidate - BucketDescriptor.SLOTS_PER_GROUP);
     }
 
-    long slotAddress(final int candidate)
+    public long slotAddress(final int candidate)
     {
         return candidate < BucketDescriptor.SLOTS_PER_GROUP ?
             group1Address + BucketDescriptor.slotOffsetInGroup(candidate) :
@@ -133,13 +133,13 @@ final class KeyLocation
      * The first candidate that may hold this key and names a block inside the data area, or {@link #NONE};
      * {@link #matchesAfter} says whether there are more.
      */
-    int firstMatch()
+    public int firstMatch()
     {
         return matchesAfter(-1);
     }
 
     /** The next candidate after {@code candidate} that may hold this key (in the data area), or {@link #NONE}. */
-    int matchesAfter(final int candidate)
+    public int matchesAfter(final int candidate)
     {
         for (int i = candidate + 1; i < CANDIDATES; i++)
         {
@@ -153,7 +153,7 @@ final class KeyLocation
     }
 
     /** True when some candidate may hold this key but names a block outside the data area (damage). */
-    boolean hasImplausibleMatch()
+    public boolean hasImplausibleMatch()
     {
         for (int i = 0; i < CANDIDATES; i++)
         {
@@ -166,7 +166,7 @@ final class KeyLocation
     }
 
     /** The candidate that holds exactly {@code word}, or {@link #NONE}. */
-    int candidateHolding(final long word)
+    public int candidateHolding(final long word)
     {
         for (int i = 0; i < CANDIDATES; i++)
         {
@@ -179,7 +179,7 @@ final class KeyLocation
     }
 
     /** Where an insert goes: an empty slot of the emptier group (the first on a tie), or {@link #NONE}. */
-    int emptyCandidate()
+    public int emptyCandidate()
     {
         final int used1 = group1.usedSlots();
         final int used2 = group2.usedSlots();

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
@@ -7,7 +7,7 @@ import io.rdmakv.common.layout.SlotWord;
  * Where a node's index and data area are, as a lane addresses them: remote addresses of bucket
  * groups and blocks, and the memory regions' rkeys (from HELLO_OK).
  */
-final class RemoteIndex
+public final class RemoteIndex
 {
     private final long indexAddress;
     private final int indexRkey;
@@ -17,7 +17,7 @@ final class RemoteIndex
     private final RegionGeometry geometry;
     private final long groupCount;
 
-    RemoteIndex(final long indexAddress, final int indexRkey, final long dataAddress, final int dataRkey,
+    public RemoteIndex(final long indexAddress, final int indexRkey, final long dataAddress, final int dataRkey,
         final RegionGeometry geometry)
     {
         this.indexAddress = indexAddress;
@@ -30,7 +30,7 @@ final class RemoteIndex
     }
 
     /** The index's remote address: slot addresses minus this are the same on every replica. */
-    long indexAddress()
+    public long indexAddress()
     {
         return indexAddress;
     }
@@ -40,7 +40,7 @@ final class RemoteIndex
         return groupCount;
     }
 
-    RegionGeometry geometry()
+    public RegionGeometry geometry()
     {
         return geometry;
     }
@@ -50,23 +50,23 @@ final class RemoteIndex
         return indexAddress + geometry.groupRegionOffset(group);
     }
 
-    int indexRkey()
+    public int indexRkey()
     {
         return indexRkey;
     }
 
-    long blockAddress(final long slotWord)
+    public long blockAddress(final long slotWord)
     {
         return dataAddress + SlotWord.blockOffset(slotWord);
     }
 
-    int dataRkey()
+    public int dataRkey()
     {
         return dataRkey;
     }
 
     /** True when the word names a block inside the data area (a corrupted slot does not). */
-    boolean isPlausible(final long slotWord)
+    public boolean isPlausible(final long slotWord)
     {
         return SlotWord.isWithin(slotWord, dataLength);
     }

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.lane;
 
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.SlotWord;
@@ -25,7 +25,7 @@ import java.util.function.BooleanSupplier;
  * object; it never calls back into the session. Used by one thread at a time, the one holding the
  * session; allocation-free except for the ALLOC reply record.
  */
-final class SpaceLease
+public final class SpaceLease
 {
     private final ControlChannel control;
     private final LaneCounters counters;
@@ -43,7 +43,7 @@ final class SpaceLease
     private long batchOffset;
     private CodedRefusalMessage refusal;
 
-    SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
+    public SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
     {
         this.control = control;
         this.counters = counters;
@@ -55,7 +55,7 @@ final class SpaceLease
      * Makes room for a block of {@code length} bytes (ALLOC when the extent is too small); on
      * {@link Status#OK} the block goes at {@link #offset()} and is taken by {@link #commit}.
      */
-    int reserve(final int length)
+    public int reserve(final int length)
     {
         if (extentEnd - cursor >= length)
         {
@@ -94,13 +94,13 @@ final class SpaceLease
     }
 
     /** Why the node refused the last ALLOC (quota or a full node), or null when it did not. */
-    CodedRefusalMessage refusal()
+    public CodedRefusalMessage refusal()
     {
         return refusal;
     }
 
     /** Where the block {@link #reserve} made room for goes (a data-area offset). */
-    long offset()
+    public long offset()
     {
         return cursor;
     }
@@ -110,13 +110,13 @@ final class SpaceLease
      * extent (its memory window over exactly that extent, on this session's queue pair). The only place a
      * block WRITE's rkey comes from; reads use the data area's rkey.
      */
-    int writeRkey()
+    public int writeRkey()
     {
         return writeRkey;
     }
 
     /** The block at {@link #offset()} is now referenced by a slot. */
-    void commit(final int length)
+    public void commit(final int length)
     {
         cursor += length;
     }
@@ -128,7 +128,7 @@ final class SpaceLease
      * extent (its first block always can: {@link #reserveNext} ALLOCs for it). A batch stops at the first block
      * that does not fit, so that all of its blocks share one extent and one {@link #writeRkey()}.
      */
-    boolean fitsNext(final int length)
+    public boolean fitsNext(final int length)
     {
         return reserved == 0 || extentEnd - cursor - reserved >= length;
     }
@@ -137,7 +137,7 @@ final class SpaceLease
      * Reserves a batch's next block (after {@link #fitsNext} said it fits): on {@link Status#OK} it goes at
      * {@link #batchOffset()}. The batch ends with {@link #settle} or, when the lane failed, {@link #abandon}.
      */
-    int reserveNext(final int length)
+    public int reserveNext(final int length)
     {
         if (reserved == 0)
         {
@@ -153,7 +153,7 @@ final class SpaceLease
     }
 
     /** Where the block {@link #reserveNext} reserved last goes. */
-    long batchOffset()
+    public long batchOffset()
     {
         return batchOffset;
     }
@@ -165,7 +165,7 @@ final class SpaceLease
      * written but never referenced, so nobody can read it); the blocks after it are reused by the next write,
      * as a single PUT reuses its lost block.
      */
-    int settle(final long[] offsets, final int[] lengths, final boolean[] committed, final int count)
+    public int settle(final long[] offsets, final int[] lengths, final boolean[] committed, final int count)
     {
         reserved = 0;
         int last = -1;
@@ -196,14 +196,14 @@ final class SpaceLease
      * Ends a batch whose outcome is unknown (the lane failed while its CASes were in flight): every block it
      * reserved may be referenced, so none is reused or freed.
      */
-    void abandon()
+    public void abandon()
     {
         cursor += reserved;
         reserved = 0;
     }
 
     /** Queues a superseded block for FREE (sends the batch first when it is full). */
-    int release(final long offset, final int length)
+    public int release(final long offset, final int length)
     {
         if (freeCount == freeOffset.length)
         {
@@ -222,7 +222,7 @@ final class SpaceLease
     }
 
     /** Sends the FREE batch when its oldest entry has waited {@link SpaceTiming#FREE_FLUSH_NANOS}. */
-    int maintain()
+    public int maintain()
     {
         return freeCount > 0 && clock.nanoTime() - freeStamp[freeHead] >= SpaceTiming.FREE_FLUSH_NANOS ?
             flush() : Status.OK;
@@ -233,7 +233,7 @@ final class SpaceLease
      * {@code usable} (asked under the lock), sends the FREE batch if it is due. Returns false, touching
      * nothing, when the lane is in use (its owner sends the batch before its next operation anyway) or unusable.
      */
-    static boolean sendDueIfIdle(final Lock use, final SpaceLease space, final BooleanSupplier usable)
+    public static boolean sendDueIfIdle(final Lock use, final SpaceLease space, final BooleanSupplier usable)
     {
         if (!use.tryLock())
         {
@@ -255,7 +255,7 @@ final class SpaceLease
     }
 
     /** Sends every pending FREE, however old. */
-    int flush()
+    public int flush()
     {
         while (freeCount > 0)
         {
@@ -278,7 +278,7 @@ final class SpaceLease
     }
 
     /** FREE entries not yet sent. */
-    int pendingFrees()
+    public int pendingFrees()
     {
         return freeCount;
     }
