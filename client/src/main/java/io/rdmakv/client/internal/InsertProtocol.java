@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.chain.ChainCommit;
 import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.client.internal.lane.KeyLocation;
 import io.rdmakv.client.internal.lane.LaneCounters;

@@ -1,5 +1,8 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.chain.ChainCommit;
+import io.rdmakv.client.internal.chain.ReplicaChain;
+import io.rdmakv.client.internal.chain.StuckWrite;
 import io.rdmakv.client.internal.lane.Backoff;
 import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.client.internal.lane.KeyLocation;

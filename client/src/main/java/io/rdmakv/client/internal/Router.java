@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.internal.chain.ReplicaChain;
 import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.peer.SessionFailedException;

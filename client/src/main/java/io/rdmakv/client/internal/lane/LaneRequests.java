@@ -34,8 +34,8 @@ import java.lang.foreign.ValueLayout;
  *   replicaCas                CAS slot                                the other backups of a chain
  * </pre>
  *
- * <p>Doorbells only: a replicated slot commit goes along the key's chain first ({@link io.rdmakv.client.internal.ChainCommit}), which
- * rings these for the primary.
+ * <p>Doorbells only: a replicated slot commit goes along the key's chain first
+ * ({@link io.rdmakv.client.internal.chain.ChainCommit}), which rings these for the primary.
  *
  * Results land in the lane's buffers ({@link LaneBuffers}); read them with {@link #casResult()},
  * {@link #lockResult()} and {@link #slotRead()}.
@@ -185,7 +185,7 @@ public final class LaneRequests implements AutoCloseable
         return io.postUnsignaled(wrs.at(UNLOCK));
     }
 
-    /** The lane's posting and waiting (for {@link io.rdmakv.client.internal.BatchRequests}, whose chains vary in length). */
+    /** The lane's posting and waiting (for {@code BatchRequests}, whose chains vary in length). */
     public SessionIo io()
     {
         return io;
@@ -212,8 +212,8 @@ public final class LaneRequests implements AutoCloseable
 
     /**
      * Records {@code word} as the slot's value before the last slot CAS: a replicated commit that lost to another
-     * writer's word says so here ({@link io.rdmakv.client.internal.ChainCommit}), so that the protocol re-reads or conflicts as after a
-     * CAS the primary refused.
+     * writer's word says so here ({@link io.rdmakv.client.internal.chain.ChainCommit}), so that the protocol
+     * re-reads or conflicts as after a CAS the primary refused.
      */
     public void casResultIs(final long word)
     {

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.chain;
 
 import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.client.internal.lane.KeyLocation;
@@ -21,7 +21,7 @@ import java.lang.foreign.ValueLayout;
  * block of this key ({@link Outcome#HELPED}); otherwise the writer is gone and fenced, and the caller puts
  * the backups back ({@link Outcome#REFUSED}). Rare, so control path: allocates the request.
  */
-final class StuckWrite
+public final class StuckWrite
 {
     enum Outcome
     {
@@ -38,7 +38,7 @@ final class StuckWrite
     private long slot;
     private int failure;
 
-    StuckWrite(final ControlChannel control, final KeyLocation key, final MemorySegment mem,
+    public StuckWrite(final ControlChannel control, final KeyLocation key, final MemorySegment mem,
         final LaneCounters counters)
     {
         this.control = control;

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.chain;
 
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
@@ -30,7 +30,7 @@ import io.rdmakv.common.layout.SlotWord;
  *
  * <p>Allocation-free; runs on the thread that owns every lane involved.
  */
-final class ReplicaChain
+public final class ReplicaChain
 {
     /** {@link #commit} outcome: every backup now holds the new word. */
     static final int COMMITTED = 0;
@@ -56,7 +56,7 @@ final class ReplicaChain
     private long trips;
     private StuckWrite stuck;
 
-    void clear()
+    public void clear()
     {
         for (int i = 0; i < backupCount; i++)
         {
@@ -71,7 +71,7 @@ final class ReplicaChain
     }
 
     /** How a lost chain asks the primary to finish a stuck write (set once by the lane). */
-    void resolver(final StuckWrite stuck)
+    public void resolver(final StuckWrite stuck)
     {
         this.stuck = stuck;
     }
@@ -85,7 +85,7 @@ final class ReplicaChain
      * Round trips to backups since the last call: the operation's, which the primary lane counts (each backup
      * lane takes its ring back out of its own count, so totals count each once).
      */
-    long takeTrips()
+    public long takeTrips()
     {
         final long t = trips;
         trips = 0;
@@ -93,18 +93,18 @@ final class ReplicaChain
     }
 
     /** Adds the next backup in chain order: the doorbells of this thread's lane to it. */
-    void backup(final LaneRequests lane)
+    public void backup(final LaneRequests lane)
     {
         backups[backupCount++] = lane;
     }
 
-    void copying(final LaneRequests lane)
+    public void copying(final LaneRequests lane)
     {
         copying[copyingCount++] = lane;
     }
 
     /** Whether a write must go along a chain (the key's group has backups or copying nodes). */
-    boolean active()
+    public boolean active()
     {
         return backupCount + copyingCount > 0;
     }
@@ -118,24 +118,24 @@ final class ReplicaChain
      * Whether the last commit's word may have been taken where it decides (the first backup, or the primary in a
      * chain of no backup), though an answer may be missing: see {@link #tookExpected}.
      */
-    boolean wordMayBeTaken()
+    public boolean wordMayBeTaken()
     {
         return wordMayBeTaken;
     }
 
-    long tookExpected()
+    public long tookExpected()
     {
         return tookExpected;
     }
 
     /** The word the last commit would have installed where it decides. */
-    long tookSwap()
+    public long tookSwap()
     {
         return tookSwap;
     }
 
     /** Forgets the last commit (a new operation begins). */
-    void forget()
+    public void forget()
     {
         wordMayBeTaken = false;
     }

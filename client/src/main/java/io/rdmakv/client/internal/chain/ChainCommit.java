@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.chain;
 
 import io.rdmakv.client.internal.lane.Backoff;
 import io.rdmakv.client.internal.lane.KeyLocation;
@@ -18,24 +18,24 @@ import io.rdmakv.peer.Status;
  * that way reports the CAS lost: the CAS result then holds the word that won, never the expected one, so the
  * protocol re-reads or conflicts.
  */
-final class ChainCommit
+public final class ChainCommit
 {
     private final LaneRequests requests;
     private final ReplicaChain chain = new ReplicaChain();
 
-    ChainCommit(final LaneRequests requests)
+    public ChainCommit(final LaneRequests requests)
     {
         this.requests = requests;
     }
 
     /** This lane's backups for the operation under way (the router sets them; empty when not replicated). */
-    ReplicaChain chain()
+    public ReplicaChain chain()
     {
         return chain;
     }
 
     /** CASes the slot from {@code expected} to {@code swap}. */
-    int casSlot(final long slotAddress, final long expected, final long swap)
+    public int casSlot(final long slotAddress, final long expected, final long swap)
     {
         if (!chain.active())
         {
@@ -50,7 +50,7 @@ final class ChainCommit
     }
 
     /** WRITEs the block {@code blockWord} names and CASes the slot to it. */
-    int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
+    public int writeAndCasSlot(final long blockWord, final int writeRkey, final long slotAddress, final long expected,
         final long swap)
     {
         if (!chain.active())
@@ -63,7 +63,7 @@ final class ChainCommit
     }
 
     /** CASes an empty slot to {@code swap} and frees the insert lock. */
-    int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
+    public int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
     {
         if (!chain.active())
         {

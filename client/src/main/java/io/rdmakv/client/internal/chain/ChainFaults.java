@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.chain;
 
 /**
  * Fault injection for tests of replicated writes: a hook that runs inside a write, after its first
