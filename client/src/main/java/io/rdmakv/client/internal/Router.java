@@ -2,6 +2,8 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.client.internal.chain.ReplicaChain;
 import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.op.Lane;
+import io.rdmakv.client.internal.op.SlotCache;
 import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.peer.SessionFailedException;
 import io.rdmakv.peer.WaitStrategy;

@@ -5,6 +5,8 @@ import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.client.internal.lane.RemoteIndex;
 import io.rdmakv.client.internal.lane.SpaceLease;
+import io.rdmakv.client.internal.op.Lane;
+import io.rdmakv.client.internal.op.SlotCache;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;

@@ -1,0 +1,144 @@
+package io.rdmakv.client.internal.op;
+
+import io.rdmakv.client.internal.chain.ReplicaChain;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.KeyLocation;
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.peer.Status;
+import io.rdmakv.peer.ControlChannel;
+import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.RepairMessage;
+import io.rdmakv.common.protocol.RepairRefusal;
+import io.rdmakv.common.protocol.RepairReplyMessage;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A PUT or DELETE whose search reached the corruption verdict ({@link BlockSearch.Outcome#CORRUPTED}) asks
+ * the node to clear the suspect slot (REPAIR over the {@link ControlChannel}, like ALLOC), naming the slot,
+ * the word it saw and the staged key; the node proves on its own memory that the slot is this key's and its
+ * block damaged before it clears it (see the node's {@code SlotRepair}). A GET never asks: the value is gone,
+ * and a GET keeps reporting {@link Status#CORRUPTED} until a writer repairs the key.
+ *
+ * <p>The node answers RETRY until the damage has lasted a grace period; this waits (parks) as long as it
+ * says, within the control channel's timeout. Control path: allocates the request and the key copy.
+ */
+final class DamageRepair
+{
+    /** The node cleared the slot: the key is absent there now. */
+    static final int REPAIRED = Status.OK;
+    /** The slot changed, or its block is whole after all: search again. */
+    static final int SEARCH_AGAIN = 1;
+
+    /** How many RETRY answers one repair waits through at most. */
+    private static final int MAX_RETRIES = 64;
+
+    private final ControlChannel control;
+    private final KeyLocation key;
+    private final BlockSearch search;
+    private final MemorySegment mem;
+    private final LaneCounters counters;
+    private final NanoClock clock;
+    private String lastRefusal = "";
+
+    private final ReplicaChain chain;
+
+    DamageRepair(final ControlChannel control, final KeyLocation key, final BlockSearch search,
+        final MemorySegment mem, final LaneCounters counters, final NanoClock clock, final ReplicaChain chain)
+    {
+        this.chain = chain;
+        this.control = control;
+        this.key = key;
+        this.search = search;
+        this.mem = mem;
+        this.counters = counters;
+        this.clock = clock;
+    }
+
+    /**
+     * After {@link BlockSearch.Outcome#CORRUPTED}: asks the node to repair the suspect slot.
+     *
+     * @return {@link #REPAIRED}, {@link #SEARCH_AGAIN}, {@link Status#CORRUPTED} when the node refused (the
+     *     slot is not provably this key's) or kept saying RETRY past the timeout, or a lane failure
+     */
+    int repair()
+    {
+        if (chain.active())
+        {
+            // the node clears a damaged slot on its own index only; with backups that would put the primary
+            // behind its first backup, so a replicated key's damage is reported, not repaired
+            return Status.CORRUPTED;
+        }
+        final int candidate = search.suspectCandidate();
+        final long word = search.suspectWord();
+        final long group = key.group(candidate);
+        final int slot = candidate % BucketDescriptor.SLOTS_PER_GROUP;
+        final byte[] keyBytes = mem.asSlice(LaneBuffers.KEY, key.keyLength()).toArray(ValueLayout.JAVA_BYTE);
+        final long deadline = clock.nanoTime() + control.timeoutNanos();
+        for (int retries = 0; retries <= MAX_RETRIES; retries++)
+        {
+            final ControlMessage reply =
+                control.call(new RepairMessage(control.nextRequestId(), group, slot, word, keyBytes));
+            if (reply == null)
+            {
+                return control.failure();
+            }
+            if (!(reply instanceof RepairReplyMessage answer))
+            {
+                return Status.REMOTE_ERROR;
+            }
+            switch (answer.outcome())
+            {
+                case REPAIRED ->
+                {
+                    counters.increment(ClientCounter.REPAIRED_SLOTS);
+                    search.forgetSuspect();
+                    return REPAIRED;
+                }
+                case REFUSED ->
+                {
+                    final RepairRefusal why = answer.refusal();
+                    if (why == RepairRefusal.SLOT_CHANGED || why == RepairRefusal.NOT_DAMAGED)
+                    {
+                        search.forgetSuspect();
+                        return SEARCH_AGAIN;
+                    }
+                    lastRefusal = answer.text();
+                    return Status.CORRUPTED;
+                }
+                case RETRY ->
+                {
+                    final long wait = TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis());
+                    if (clock.nanoTime() + wait > deadline)
+                    {
+                        lastRefusal = answer.text();
+                        return Status.CORRUPTED;
+                    }
+                    if (wait > 0)
+                    {
+                        LockSupport.parkNanos(wait);
+                    }
+                }
+            }
+        }
+        return Status.CORRUPTED;
+    }
+
+    /** A new operation: no refusal to report yet. */
+    void forget()
+    {
+        lastRefusal = "";
+    }
+
+    /** Why the last repair was refused or gave up, as the node said it (empty when none was). */
+    String lastRefusal()
+    {
+        return lastRefusal;
+    }
+}
