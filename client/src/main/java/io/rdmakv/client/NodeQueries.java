@@ -1,7 +1,7 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Router;
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;

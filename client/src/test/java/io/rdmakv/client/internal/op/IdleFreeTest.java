@@ -1,9 +1,9 @@
 package io.rdmakv.client.internal.op;
 
-import io.rdmakv.client.internal.ClientJanitor;
-import io.rdmakv.client.internal.JanitorDuties;
 import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.client.internal.lane.SpaceLease;
+import io.rdmakv.client.internal.session.ClientJanitor;
+import io.rdmakv.client.internal.session.JanitorDuties;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.SpaceTiming;
 import org.agrona.concurrent.CachedNanoClock;

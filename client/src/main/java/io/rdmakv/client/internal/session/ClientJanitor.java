@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.session;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;

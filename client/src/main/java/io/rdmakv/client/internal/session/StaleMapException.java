@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.session;
 
 import io.rdmakv.common.cluster.ClusterMap;
 

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.session;
 
 /**
  * The janitor's duty that keeps every open session's lease: a HEARTBEAT on its bootstrap connection each

@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.internal.session;
 
 /** Every replica of the key's group is gone: its partitions cannot be served until an operator acts. */
 public final class GroupLostException extends RuntimeException
