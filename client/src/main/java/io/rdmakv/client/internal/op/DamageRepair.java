@@ -5,12 +5,12 @@ import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.client.internal.lane.KeyLocation;
 import io.rdmakv.client.internal.lane.LaneBuffers;
 import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.RepairMessage;
-import io.rdmakv.common.protocol.RepairRefusal;
 import io.rdmakv.common.protocol.RepairReplyMessage;
 import org.agrona.concurrent.NanoClock;
 

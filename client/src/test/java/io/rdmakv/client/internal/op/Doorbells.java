@@ -2,8 +2,8 @@ package io.rdmakv.client.internal.op;
 
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.common.layout.BucketDescriptor;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
-import io.rdmakv.common.protocol.MessageType;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.Opcode;
 import io.rdmakv.verbs.SendWorkRequest;

@@ -10,8 +10,8 @@ import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.HelloOkMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
-import io.rdmakv.common.protocol.RemoteRegion;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.verbs.QueuePairEndpoint;
 import org.junit.jupiter.api.Test;
 

@@ -16,10 +16,10 @@ import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
-import io.rdmakv.common.protocol.ReasonCode;
 import io.rdmakv.common.protocol.RepairMessage;
-import io.rdmakv.common.protocol.RepairRefusal;
 import io.rdmakv.common.protocol.RepairReplyMessage;
+import io.rdmakv.common.protocol.wire.ReasonCode;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

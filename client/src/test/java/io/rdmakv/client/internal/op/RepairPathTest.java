@@ -1,11 +1,11 @@
 package io.rdmakv.client.internal.op;
 
 import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.RepairMessage;
-import io.rdmakv.common.protocol.RepairRefusal;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

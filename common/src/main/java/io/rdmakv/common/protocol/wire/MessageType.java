@@ -1,8 +1,24 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
-import static io.rdmakv.common.protocol.MessageHeaderDescriptor.HEADER_LENGTH;
-import static io.rdmakv.common.protocol.MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH;
-import static io.rdmakv.common.protocol.MessageHeaderDescriptor.MAX_MESSAGE_LENGTH;
+import io.rdmakv.common.protocol.AllocMessage;
+import io.rdmakv.common.protocol.AllocOkMessage;
+import io.rdmakv.common.protocol.DamageScanMessage;
+import io.rdmakv.common.protocol.DamageScanOkMessage;
+import io.rdmakv.common.protocol.FenceWritersMessage;
+import io.rdmakv.common.protocol.FenceWritersOkMessage;
+import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.common.protocol.HelloOkMessage;
+import io.rdmakv.common.protocol.HelpMessage;
+import io.rdmakv.common.protocol.HelpReplyMessage;
+import io.rdmakv.common.protocol.RepairMessage;
+import io.rdmakv.common.protocol.RepairReplyMessage;
+import io.rdmakv.common.protocol.ScrubOkMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
+
+import static io.rdmakv.common.protocol.wire.MessageHeaderDescriptor.HEADER_LENGTH;
+import static io.rdmakv.common.protocol.wire.MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH;
+import static io.rdmakv.common.protocol.wire.MessageHeaderDescriptor.MAX_MESSAGE_LENGTH;
 
 /** The control message types, their wire codes and the bounds on their length. */
 public enum MessageType

@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 /**
  * Reason codes carried by HELLO_REFUSED, ALLOC_FAILED and ERROR. Messages hold the code as a plain

@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import io.rdmakv.common.LittleEndian;
 
@@ -6,21 +6,21 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_LENGTH;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.OVERSIZED;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_LENGTH;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVERSIZED;
 
 /**
  * Reads a message body field after field and never past the message's length: a field that would cross
  * it is a {@link MalformedMessageException}, not an {@code IndexOutOfBoundsException}.
  */
-final class MessageReader
+public final class MessageReader
 {
     private final MemorySegment segment;
     private final long end;
     private final MessageType type;
     private long position;
 
-    MessageReader(
+    public MessageReader(
         final MemorySegment segment, final long messageOffset, final long messageLength, final MessageType type)
     {
         this.segment = segment;
@@ -29,17 +29,17 @@ final class MessageReader
         this.type = type;
     }
 
-    MessageType type()
+    public MessageType type()
     {
         return type;
     }
 
-    long remaining()
+    public long remaining()
     {
         return end - position;
     }
 
-    int u16(final String field)
+    public int u16(final String field)
     {
         need(Short.BYTES, field);
         final int value = LittleEndian.u16(segment, position);
@@ -47,7 +47,7 @@ final class MessageReader
         return value;
     }
 
-    int u32(final String field)
+    public int u32(final String field)
     {
         need(Integer.BYTES, field);
         final int value = segment.get(LittleEndian.U32, position);
@@ -55,7 +55,7 @@ final class MessageReader
         return value;
     }
 
-    long u64(final String field)
+    public long u64(final String field)
     {
         need(Long.BYTES, field);
         final long value = segment.get(LittleEndian.U64, position);
@@ -64,7 +64,7 @@ final class MessageReader
     }
 
     /** Reads a length field and checks it against {@code max}. */
-    int length(final int value, final int max, final String field)
+    public int length(final int value, final int max, final String field)
     {
         if (value < 0 || value > max)
         {
@@ -74,7 +74,7 @@ final class MessageReader
         return value;
     }
 
-    byte[] bytes(final int length, final String field)
+    public byte[] bytes(final int length, final String field)
     {
         need(length, field);
         final byte[] bytes = new byte[length];
@@ -88,7 +88,7 @@ final class MessageReader
         return new String(bytes(length, field), StandardCharsets.UTF_8);
     }
 
-    void expectEnd()
+    public void expectEnd()
     {
         if (position != end)
         {

@@ -1,6 +1,7 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import io.rdmakv.common.LittleEndian;
+import io.rdmakv.common.protocol.FreeMessage;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 /**
  * A memory region as a remote peer addresses it: the virtual address it was registered at, its length and

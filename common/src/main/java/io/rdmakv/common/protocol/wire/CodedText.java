@@ -1,10 +1,10 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import java.nio.charset.StandardCharsets;
 
 /**
- * The body of a {@link CodedRefusalMessage} (HELLO_REFUSED, ALLOC_FAILED and ERROR): a reason code and a line
- * of UTF-8 text. REPAIR_REPLY's text is cut and read the same way.
+ * The body of a {@link io.rdmakv.common.protocol.CodedRefusalMessage} (HELLO_REFUSED, ALLOC_FAILED and ERROR): a
+ * reason code and a line of UTF-8 text. REPAIR_REPLY's text is cut and read the same way.
  *
  * <pre>
  *  16 code          u32   a {@link ReasonCode} code
@@ -16,22 +16,22 @@ import java.nio.charset.StandardCharsets;
  * Text longer than {@value #MAX_TEXT_LENGTH} bytes is cut (at a character boundary) when a message is made,
  * so an error message never makes a reply unsendable.
  */
-final class CodedText
+public final class CodedText
 {
-    static final int CODE_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
-    static final int TEXT_LENGTH_OFFSET = CODE_OFFSET + Integer.BYTES;
+    public static final int CODE_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
+    public static final int TEXT_LENGTH_OFFSET = CODE_OFFSET + Integer.BYTES;
     static final int RESERVED_OFFSET = TEXT_LENGTH_OFFSET + Short.BYTES;
-    static final int TEXT_OFFSET = RESERVED_OFFSET + Short.BYTES;
+    public static final int TEXT_OFFSET = RESERVED_OFFSET + Short.BYTES;
 
     /** The longest text, in UTF-8 bytes. */
-    static final int MAX_TEXT_LENGTH = 1024;
+    public static final int MAX_TEXT_LENGTH = 1024;
 
     private CodedText()
     {
     }
 
     /** {@code text} (null as empty) cut to at most {@code maxBytes} bytes of UTF-8 without splitting a character. */
-    static String truncate(final String text, final int maxBytes)
+    public static String truncate(final String text, final int maxBytes)
     {
         if (text == null)
         {
@@ -50,19 +50,19 @@ final class CodedText
         return new String(bytes, 0, cut, StandardCharsets.UTF_8);
     }
 
-    static int encodedLength(final String text)
+    public static int encodedLength(final String text)
     {
         return TEXT_OFFSET + text.getBytes(StandardCharsets.UTF_8).length;
     }
 
-    static void encode(final MessageWriter writer, final int code, final String text)
+    public static void encode(final MessageWriter writer, final int code, final String text)
     {
         final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         writer.u32(code).u16(bytes.length).u16(0).bytes(bytes);
     }
 
     /** Reads code and text; the caller makes the record. */
-    static String decodeText(final MessageReader reader)
+    public static String decodeText(final MessageReader reader)
     {
         final int length = reader.length(reader.u16("text length"), MAX_TEXT_LENGTH, "text");
         reader.u16("reserved");

@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import io.rdmakv.common.LittleEndian;
 
@@ -6,46 +6,46 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** Writes a message body field after field; the codec has checked that the whole message fits. */
-final class MessageWriter
+public final class MessageWriter
 {
     private final MemorySegment segment;
     private long position;
 
-    MessageWriter(final MemorySegment segment, final long position)
+    public MessageWriter(final MemorySegment segment, final long position)
     {
         this.segment = segment;
         this.position = position;
     }
 
-    MessageWriter u16(final int value)
+    public MessageWriter u16(final int value)
     {
         LittleEndian.u16(segment, position, value);
         position += Short.BYTES;
         return this;
     }
 
-    MessageWriter u32(final int value)
+    public MessageWriter u32(final int value)
     {
         segment.set(LittleEndian.U32, position, value);
         position += Integer.BYTES;
         return this;
     }
 
-    MessageWriter u64(final long value)
+    public MessageWriter u64(final long value)
     {
         segment.set(LittleEndian.U64, position, value);
         position += Long.BYTES;
         return this;
     }
 
-    MessageWriter bytes(final byte[] bytes)
+    public MessageWriter bytes(final byte[] bytes)
     {
         MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, position, bytes.length);
         position += bytes.length;
         return this;
     }
 
-    long position()
+    public long position()
     {
         return position;
     }

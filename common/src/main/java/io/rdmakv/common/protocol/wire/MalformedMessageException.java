@@ -1,10 +1,10 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 /**
- * A control message that cannot be decoded. Thrown by {@link ControlCodec} for any bytes that are not a
- * well-formed message of this protocol version, never an {@code IndexOutOfBoundsException}; {@link #kind()}
- * says what class of fault it was, so that a server can answer a HELLO from another protocol version with
- * HELLO_REFUSED and everything else with ERROR.
+ * A control message that cannot be decoded. Thrown by {@link io.rdmakv.common.protocol.ControlCodec} for any
+ * bytes that are not a well-formed message of this protocol version, never an {@code
+ * IndexOutOfBoundsException}; {@link #kind()} says what class of fault it was, so that a server can answer a
+ * HELLO from another protocol version with HELLO_REFUSED and everything else with ERROR.
  */
 public final class MalformedMessageException extends RuntimeException
 {

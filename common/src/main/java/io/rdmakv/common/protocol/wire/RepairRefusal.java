@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 /**
  * Why a node refused a REPAIR (REPAIR_REPLY's code when the outcome is {@code REFUSED}). A code space of

@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import io.rdmakv.common.LittleEndian;
 

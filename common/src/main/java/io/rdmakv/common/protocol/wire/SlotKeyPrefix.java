@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
@@ -15,17 +15,17 @@ import io.rdmakv.common.layout.KvBlockDescriptor;
  *  32 ...          the message's words, then key_length bytes of key
  * </pre>
  */
-final class SlotKeyPrefix
+public final class SlotKeyPrefix
 {
-    static final int GROUP_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
-    static final int SLOT_OFFSET = GROUP_OFFSET + Long.BYTES;
-    static final int KEY_LENGTH_OFFSET = SLOT_OFFSET + Short.BYTES;
-    static final int RESERVED_OFFSET = KEY_LENGTH_OFFSET + Short.BYTES;
+    public static final int GROUP_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
+    public static final int SLOT_OFFSET = GROUP_OFFSET + Long.BYTES;
+    public static final int KEY_LENGTH_OFFSET = SLOT_OFFSET + Short.BYTES;
+    public static final int RESERVED_OFFSET = KEY_LENGTH_OFFSET + Short.BYTES;
     /** Where the message's own fields start. */
-    static final int END = RESERVED_OFFSET + Integer.BYTES;
+    public static final int END = RESERVED_OFFSET + Integer.BYTES;
 
     /** The prefix as read: the key itself is read after the message's words. */
-    record Read(long group, int slot, int keyLength)
+    public record Read(long group, int slot, int keyLength)
     {
     }
 
@@ -34,17 +34,17 @@ final class SlotKeyPrefix
     }
 
     /** Whether {@code group} and {@code slot} can name a slot (whether the group exists is the node's to say). */
-    static boolean validSlot(final long group, final int slot)
+    public static boolean validSlot(final long group, final int slot)
     {
         return group >= 0 && slot >= 0 && slot < BucketDescriptor.SLOTS_PER_GROUP;
     }
 
-    static void encode(final MessageWriter writer, final long group, final int slot, final int keyLength)
+    public static void encode(final MessageWriter writer, final long group, final int slot, final int keyLength)
     {
         writer.u64(group).u16(slot).u16(keyLength).u32(0);
     }
 
-    static Read decode(final MessageReader reader)
+    public static Read decode(final MessageReader reader)
     {
         final long group = reader.u64("group");
         final int slot = reader.u16("slot");

@@ -1,4 +1,4 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
@@ -14,10 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_LENGTH;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSION;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.OVERSIZED;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_FIELD;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_LENGTH;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_VERSION;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVERSIZED;
 
 /**
  * The binary form of a {@link ClusterMap} on the control plane (the map a HELLO_OK carries), so that a

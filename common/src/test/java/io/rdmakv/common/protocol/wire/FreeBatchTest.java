@@ -1,5 +1,7 @@
-package io.rdmakv.common.protocol;
+package io.rdmakv.common.protocol.wire;
 
+import io.rdmakv.common.protocol.ControlCodec;
+import io.rdmakv.common.protocol.FreeMessage;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
