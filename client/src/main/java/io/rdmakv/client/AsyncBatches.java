@@ -1,6 +1,6 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Lane;
+import io.rdmakv.client.internal.op.Lane;
 import io.rdmakv.common.hash.KeyHash;
 
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Lane;
-import io.rdmakv.client.internal.Router;
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.op.Lane;
+import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.peer.Status;
 import io.rdmakv.client.metrics.OperationRecorder;
 import io.rdmakv.client.metrics.Operations;

@@ -1,10 +1,10 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Router;
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.op.SlotCache;
+import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.peer.SessionFailedException;
 import io.rdmakv.peer.SessionRefusedException;
-import io.rdmakv.client.internal.SlotCache;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;

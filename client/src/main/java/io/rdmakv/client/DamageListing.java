@@ -1,6 +1,6 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
 

@@ -1,8 +1,8 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
-import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.peer.Status;
 
 import java.time.Duration;

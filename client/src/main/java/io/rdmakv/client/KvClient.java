@@ -1,17 +1,17 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.ClientCounter;
-import io.rdmakv.client.internal.ClientJanitor;
-import io.rdmakv.client.internal.GroupLostException;
-import io.rdmakv.client.internal.JanitorDuties;
-import io.rdmakv.client.internal.Lane;
-import io.rdmakv.client.internal.LaneCounters;
-import io.rdmakv.client.internal.LaneResult;
-import io.rdmakv.client.internal.Router;
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.op.Lane;
+import io.rdmakv.client.internal.op.LaneResult;
+import io.rdmakv.client.internal.session.ClientJanitor;
+import io.rdmakv.client.internal.session.GroupLostException;
+import io.rdmakv.client.internal.session.JanitorDuties;
+import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.Session;
+import io.rdmakv.client.internal.session.StaleMapException;
 import io.rdmakv.peer.SessionFailedException;
 import io.rdmakv.peer.SessionRefusedException;
-import io.rdmakv.client.internal.StaleMapException;
 import io.rdmakv.peer.Status;
 import io.rdmakv.client.metrics.ClientMetrics;
 import io.rdmakv.client.metrics.OperationRecorder;

@@ -1,8 +1,8 @@
 package io.rdmakv.client;
 
+import io.rdmakv.client.internal.op.SlotCache;
 import io.rdmakv.peer.WaitStrategy;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.client.internal.SlotCache;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Router;
-import io.rdmakv.client.internal.Session;
-import io.rdmakv.client.internal.SlotCache;
-import io.rdmakv.client.internal.StaleMapException;
+import io.rdmakv.client.internal.op.SlotCache;
+import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.Session;
+import io.rdmakv.client.internal.session.StaleMapException;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 

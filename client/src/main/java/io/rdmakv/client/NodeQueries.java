@@ -1,13 +1,13 @@
 package io.rdmakv.client;
 
-import io.rdmakv.client.internal.Router;
-import io.rdmakv.client.internal.Session;
+import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.MessageType;
 import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.peer.Status;
 
 import java.util.LinkedHashMap;

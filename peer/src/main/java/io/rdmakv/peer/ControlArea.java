@@ -1,6 +1,7 @@
 package io.rdmakv.peer;
 
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+
 
 /**
  * Layout of a session's control buffers, at an offset of its registered memory that the owner chooses:

@@ -42,7 +42,7 @@ public final class SessionRefusedException extends RuntimeException
             " failed: " + reason, TLS);
     }
 
-    /** The {@link io.rdmakv.common.protocol.ReasonCode} number. */
+    /** The {@link io.rdmakv.common.protocol.wire.ReasonCode} number. */
     public int code()
     {
         return code;
@@ -54,8 +54,8 @@ public final class SessionRefusedException extends RuntimeException
      */
     public boolean forNow()
     {
-        return code == io.rdmakv.common.protocol.ReasonCode.NOT_IN_CLUSTER.code() ||
-            code == io.rdmakv.common.protocol.ReasonCode.NOT_CURRENT.code() ||
-            code == io.rdmakv.common.protocol.ReasonCode.SHUTTING_DOWN.code();
+        return code == io.rdmakv.common.protocol.wire.ReasonCode.NOT_IN_CLUSTER.code() ||
+            code == io.rdmakv.common.protocol.wire.ReasonCode.NOT_CURRENT.code() ||
+            code == io.rdmakv.common.protocol.wire.ReasonCode.SHUTTING_DOWN.code();
     }
 }

@@ -1,7 +1,7 @@
 package io.rdmakv.server;
 
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
 
 import java.io.IOException;
 import java.io.InputStream;

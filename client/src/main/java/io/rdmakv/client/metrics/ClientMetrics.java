@@ -5,8 +5,8 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.client.internal.ClientCounter;
-import io.rdmakv.client.internal.LaneCounters;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneCounters;
 
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -1,7 +1,7 @@
 package io.rdmakv.client.metrics;
 
-import io.rdmakv.client.internal.ClientCounter;
-import io.rdmakv.client.internal.LaneCounters;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.peer.Status;
 
 import java.lang.invoke.MethodHandles;

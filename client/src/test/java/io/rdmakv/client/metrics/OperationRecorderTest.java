@@ -1,8 +1,8 @@
 package io.rdmakv.client.metrics;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.client.internal.ClientCounter;
-import io.rdmakv.client.internal.LaneCounters;
+import io.rdmakv.client.internal.lane.ClientCounter;
+import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.peer.Status;
 import org.junit.jupiter.api.Test;
 

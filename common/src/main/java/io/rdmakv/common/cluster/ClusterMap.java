@@ -22,7 +22,7 @@ import java.util.stream.IntStream;
  * nodes in ascending id order ({@code partition p -> p % nodes}). Nodes are kept sorted by id.
  *
  * <p>Immutable and thread-safe. JSON form (config files, kvctl) in {@link ClusterMapJson}; the binary form a
- * node sends in HELLO_OK in {@code io.rdmakv.common.protocol.ClusterMapCodec}.
+ * node sends in HELLO_OK in {@code io.rdmakv.common.protocol.wire.ClusterMapCodec}.
  */
 public final class ClusterMap
 {

@@ -1,5 +1,10 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+
 /**
  * ALLOC, client to server: grant me space in the data area (answered by ALLOC_OK or ALLOC_FAILED).
  *

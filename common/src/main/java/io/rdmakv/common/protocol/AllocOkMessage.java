@@ -1,5 +1,10 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+
 /**
  * ALLOC_OK, server to client: a chunk of the data area is the client's until it says BYE or dies, and the
  * rkey its blocks there are written with.

@@ -1,5 +1,8 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
+
 /**
  * BYE, client to server: the client is closing its session; the server reclaims what it was granted. The
  * header alone: no body.

@@ -1,15 +1,20 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_LENGTH;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_TYPE;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.TRUNCATED;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_FIELD;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_LENGTH;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_TYPE;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.TRUNCATED;
 
 /**
  * Encodes {@link ControlMessage}s into, and decodes them from, memory segments and byte buffers at an

@@ -1,5 +1,7 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageType;
+
 /**
  * A decoded control message: one record per {@link MessageType} (one, {@link CodedRefusalMessage}, for the
  * three that carry a reason code and text), each documenting its body layout.

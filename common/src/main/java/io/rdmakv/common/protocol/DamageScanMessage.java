@@ -1,5 +1,10 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+
 /**
  * DAMAGE_SCAN, client to node: "list the damaged slots of up to {@code max_groups} bucket groups from
  * {@code from_group}" (answered by DAMAGE_SCAN_OK). A tool walks the whole index page by page, each request

@@ -2,12 +2,17 @@ package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_LENGTH;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_LENGTH;
 
 /**
  * DAMAGE_SCAN_OK, node to client: the damaged slots of groups {@code [from_group, next_group)}.

@@ -1,10 +1,15 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
 import java.util.Arrays;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_LENGTH;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.OVERSIZED;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_FIELD;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_LENGTH;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVERSIZED;
 
 /**
  * FENCE_WRITERS, primary node to its backup (over a session of the primary's own): fence every session of these

@@ -1,5 +1,10 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+
 /**
  * FENCE_WRITERS_OK, node to the primary that sent FENCE_WRITERS: every session of those writers that was open is
  * fenced now (its queue pair in ERR: nothing it sends is carried out any more).

@@ -1,10 +1,16 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.FreeBatch;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
 import java.util.Arrays;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_LENGTH;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.OVERSIZED;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_FIELD;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_LENGTH;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVERSIZED;
 
 /**
  * FREE, client to server: these blocks are no longer referenced by any slot (replaced or deleted); the

@@ -1,5 +1,8 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
+
 /**
  * HEARTBEAT on the bootstrap connection (never over RDMA), both ways:
  * <ul>

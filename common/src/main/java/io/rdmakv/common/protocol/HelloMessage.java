@@ -1,13 +1,19 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.verbs.QueuePairEndpoint;
 
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Arrays;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSION;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_FIELD;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_VERSION;
 
 /**
  * HELLO, client to server over the bootstrap connection: open a session.

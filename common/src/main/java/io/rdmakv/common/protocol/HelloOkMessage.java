@@ -5,12 +5,19 @@ import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeader;
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
 import io.rdmakv.common.layout.RegionLayoutException;
+import io.rdmakv.common.protocol.wire.ClusterMapCodec;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.verbs.QueuePairEndpoint;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_FIELD;
-import static io.rdmakv.common.protocol.MalformedMessageException.Kind.BAD_VERSION;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_FIELD;
+import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_VERSION;
 
 /**
  * HELLO_OK, server to client over the bootstrap connection: the session is open. Says where the region

@@ -2,6 +2,10 @@ package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+import io.rdmakv.common.protocol.wire.SlotKeyPrefix;
 
 import java.util.Arrays;
 

@@ -1,5 +1,11 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.CodedText;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageReader;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.MessageWriter;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 import java.nio.charset.StandardCharsets;
 
 /**

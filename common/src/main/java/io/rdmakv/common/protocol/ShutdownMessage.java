@@ -1,5 +1,8 @@
 package io.rdmakv.common.protocol;
 
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
+
 /**
  * SHUTDOWN, server to client, unsolicited (request id 0): the server is going away; finish or abandon what
  * is in flight and close. The header alone: no body.

@@ -2,7 +2,9 @@ package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
-import io.rdmakv.common.protocol.MalformedMessageException.Kind;
+import io.rdmakv.common.protocol.wire.ClusterMapCodec;
+import io.rdmakv.common.protocol.wire.MalformedMessageException.Kind;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

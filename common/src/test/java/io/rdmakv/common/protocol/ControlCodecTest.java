@@ -4,6 +4,11 @@ import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionHeader;
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.CodedText;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.ReasonCode;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

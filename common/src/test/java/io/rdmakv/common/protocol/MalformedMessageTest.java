@@ -2,7 +2,10 @@ package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
 
-import io.rdmakv.common.protocol.MalformedMessageException.Kind;
+import io.rdmakv.common.protocol.wire.CodedText;
+import io.rdmakv.common.protocol.wire.MalformedMessageException.Kind;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,9 @@
 package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.LittleEndian;
-import io.rdmakv.common.protocol.MalformedMessageException.Kind;
+import io.rdmakv.common.protocol.wire.MalformedMessageException.Kind;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

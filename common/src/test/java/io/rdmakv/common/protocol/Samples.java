@@ -3,6 +3,9 @@ package io.rdmakv.common.protocol;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.protocol.wire.ReasonCode;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 import io.rdmakv.verbs.QueuePairEndpoint;
 
 import java.nio.charset.StandardCharsets;

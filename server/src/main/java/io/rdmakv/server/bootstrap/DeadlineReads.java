@@ -3,9 +3,9 @@ package io.rdmakv.server.bootstrap;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.MalformedMessageException;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
-import io.rdmakv.common.protocol.ReasonCode;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.ReasonCode;
 
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package io.rdmakv.server.bootstrap;
 
 import io.rdmakv.common.protocol.ControlCodec;
-import io.rdmakv.common.protocol.MalformedMessageException;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
-import io.rdmakv.common.protocol.MessageType;
+import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -6,7 +6,7 @@ import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.DamageScanOkMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
 import io.rdmakv.server.space.IndexAtomics;
 
 import java.lang.foreign.MemorySegment;

@@ -5,8 +5,8 @@ import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.RepairMessage;
-import io.rdmakv.common.protocol.RepairRefusal;
 import io.rdmakv.common.protocol.RepairReplyMessage;
+import io.rdmakv.common.protocol.wire.RepairRefusal;
 import io.rdmakv.server.space.IndexAtomics;
 import org.agrona.concurrent.NanoClock;
 

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.peer.RemoteReads;
 import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.Status;
@@ -11,7 +12,6 @@ import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.FenceWritersMessage;
-import io.rdmakv.common.protocol.RemoteRegion;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.server.control.ChainSweeps;
 import io.rdmakv.server.space.Extent;

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.peer.RemoteReads;
 import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.Status;
@@ -7,7 +8,6 @@ import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.common.protocol.RemoteRegion;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;

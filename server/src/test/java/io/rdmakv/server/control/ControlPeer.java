@@ -2,7 +2,7 @@ package io.rdmakv.server.control;
 
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;

@@ -1,7 +1,7 @@
 package io.rdmakv.systemtests.badinput;
 
 import io.rdmakv.client.KvClient;
-import io.rdmakv.common.protocol.RemoteRegion;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;

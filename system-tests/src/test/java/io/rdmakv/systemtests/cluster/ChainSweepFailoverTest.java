@@ -1,7 +1,7 @@
 package io.rdmakv.systemtests.cluster;
 
 import io.rdmakv.client.KvClient;
-import io.rdmakv.client.internal.ChainFaults;
+import io.rdmakv.client.internal.chain.ChainFaults;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.layout.SlotWord;

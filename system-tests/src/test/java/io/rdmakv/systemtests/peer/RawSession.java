@@ -5,7 +5,7 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
-import io.rdmakv.common.protocol.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;

@@ -4,7 +4,7 @@ import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.common.protocol.RemoteRegion;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.verbs.WcStatus;
 

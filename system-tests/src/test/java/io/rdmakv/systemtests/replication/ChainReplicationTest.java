@@ -2,7 +2,7 @@ package io.rdmakv.systemtests.replication;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.Versioned;
-import io.rdmakv.client.internal.ChainFaults;
+import io.rdmakv.client.internal.chain.ChainFaults;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerConfig;

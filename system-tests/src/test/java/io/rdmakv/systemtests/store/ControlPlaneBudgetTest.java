@@ -2,7 +2,7 @@ package io.rdmakv.systemtests.store;
 
 import io.rdmakv.client.ClientStats;
 import io.rdmakv.client.KvClient;
-import io.rdmakv.client.internal.ClientJanitor;
+import io.rdmakv.client.internal.session.ClientJanitor;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.Test;

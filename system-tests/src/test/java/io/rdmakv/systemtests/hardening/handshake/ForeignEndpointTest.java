@@ -4,7 +4,7 @@ import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.HelloMessage;
-import io.rdmakv.common.protocol.MessageType;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;

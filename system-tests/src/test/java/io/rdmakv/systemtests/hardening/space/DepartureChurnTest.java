@@ -6,7 +6,7 @@ import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.ByeMessage;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
-import io.rdmakv.common.protocol.MessageType;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;

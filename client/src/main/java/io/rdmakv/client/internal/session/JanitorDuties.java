@@ -1,0 +1,32 @@
+package io.rdmakv.client.internal.session;
+
+import java.util.List;
+
+/**
+ * The duties the client's {@link ClientJanitor} runs over every open session, listed in one place: one
+ * line per duty.
+ */
+public final class JanitorDuties
+{
+    private JanitorDuties()
+    {
+    }
+
+    /** Every duty, in the order they run. */
+    public static List<ClientJanitor.Duty> all()
+    {
+        return List.of(
+            new HeartbeatDuty(),
+            JanitorDuties::sendDueFrees);
+    }
+
+    /**
+     * FREEs of an idle lane: a lane sends its due FREE batch before each operation; one that stopped
+     * working has it sent here, so superseded space goes back within {@code FREE_FLUSH_NANOS} plus one tick
+     * whether or not the application keeps using the lane. A lane in use is left alone.
+     */
+    static void sendDueFrees(final Session session, final long nowNanos)
+    {
+        session.sendDueFrees();
+    }
+}

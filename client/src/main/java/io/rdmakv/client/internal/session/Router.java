@@ -1,0 +1,385 @@
+package io.rdmakv.client.internal.session;
+
+import io.rdmakv.client.internal.chain.ReplicaChain;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.op.Lane;
+import io.rdmakv.client.internal.op.SlotCache;
+import io.rdmakv.peer.SessionRefusedException;
+import io.rdmakv.peer.SessionFailedException;
+import io.rdmakv.peer.WaitStrategy;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.protocol.HelloMessage;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ProtectionDomain;
+
+import javax.net.ssl.SSLContext;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Where a key goes and on which session: partitions to nodes from the cluster map, and the per-thread
+ * session table (every thread has its own session, and so its own lane, to each node, opened on first
+ * use, or taken over from the spare the connect left, and dropped when it breaks). Keeps the counters of
+ * dropped sessions so that statistics survive them.
+ */
+public final class Router implements AutoCloseable
+{
+    /** Opens a session with a node (or throws {@link SessionRefusedException} / {@link SessionFailedException}). */
+    @FunctionalInterface
+    public interface SessionOpener
+    {
+        Session open(InetSocketAddress node);
+    }
+
+    private final ClusterMap map;
+    private final InetSocketAddress[] nodes;
+    private final int[] partitionToNode;
+    /** Per group (index into the map's groups): its backups' node indexes in chain order, then copying. */
+    private final int[][] backupNodes;
+    private final int[][] copyingNodes;
+    private final boolean[] sealed;
+    private final SessionOpener opener;
+    private final ThreadLocal<Session[]> mine;
+    private final Set<Session> open = ConcurrentHashMap.newKeySet();
+    /** Per node, a session opened but not yet any thread's (see {@link #adopt}). */
+    private final AtomicReferenceArray<Session> spares;
+    private final LaneCounters retired = new LaneCounters();
+    private final List<Object>[] regions;
+    private final SlotCache cache;
+    private volatile boolean closed;
+
+    /** A router whose sessions share {@code cache} (every session, the adopted seed's too). */
+    public Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache)
+    {
+        this.map = map;
+        this.opener = opener;
+        this.cache = cache;
+        final List<ClusterNode> list = map.nodes();
+        nodes = new InetSocketAddress[list.size()];
+        final Map<Integer, Integer> indexById = new HashMap<>();
+        for (int i = 0; i < nodes.length; i++)
+        {
+            nodes[i] = new InetSocketAddress(list.get(i).host(), list.get(i).port());
+            indexById.put(list.get(i).id(), i);
+        }
+        partitionToNode = new int[map.partitionCount()];
+        for (int p = 0; p < partitionToNode.length; p++)
+        {
+            partitionToNode[p] = map.nodeFor(p) == null ? LOST : indexById.get(map.nodeFor(p).id());
+        }
+        final List<ReplicaGroup> groups = map.groups();
+        backupNodes = new int[groups.size()][];
+        copyingNodes = new int[groups.size()][];
+        sealed = new boolean[groups.size()];
+        for (int g = 0; g < groups.size(); g++)
+        {
+            final ReplicaGroup group = groups.get(g);
+            backupNodes[g] = new int[Math.max(0, group.memberCount() - 1)];
+            for (int i = 1; i < group.memberCount(); i++)
+            {
+                backupNodes[g][i - 1] = indexById.get(group.member(i));
+            }
+            copyingNodes[g] = new int[group.copyingCount()];
+            for (int i = 0; i < group.copyingCount(); i++)
+            {
+                copyingNodes[g][i] = indexById.get(group.copying(i));
+            }
+            sealed[g] = group.sealed();
+        }
+        mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
+        @SuppressWarnings("unchecked")
+        final List<Object>[] identities = new List[nodes.length];
+        regions = identities;
+        spares = new AtomicReferenceArray<>(nodes.length);
+    }
+
+    public SlotCache cache()
+    {
+        return cache;
+    }
+
+    /**
+     * Opens a session with one node through the given transport objects (the usual {@link SessionOpener}); every
+     * session it opens names one writer ({@link HelloMessage#newWriterId}), drawn here: one per client.
+     */
+    public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
+        final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy)
+    {
+        final long writerId = HelloMessage.newWriterId();
+        return node -> Session.open(context, pd, node, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
+            waitStrategy);
+    }
+
+    public ClusterMap map()
+    {
+        return map;
+    }
+
+    public int nodeCount()
+    {
+        return nodes.length;
+    }
+
+    /** {@link #nodeOf} of a key whose group has lost every replica. */
+    public static final int LOST = -1;
+
+    /** Whether the map replicates (writes go along chains, failures are retried after a map refresh). */
+    public boolean replicated()
+    {
+        return !map.isSimple();
+    }
+
+    /**
+     * The partition of the key whose {@code KeyHash.hash} is {@code hash} under this router's map: an operation
+     * computes it once and passes it to the calls below.
+     */
+    public int partitionOf(final long hash)
+    {
+        return map.partitionOf(hash);
+    }
+
+    /** Whether writes to {@code partition}'s group wait: a copying node is making its last pass. */
+    public boolean sealed(final int partition)
+    {
+        return sealed[map.groupIndexOf(partition)];
+    }
+
+    /**
+     * Sets {@code lane}'s chain for a write to {@code partition}: this thread's lanes to its group's backups in
+     * chain order and to its copying nodes (a copying node that cannot be reached is left out). Opens sessions as
+     * needed (may throw as {@link #session} does).
+     */
+    public void prepareChain(final int partition, final Lane lane)
+    {
+        final ReplicaChain chain = lane.chain();
+        chain.clear();
+        final int group = map.groupIndexOf(partition);
+        for (final int node : backupNodes[group])
+        {
+            chain.backup(session(node).lane().requests(), session(node).lane().control());
+        }
+        for (final int node : copyingNodes[group])
+        {
+            try
+            {
+                chain.copying(session(node).lane().requests());
+            }
+            catch (final SessionFailedException | SessionRefusedException e)
+            {
+                // a copying node is not a replica yet: writes go on without it
+            }
+        }
+    }
+
+    /**
+     * The id of the node whose CAS decides a write to {@code partition}: its group's first backup, or its primary
+     * without one (-1: the group is lost).
+     */
+    public int decidingNodeId(final int partition)
+    {
+        final int group = map.groupIndexOf(partition);
+        final int node = backupNodes[group].length > 0 ? backupNodes[group][0] : partitionToNode[partition];
+        return node == LOST ? -1 : map.nodes().get(node).id();
+    }
+
+    /** The node (an index into the map's node list) that owns the key whose {@code KeyHash.hash} is {@code hash}. */
+    public int nodeOf(final long hash)
+    {
+        return partitionToNode[map.partitionOf(hash)];
+    }
+
+    /** This thread's session with the node that owns {@code partition} (its group's primary). */
+    public Session route(final int partition)
+    {
+        final int node = partitionToNode[partition];
+        if (node == LOST)
+        {
+            throw new GroupLostException(partition, map.groupFor(partition).id());
+        }
+        return session(node);
+    }
+
+    /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */
+    public Session session(final int node)
+    {
+        final Session[] sessions = mine.get();
+        final Session current = sessions[node];
+        if (current != null && !current.isBroken())
+        {
+            return current;
+        }
+        if (current != null)
+        {
+            sessions[node] = null;
+            retire(current);
+        }
+        if (closed)
+        {
+            throw new IllegalStateException("client is closed");
+        }
+        final Session spare = spares.getAndSet(node, null);
+        if (spare != null)
+        {
+            if (!spare.isBroken())
+            {
+                sessions[node] = spare;
+                return spare;
+            }
+            retire(spare);
+        }
+        final Session session = opener.open(nodes[node]);
+        final ClusterMap seen = session.hello().clusterMap();
+        if (seen != null && seen.epoch() > map.epoch())
+        {
+            throw new StaleMapException(seen, session);
+        }
+        shareCache(node, session);
+        open.add(session);
+        sessions[node] = session;
+        return session;
+    }
+
+    /**
+     * Keeps {@code session} (opened by the caller, e.g. with the seed node while connecting) as a spare
+     * session with its node, found by the node id its HELLO_OK names: the first thread that needs a session
+     * with that node takes it instead of opening one. Returns false, keeping nothing, when the map lists no
+     * such node or a spare is already kept for it.
+     */
+    public boolean adopt(final Session session)
+    {
+        final int nodeId = session.hello().nodeId();
+        final List<ClusterNode> list = map.nodes();
+        for (int i = 0; i < list.size(); i++)
+        {
+            if (list.get(i).id() == nodeId)
+            {
+                if (closed || !spares.compareAndSet(i, null, session))
+                {
+                    return false;
+                }
+                shareCache(i, session);
+                open.add(session);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Drops {@code session} from this thread's table when it broke (the next call opens a new one). */
+    public void dropIfBroken(final Session session)
+    {
+        if (session.isBroken())
+        {
+            final Session[] sessions = mine.get();
+            for (int i = 0; i < sessions.length; i++)
+            {
+                if (sessions[i] == session)
+                {
+                    sessions[i] = null;
+                }
+            }
+            retire(session);
+        }
+    }
+
+    /** Drops, from this thread's table, every session of {@code lane}'s chain that broke. */
+    public void dropBrokenChain(final Lane lane)
+    {
+        final Session[] sessions = mine.get();
+        for (int i = 0; i < sessions.length; i++)
+        {
+            if (sessions[i] != null && sessions[i].isBroken())
+            {
+                final Session broken = sessions[i];
+                sessions[i] = null;
+                retire(broken);
+            }
+        }
+        lane.chain().clear();
+    }
+
+    /** Runs {@code action} for every open session, all threads (for the janitor; the set is concurrent). */
+    public void forEachOpen(final java.util.function.Consumer<Session> action)
+    {
+        open.forEach(action);
+    }
+
+    /** Open sessions, all threads. */
+    public int openSessions()
+    {
+        return open.size();
+    }
+
+    /** Counts {@code totals} (a previous router's, when the map changed) as this router's retired sessions'. */
+    public void inherit(final LaneCounters totals)
+    {
+        synchronized (retired)
+        {
+            totals.addTo(retired);
+        }
+    }
+
+    /** The counters of every session this router has had, summed (control path: allocates). */
+    public LaneCounters totals()
+    {
+        final LaneCounters total = new LaneCounters();
+        synchronized (retired)
+        {
+            retired.addTo(total);
+        }
+        for (final Session s : open)
+        {
+            s.counters().addTo(total);
+        }
+        return total;
+    }
+
+    /**
+     * Gives a new session the shared cache. Cached slot addresses are only good for the region they were
+     * seen in: when the node's region is not the one this router saw before (it restarted), the cache is
+     * cleared first (a lane still on the old region fails its next operation and caches nothing).
+     */
+    private void shareCache(final int node, final Session session)
+    {
+        final List<Object> identity = session.regionIdentity();
+        synchronized (regions)
+        {
+            if (regions[node] != null && !regions[node].equals(identity))
+            {
+                cache.clear();
+            }
+            regions[node] = identity;
+        }
+        session.useCache(cache);
+    }
+
+    private void retire(final Session session)
+    {
+        if (open.remove(session))
+        {
+            synchronized (retired)
+            {
+                session.counters().addTo(retired);
+            }
+            session.close();
+        }
+    }
+
+    /** Closes every session (BYE to each node). */
+    @Override
+    public void close()
+    {
+        closed = true;
+        for (final Session s : open)
+        {
+            retire(s);
+        }
+    }
+}

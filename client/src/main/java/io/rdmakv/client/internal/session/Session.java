@@ -1,0 +1,215 @@
+package io.rdmakv.client.internal.session;
+
+import io.rdmakv.client.internal.lane.LaneBuffers;
+import io.rdmakv.client.internal.lane.LaneCounters;
+import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.RemoteIndex;
+import io.rdmakv.client.internal.lane.SpaceLease;
+import io.rdmakv.client.internal.op.Lane;
+import io.rdmakv.client.internal.op.SlotCache;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.DamageScanOkMessage;
+import io.rdmakv.common.protocol.HelloOkMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
+import io.rdmakv.peer.NodeSession;
+import io.rdmakv.peer.WaitStrategy;
+import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ProtectionDomain;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.SystemNanoClock;
+
+import javax.net.ssl.SSLContext;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One session with one node as the client uses it: a {@link NodeSession} (bootstrap connection, queue pair,
+ * control channel, heartbeats and read lease) whose memory is laid out as {@link LaneBuffers}, the lane's share
+ * of the node's space ({@link SpaceLease}), and the {@link Lane} that runs the data path on it. Ownership flows
+ * one way: the session builds and closes them; none of them calls back into it.
+ */
+public final class Session implements AutoCloseable
+{
+    private final NodeSession node;
+    private final LaneCounters counters;
+    private final LaneRequests requests;
+    private final SpaceLease space;
+    private final Lane lane;
+    private final ReentrantLock use = new ReentrantLock();
+
+    private Session(final NodeSession node, final LaneCounters counters)
+    {
+        this.node = node;
+        this.counters = counters;
+        final HelloOkMessage hello = node.hello();
+        final RemoteIndex remote = new RemoteIndex(hello.indexRegion().address(), hello.indexRegion().rkey(),
+            hello.dataRegion().address(), hello.dataRegion().rkey(), hello.geometry());
+        requests = new LaneRequests(node.io(), remote, node.memory());
+        space = new SpaceLease(node.control(), counters, SystemNanoClock.INSTANCE);
+        lane = new Lane(node.memory(), requests, remote, space, node.control(), counters, hello.sessionId(),
+            hello.graceNanos(), SystemNanoClock.INSTANCE);
+        lane.readUnder(node.lease());
+        lane.writeUnder(hello.clusterMap() == null ? 0 : (int)hello.clusterMap().epoch());
+    }
+
+    /**
+     * Opens a session (its bootstrap connection over TLS with {@code tls}, plaintext when null), or throws
+     * {@link io.rdmakv.peer.SessionRefusedException} / {@link io.rdmakv.peer.SessionFailedException}.
+     */
+    public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
+        final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
+        final long opTimeoutNanos, final WaitStrategy waitStrategy)
+    {
+        final LaneCounters counters = new LaneCounters();
+        final NodeSession node = NodeSession.open(context, pd, address, writerId, authToken, tls, connectTimeoutNanos,
+            opTimeoutNanos, waitStrategy, new NodeSession.Shape(LaneBuffers.LENGTH, LaneBuffers.CONTROL, counters));
+        try
+        {
+            return new Session(node, counters);
+        }
+        catch (final RuntimeException e)
+        {
+            CloseHelper.quietClose(node);
+            throw e;
+        }
+    }
+
+    /** Shares the client's slot cache with this session's lane (before its first operation). */
+    public void useCache(final SlotCache cache)
+    {
+        lane.useCache(cache);
+    }
+
+    /**
+     * What the cached slot addresses of this node depend on: where its index is (address, length, rkey)
+     * and where its data area is. A node that restarted with a new region has another one.
+     */
+    public List<Object> regionIdentity()
+    {
+        final HelloOkMessage hello = node.hello();
+        return List.of(hello.indexRegion(), hello.dataRegion().address(), hello.dataRegion().length(),
+            hello.geometry());
+    }
+
+    public Lane lane()
+    {
+        return lane;
+    }
+
+    public HelloOkMessage hello()
+    {
+        return node.hello();
+    }
+
+    public InetSocketAddress address()
+    {
+        return node.address();
+    }
+
+    public LaneCounters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * Takes the session for one operation (its owning thread; uncontended unless the janitor holds it for a
+     * moment). Every {@link #enter()} is matched by {@link #exit()}.
+     */
+    public void enter()
+    {
+        use.lock();
+    }
+
+    /** Takes the session only if nobody uses it now (the janitor's way: it never waits for a lane). */
+    public boolean tryEnter()
+    {
+        return use.tryLock();
+    }
+
+    public void exit()
+    {
+        use.unlock();
+    }
+
+    /**
+     * For the janitor: sends the lane's due FREEs if nobody uses the lane now (never waits for it). Returns
+     * false when the lane was in use, broken or closed.
+     */
+    public boolean sendDueFrees()
+    {
+        return SpaceLease.sendDueIfIdle(use, space, () -> !isBroken());
+    }
+
+    /** Why the node last refused this session space (quota or a full node), or null. */
+    public CodedRefusalMessage spaceRefusal()
+    {
+        return space.refusal();
+    }
+
+    /** What the lane was waiting for when it timed out, or empty. */
+    public String timedOutWaitingFor()
+    {
+        return node.timedOutWaitingFor();
+    }
+
+    /** True when the session can no longer be used (a failure broke it, or it was closed). */
+    public boolean isBroken()
+    {
+        return node.isBroken();
+    }
+
+    /** See {@link NodeSession#heartbeatIfDue}: the janitor's thread, every tick. */
+    public boolean heartbeatIfDue(final long nowNanos)
+    {
+        return node.heartbeatIfDue(nowNanos);
+    }
+
+    /** True when the node announced it is shutting down (looks for notices first, without waiting). */
+    public boolean shutdownNoticed()
+    {
+        return node.shutdownNoticed();
+    }
+
+    /** STATS (see {@link NodeSession#stats}). */
+    public StatsOkMessage stats()
+    {
+        return node.stats();
+    }
+
+    /** DAMAGE_SCAN (see {@link NodeSession#scanDamage}). */
+    public DamageScanOkMessage scanDamage(final long fromGroup)
+    {
+        return node.scanDamage(fromGroup);
+    }
+
+    /** SCRUB (see {@link NodeSession#scrub}). */
+    public ControlMessage scrub(final long timeoutNanos)
+    {
+        return node.scrub(timeoutNanos);
+    }
+
+    /** Closes the session; waits for a janitor duty that holds it (never for long: duties do not wait). */
+    @Override
+    public void close()
+    {
+        use.lock();
+        try
+        {
+            if (!node.isBroken())
+            {
+                space.flush();
+            }
+            node.close(() ->
+            {
+                CloseHelper.quietClose(lane);
+                CloseHelper.quietClose(requests);
+            });
+        }
+        finally
+        {
+            use.unlock();
+        }
+    }
+}
