@@ -1,6 +1,7 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.zookeeper.KeeperException;
@@ -29,10 +30,12 @@ import static java.lang.System.Logger.Level.WARNING;
  * queued fold into that run. Right after becoming leader it plans every change but creation; the first map
  * is created only {@code settleMs} later, so that nodes starting together land in one map.
  *
- * <p>A map that takes a group's primary away (a failover, or the group lost) is written only once the promotion wait
- * ({@link FencingBounds#promotionWaitNanos()}) has passed since this coordinator first planned it: by then the
- * gone primary has fenced itself and every read lease it granted has ended, so nobody reads or writes it
- * after its successor serves. Other changes are written at once.
+ * <p>A map that takes a place from an unregistered node (a group's primary away: a failover, or the group lost; a
+ * member or copying node out of its group; a node out of the map) is written only once the promotion wait
+ * ({@link FencingBounds#promotionWaitNanos()}) has passed since this coordinator first planned it, in one
+ * transaction that fails if any of those nodes registered again meanwhile ({@link #goneMembers}). By then a gone
+ * primary has fenced itself and every read lease it granted has ended, so nobody reads or writes it after its
+ * successor serves; and a node that only changed sessions keeps its place. Other changes are written at once.
  *
  * <p>It plans only from a map that keeps {@link MapCheck}'s rules, checked against the last map it accepted (or
  * its node holds). Over one that breaks them it writes that last map back, two epochs up, and plans from there
@@ -66,8 +69,8 @@ final class Coordinator implements AutoCloseable
     private volatile boolean closed;
     private volatile long leaderSinceNanos;
     private final java.util.function.LongSupplier promotionWaitNanos;
-    /** When a failover was first planned and not yet written (0: none pending); work thread only. */
-    private volatile long failoverPlannedAtNanos;
+    /** When a map that takes a place from an unregistered node was first planned and not yet written (0: none pending); work thread only. */
+    private volatile long removalPlannedAtNanos;
     /** Runs before each map write (tests: to write the map under the coordinator's feet). */
     volatile Runnable beforeWrite = () -> { };
 
@@ -90,7 +93,7 @@ final class Coordinator implements AutoCloseable
     void lead()
     {
         leaderSinceNanos = System.nanoTime();
-        failoverPlannedAtNanos = 0;
+        removalPlannedAtNanos = 0;
         leading = true;
         LOG.log(INFO, "node " + nodeId + " is the coordinator");
         poke();
@@ -204,10 +207,10 @@ final class Coordinator implements AutoCloseable
                 replicas, partitions, live, readReports(), settled);
             if (plan == null)
             {
-                failoverPlannedAtNanos = 0;
+                removalPlannedAtNanos = 0;
                 return;
             }
-            final List<Integer> gone = gonePrimaries(current, plan.map(), live);
+            final List<Integer> gone = goneMembers(current, plan.map(), live);
             if (!gone.isEmpty() && !promotionWaitOver(plan))
             {
                 return;
@@ -235,15 +238,15 @@ final class Coordinator implements AutoCloseable
             failovers.addAndGet(plan.failovers());
             if (!gone.isEmpty())
             {
-                failoverPlannedAtNanos = 0;
+                removalPlannedAtNanos = 0;
             }
             LOG.log(INFO, "cluster map epoch " + plan.map().epoch() + ": " + plan.change());
         }
     }
 
     /**
-     * Writes the map over version {@code version}; for each of {@code gone} (primaries this map replaces that
-     * are not registered), in the same transaction, creates and deletes its member znode: the write fails with
+     * Writes the map over version {@code version}; for each of {@code gone} (nodes this map takes a place from
+     * that are not registered), in the same transaction, creates and deletes its member znode: the write fails with
      * NodeExists if one came back meanwhile, so a node registered under a live session is never replaced
      * (a node whose session expired counts on it: {@code ZkMembership#onNewSession}).
      */
@@ -265,49 +268,73 @@ final class Coordinator implements AutoCloseable
         client.transaction().forOperations(ops);
     }
 
-    /** The primaries of {@code current} that {@code next} replaces and that are not registered now. */
-    static List<Integer> gonePrimaries(final ClusterMap current, final ClusterMap next, final List<MemberInfo> live)
+    /**
+     * The nodes of {@code current} that {@code next} takes a place from (a primary replaced or its group lost, a
+     * member or copying node dropped from its group, a node dropped from the map) and that are not registered now.
+     * All of them, not only primaries: a node whose ZooKeeper session expired while it was cut off, or while
+     * ZooKeeper itself was down (whose restart brings the old sessions back only to expire them a session timeout
+     * later), registers again under its new session a round trip after its old member znode vanishes; a map read
+     * in between must not cost it its place, nor the group a full copy onto a spare.
+     */
+    static List<Integer> goneMembers(final ClusterMap current, final ClusterMap next, final List<MemberInfo> live)
     {
         final List<Integer> gone = new ArrayList<>();
         if (current == null || current.isSimple())
         {
             return gone;
         }
-        for (final io.rdmakv.common.cluster.ReplicaGroup before : current.groups())
+        for (final ClusterNode node : current.nodes())
         {
-            if (before.lost())
+            final int id = node.id();
+            if (live.stream().anyMatch(m -> m.id() == id) || gone.contains(id))
             {
                 continue;
             }
-            final int primary = before.primary();
-            final boolean registered = live.stream().anyMatch(m -> m.id() == primary);
-            for (final io.rdmakv.common.cluster.ReplicaGroup after : next.groups())
+            if (next.nodes().stream().noneMatch(n -> n.id() == id) || losesPlace(current, next, id))
             {
-                if (after.id() == before.id() && (after.lost() || after.primary() != primary) && !registered &&
-                    !gone.contains(primary))
-                {
-                    gone.add(primary);
-                }
+                gone.add(id);
             }
         }
         return gone;
     }
 
+    /** Whether {@code next} drops node {@code id} from a group {@code current} has it in, or takes its primacy. */
+    private static boolean losesPlace(final ClusterMap current, final ClusterMap next, final int id)
+    {
+        for (final io.rdmakv.common.cluster.ReplicaGroup before : current.groups())
+        {
+            if (before.lost() || !before.contains(id))
+            {
+                continue;
+            }
+            for (final io.rdmakv.common.cluster.ReplicaGroup after : next.groups())
+            {
+                if (after.id() == before.id() && (!after.contains(id) || after.lost() ||
+                    (before.primary() == id && after.primary() != id)))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
-     * Whether the promotion wait has passed since a map that removes a primary (a failover, or a group lost) was
-     * first planned; if not, plans again when it will have.
+     * Whether the promotion wait has passed since a map that takes a place from an unregistered node was first
+     * planned; if not, plans again when it will have.
      */
     private boolean promotionWaitOver(final MapPlanner.Plan plan)
     {
         final long now = System.nanoTime();
-        if (failoverPlannedAtNanos == 0)
+        if (removalPlannedAtNanos == 0)
         {
-            failoverPlannedAtNanos = now;
+            removalPlannedAtNanos = now;
             LOG.log(INFO, "coordinator: " + plan.change() + " — writing it in " +
                 TimeUnit.NANOSECONDS.toMillis(promotionWaitNanos.getAsLong()) + " ms (the promotion wait: the " +
-                "gone primary has fenced itself and its read leases have ended by then)");
+                "gone primary has fenced itself and its read leases have ended by then, and a node that registers " +
+                "again meanwhile keeps its place)");
         }
-        final long left = failoverPlannedAtNanos + promotionWaitNanos.getAsLong() - now;
+        final long left = removalPlannedAtNanos + promotionWaitNanos.getAsLong() - now;
         if (left > 0)
         {
             schedule(this::poke, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left) + 1));
