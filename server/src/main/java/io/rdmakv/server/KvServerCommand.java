@@ -8,6 +8,7 @@ import io.rdmakv.server.config.MetricsOptions;
 import io.rdmakv.server.config.NodeOptions;
 import io.rdmakv.server.config.ScrubOptions;
 import io.rdmakv.server.config.SecurityOptions;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.SpaceOptions;
 import io.rdmakv.server.config.TransportOptions;
 import io.rdmakv.server.config.ZooKeeperOptions;

@@ -1,5 +1,6 @@
 package io.rdmakv.server;
 
+import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsException;

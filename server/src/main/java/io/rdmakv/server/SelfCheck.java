@@ -1,6 +1,7 @@
 package io.rdmakv.server;
 
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.verbs.DeviceAttributes;
 
 import java.io.IOException;

@@ -9,6 +9,7 @@ import io.rdmakv.common.protocol.RemoteRegion;
 import io.rdmakv.server.bootstrap.Admission;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.bootstrap.PeerEndpoint;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerSession;

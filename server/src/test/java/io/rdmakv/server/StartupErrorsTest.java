@@ -1,5 +1,6 @@
 package io.rdmakv.server;
 
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.verbs.VerbsException;
 import org.junit.jupiter.api.Test;
 

@@ -112,7 +112,7 @@ public final class ZkMembership implements AutoCloseable
         throws IOException
     {
         return start(options, self, listener, new NodeCurrency(FencingBounds.ofMillis(options.sessionTimeoutMs(),
-            io.rdmakv.server.ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS)));
+            io.rdmakv.server.config.ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS)));
     }
 
     /** {@link #start(ZkOptions, MemberInfo, MembershipListener)}, keeping {@code currency} for the node. */

@@ -1,7 +1,7 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -1,6 +1,5 @@
 package io.rdmakv.server.config;
 
-import io.rdmakv.server.ServerConfig;
 import io.rdmakv.server.cluster.ZkCredentials;
 import io.rdmakv.server.cluster.ZkTls;
 import picocli.CommandLine;

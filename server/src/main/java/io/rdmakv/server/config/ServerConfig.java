@@ -1,14 +1,13 @@
-package io.rdmakv.server;
+package io.rdmakv.server.config;
 
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.server.bootstrap.ConnectionLimit;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything a {@link KvServer} needs, built once by the command line (or a test) and immutable.
+ * Everything a {@link io.rdmakv.server.KvServer} needs, built once by the command line (or a test) and immutable.
  *
  * @param listenHost  address of the bootstrap listener
  * @param listenPort  port of the bootstrap listener (0 picks a free one: tests)
@@ -119,7 +118,7 @@ public record ServerConfig(
     public int effectiveMaxConnections()
     {
         return maxConnections > 0 ? maxConnections :
-            ConnectionLimit.defaultFor(ConnectionLimit.processDescriptorLimit());
+            ConnectionDefaults.defaultFor(ConnectionDefaults.processDescriptorLimit());
     }
 
     /** A configuration with the default device, no huge pages, metrics off and every other setting at its default. */

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.config;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
