@@ -1,6 +1,9 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.server.KvServer;
+import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.map.SyncPhase;
+import io.rdmakv.server.cluster.zk.ZkOptions;
 import io.rdmakv.server.config.ServerConfig;
 
 import java.util.concurrent.atomic.AtomicReference;

@@ -146,7 +146,7 @@ public record ServerConfig(
      * @param tls              TLS to ZooKeeper ({@code --zk-tls-ca}, ...), or null: plaintext
      */
     public record ZooKeeper(String connect, String clusterName, int replicas, int sessionTimeoutMs,
-        io.rdmakv.server.cluster.ZkCredentials credentials, io.rdmakv.server.cluster.ZkTls tls)
+        io.rdmakv.server.cluster.zk.ZkCredentials credentials, io.rdmakv.server.cluster.zk.ZkTls tls)
     {
         public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_][A-Za-z0-9_-]{0,63}";
         public static final int DEFAULT_REPLICAS = 1;

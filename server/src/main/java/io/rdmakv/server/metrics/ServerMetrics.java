@@ -283,7 +283,7 @@ public final class ServerMetrics
             .labelNames("reason")
             .callback(cb ->
             {
-                for (final io.rdmakv.server.cluster.MapRefusal r : io.rdmakv.server.cluster.MapRefusal.values())
+                for (final io.rdmakv.server.cluster.map.MapRefusal r : io.rdmakv.server.cluster.map.MapRefusal.values())
                 {
                     cb.call(cluster.mapsRefused(r), r.label());
                 }

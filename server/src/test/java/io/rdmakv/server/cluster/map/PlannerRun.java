@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
 
 import io.rdmakv.common.cluster.ClusterMap;
 
@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * plans make. Every plan is checked for what any map must be: epoch one above the last, the same after a round
  * trip through the map znode's JSON, and within {@link MapCheck}'s rules (against the map it replaced).
  */
-final class PlannerRun
+public final class PlannerRun
 {
-    static final String GEOMETRY = MemberInfo.geometry(1 << 20, 4096);
+    public static final String GEOMETRY = MemberInfo.geometry(1 << 20, 4096);
 
     final int replicas;
     final int partitions;

@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.zk;
 
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.zookeeper.data.ACL;

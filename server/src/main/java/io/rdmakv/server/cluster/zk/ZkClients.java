@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.zk;
 
 import io.rdmakv.common.tls.PemFiles;
 import org.apache.curator.framework.CuratorFramework;
@@ -24,7 +24,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * The Curator client of a node: its ensemble, timeouts and namespace, and, as {@link ZkOptions} says, a digest
  * credential (with an ACL on every znode it creates, {@link ZkAcls}) and TLS ({@link #tlsConfig}).
  */
-final class ZkClients
+public final class ZkClients
 {
     private static final System.Logger LOG = System.getLogger(ZkClients.class.getName());
 
@@ -37,7 +37,7 @@ final class ZkClients
      *
      * @throws IllegalArgumentException when a TLS file does not hold what it should
      */
-    static CuratorFramework build(final ZkOptions options)
+    public static CuratorFramework build(final ZkOptions options)
     {
         final CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
             .connectString(options.connectString())

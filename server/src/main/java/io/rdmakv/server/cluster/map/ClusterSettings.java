@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rdmakv.common.cluster.ClusterMap;
@@ -10,11 +10,11 @@ import java.util.Set;
  * The {@code config} znode, {@code {"replicas": R, "partitions": P}}: written once by the first node, then
  * followed by every node (a node started with another {@code --replicas} warns and follows it).
  */
-record ClusterSettings(int replicas, int partitions)
+public record ClusterSettings(int replicas, int partitions)
 {
     private static final Set<String> FIELDS = Set.of("replicas", "partitions");
 
-    ClusterSettings
+    public ClusterSettings
     {
         if (replicas < 1 || replicas > ReplicaGroup.MAX_REPLICAS)
         {
@@ -28,12 +28,12 @@ record ClusterSettings(int replicas, int partitions)
         }
     }
 
-    byte[] toJson()
+    public byte[] toJson()
     {
         return ZkJson.bytes(ZkJson.object().put("replicas", replicas).put("partitions", partitions));
     }
 
-    static ClusterSettings fromJson(final byte[] json)
+    public static ClusterSettings fromJson(final byte[] json)
     {
         final String what = "cluster config";
         final JsonNode root = ZkJson.object(json, what, FIELDS, Set.of());

@@ -1,4 +1,6 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
+
+import io.rdmakv.server.cluster.zk.ZkOptions;
 
 import org.junit.jupiter.api.Test;
 

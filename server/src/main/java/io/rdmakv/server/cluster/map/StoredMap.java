@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ReplicaGroup;
@@ -27,16 +27,16 @@ import java.util.Objects;
  * consistent chain of maps can still do what the coordinator could; the ZooKeeper ACLs keep such writers out,
  * these rules catch maps no coordinator writes. Pure and thread-safe.
  */
-final class MapCheck
+public final class MapCheck
 {
     private MapCheck()
     {
     }
 
     /** Why a map was refused: the rule it broke, and in words. */
-    record Refusal(MapRefusal reason, String detail)
+    public record Refusal(MapRefusal reason, String detail)
     {
-        Refusal
+        public Refusal
         {
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(detail, "detail");
@@ -55,7 +55,7 @@ final class MapCheck
      *
      * @return null when the map keeps every rule, else the first rule it breaks.
      */
-    static Refusal check(final ClusterSettings settings, final StoredMap next, final int version,
+    public static Refusal check(final ClusterSettings settings, final StoredMap next, final int version,
         final StoredMap held)
     {
         final ClusterMap map = next.map();

@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
 
 /**
  * The rule a map read from ZooKeeper broke, as {@code rdmakv_cluster_maps_refused_total}'s {@code reason} label

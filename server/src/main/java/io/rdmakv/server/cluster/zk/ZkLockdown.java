@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.zk;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -17,7 +17,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * {@code /rdmakv/<name>} and all below it whose ACL is not the credential's alone gets that ACL (setACL), each
  * one logged. A cluster locked to other credentials is refused, naming the znode.
  */
-final class ZkLockdown
+public final class ZkLockdown
 {
     private static final System.Logger LOG = System.getLogger(ZkLockdown.class.getName());
 
@@ -31,7 +31,7 @@ final class ZkLockdown
      * @throws IOException when ZooKeeper refuses to show or change an ACL (the znode is locked to other
      *     credentials)
      */
-    static List<String> apply(final CuratorFramework namespaced, final ZkOptions options) throws Exception
+    public static List<String> apply(final CuratorFramework namespaced, final ZkOptions options) throws Exception
     {
         final ZkCredentials credentials = options.credentials();
         if (credentials == null)

@@ -1,4 +1,4 @@
-package io.rdmakv.server.cluster;
+package io.rdmakv.server.cluster.map;
 
 /** How far a copying node has come, as it reports in {@code sync/<id>}. */
 public enum SyncPhase
