@@ -12,6 +12,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.SpaceOptions;
 import io.rdmakv.server.config.TransportOptions;
 import io.rdmakv.server.config.ZooKeeperOptions;
+import io.rdmakv.server.metrics.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -2,6 +2,7 @@ package io.rdmakv.server;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.tls.TlsSetupException;
+import io.rdmakv.server.cluster.ClusterMembership;
 import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.ZooKeeperNode;

@@ -13,6 +13,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerSession;
+import io.rdmakv.server.region.Region;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;

@@ -4,6 +4,7 @@ import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.metrics.BuildInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

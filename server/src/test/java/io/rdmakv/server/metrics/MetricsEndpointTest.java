@@ -1,7 +1,6 @@
 package io.rdmakv.server.metrics;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.server.BuildInfo;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.region;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -19,9 +20,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * pinning of {@code ibv_reg_mr}) faults in 2 MiB pages where the kernel has them. Linux only; the
  * mapping is unmapped when its arena closes.
  */
-final class HugePages
+public final class HugePages
 {
     static final long HUGE_PAGE = 2L << 20;
+    /** The kernel's transparent huge page setting (the self-check reports it). */
+    public static final Path THP_ENABLED = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
     private static final long PAGE = 4096;
     private static final int PROT_READ = 1;
     private static final int PROT_WRITE = 2;

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;

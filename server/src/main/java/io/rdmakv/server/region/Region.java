@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.region;
 
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeader;
@@ -16,7 +16,7 @@ import java.lang.foreign.MemorySegment;
  * atomics only; the data area for remote READ only, writable through the memory windows bound over each
  * grant ({@link GrantWindows#DATA_AREA_ACCESS}), or, on a node without windows, for remote READ and WRITE.
  */
-final class Region implements AutoCloseable
+public final class Region implements AutoCloseable
 {
     private static final int PAGE = 4096;
 
@@ -31,7 +31,7 @@ final class Region implements AutoCloseable
      * @param hugePages map the region 2 MiB aligned and advise transparent huge pages before any page is
      *                  touched (else a plain page-aligned allocation)
      */
-    Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId, final boolean hugePages,
+    public Region(final ProtectionDomain pd, final RegionGeometry geometry, final int nodeId, final boolean hugePages,
         final boolean memoryWindows)
     {
         this.geometry = geometry;
@@ -76,28 +76,28 @@ final class Region implements AutoCloseable
         }
     }
 
-    boolean hugePagesAdvised()
+    public boolean hugePagesAdvised()
     {
         return hugePagesAdvised;
     }
 
-    RegionGeometry geometry()
+    public RegionGeometry geometry()
     {
         return geometry;
     }
 
     /** The whole region: header at 0, index at the geometry's index offset. */
-    MemorySegment segment()
+    public MemorySegment segment()
     {
         return segment;
     }
 
-    MemoryRegion indexRegion()
+    public MemoryRegion indexRegion()
     {
         return indexRegion;
     }
 
-    MemoryRegion dataRegion()
+    public MemoryRegion dataRegion()
     {
         return dataRegion;
     }

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.region;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.region;
 
 import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.verbs.MemoryWindow;
@@ -6,7 +6,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsException;
 
 /** Decides at start whether the node writes grants through memory windows ({@link MemoryWindowMode}). */
-final class MemoryWindowProbe
+public final class MemoryWindowProbe
 {
     private static final System.Logger LOG = System.getLogger(MemoryWindowProbe.class.getName());
 
@@ -20,7 +20,7 @@ final class MemoryWindowProbe
      * @throws IllegalStateException for {@link MemoryWindowMode#ON} on a device without windows, naming the
      *                               device's answer and the way out
      */
-    static boolean decide(final MemoryWindowMode mode, final ProtectionDomain pd, final String provider)
+    public static boolean decide(final MemoryWindowMode mode, final ProtectionDomain pd, final String provider)
     {
         if (mode == MemoryWindowMode.OFF)
         {

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.metrics;
 
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
 import io.rdmakv.common.protocol.MessageHeaderDescriptor;

@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.region;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

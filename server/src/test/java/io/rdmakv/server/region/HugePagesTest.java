@@ -1,4 +1,4 @@
-package io.rdmakv.server;
+package io.rdmakv.server.region;
 
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeader;
@@ -44,7 +44,7 @@ class HugePagesTest
         try (Region region = new Region(pd, GEOMETRY, 3, true, false))
         {
             assertEquals(0, region.segment().address() % HugePages.HUGE_PAGE);
-            assertEquals(Files.exists(SelfCheck.THP_ENABLED), region.hugePagesAdvised());
+            assertEquals(Files.exists(HugePages.THP_ENABLED), region.hugePagesAdvised());
             assertEquals(GEOMETRY.regionLength(), region.segment().byteSize());
             region.segment().set(ValueLayout.JAVA_LONG, GEOMETRY.regionLength() - 8, 42L);
             assertEquals(42L, region.segment().get(ValueLayout.JAVA_LONG, GEOMETRY.regionLength() - 8),
