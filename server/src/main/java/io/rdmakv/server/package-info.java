@@ -5,6 +5,7 @@
  * the region, the transport, the bootstrap listener ({@code SessionOpener} opens each session) and the control
  * agent together. The packages below never depend on this one: where they need the node, they name what they
  * need of it ({@link io.rdmakv.server.cluster.MemberNode}, {@link io.rdmakv.server.metrics.MeteredNode},
- * {@link io.rdmakv.server.cluster.MapApplier}).
+ * {@link io.rdmakv.server.cluster.MapApplier}), and the server's packages have no cycles (a test in the
+ * server's tests, {@code PackageCyclesTest}, fails the build on one).
  */
 package io.rdmakv.server;
