@@ -3,7 +3,7 @@ package io.rdmakv.server.region;
 import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 
 /** Decides at start whether the node writes grants through memory windows ({@link MemoryWindowMode}). */
 public final class MemoryWindowProbe

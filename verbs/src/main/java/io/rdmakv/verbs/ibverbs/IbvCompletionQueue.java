@@ -2,9 +2,9 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.Errno;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.lang.foreign.Arena;

@@ -2,7 +2,7 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -2,7 +2,7 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.ConnectOptions;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QpState;
 import io.rdmakv.verbs.QueuePair;
@@ -10,8 +10,8 @@ import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.QueuePairEndpoint;
 import io.rdmakv.verbs.ReceiveWorkRequest;
 import io.rdmakv.verbs.SendWorkRequest;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

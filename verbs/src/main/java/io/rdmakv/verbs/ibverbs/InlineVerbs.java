@@ -1,6 +1,6 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -56,7 +56,7 @@ final class InlineVerbs
         final MemorySegment fn = context.get(ADDRESS, opsOffset);
         if (fn.address() == 0)
         {
-            throw new VerbsException(verb, io.rdmakv.verbs.Errno.EOPNOTSUPP,
+            throw new VerbsException(verb, io.rdmakv.verbs.resource.Errno.EOPNOTSUPP,
                 "the device's provider library has no " + verb + " (NULL in struct ibv_context.ops)");
         }
         return fn;

@@ -1,6 +1,6 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

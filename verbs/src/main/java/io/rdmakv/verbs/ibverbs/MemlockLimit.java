@@ -1,6 +1,6 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 
 /**
  * {@code RLIMIT_MEMLOCK} diagnostics. Registering memory pins its pages, and the kernel charges them

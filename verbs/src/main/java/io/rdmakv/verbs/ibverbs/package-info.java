@@ -8,7 +8,7 @@
  *       {@link io.rdmakv.verbs.ibverbs.LibIbverbsCq} (completion channel and queue),
  *       {@link io.rdmakv.verbs.ibverbs.LibIbverbsQp} (queue pair): the exported verbs, one static final
  *       downcall handle each; control-path calls capture {@code errno} and their callers throw
- *       {@link io.rdmakv.verbs.VerbsException} naming the call, the errno and the object.</li>
+ *       {@link io.rdmakv.verbs.resource.VerbsException} naming the call, the errno and the object.</li>
  *   <li>{@link io.rdmakv.verbs.ibverbs.InlineVerbs}: {@code ibv_poll_cq}, {@code ibv_req_notify_cq},
  *       {@code ibv_post_send}, {@code ibv_post_recv}, which {@code verbs.h} defines static inline, called
  *       through the provider's function pointers in {@code struct ibv_context.ops}; data path: no

@@ -1,9 +1,9 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.VerbsConfig;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.tcp.TcpProvider;
 import org.junit.jupiter.api.Test;

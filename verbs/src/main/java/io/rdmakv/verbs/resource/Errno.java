@@ -1,4 +1,4 @@
-package io.rdmakv.verbs;
+package io.rdmakv.verbs.resource;
 
 /** The Linux errno values the verbs layer returns or reports, and their names. */
 public final class Errno

@@ -1,4 +1,4 @@
-package io.rdmakv.verbs;
+package io.rdmakv.verbs.resource;
 
 /**
  * A control-path failure of the verbs layer: opening a device, registering memory, creating or

@@ -1,4 +1,4 @@
-package io.rdmakv.verbs;
+package io.rdmakv.verbs.resource;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
