@@ -2,6 +2,9 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsPd;
+import io.rdmakv.verbs.ibverbs.layout.IbvMr;
 import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.Arena;

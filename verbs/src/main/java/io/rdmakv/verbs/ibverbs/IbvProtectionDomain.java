@@ -2,6 +2,8 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsPd;
 import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.MemoryWindow;

@@ -1,5 +1,7 @@
 package io.rdmakv.verbs.ibverbs;
 
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
 import io.rdmakv.verbs.resource.Errno;
 
 /**

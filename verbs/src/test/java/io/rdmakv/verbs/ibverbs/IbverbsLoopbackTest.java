@@ -4,6 +4,8 @@ import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.DeviceAttributes;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
 import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;

@@ -1,5 +1,12 @@
 package io.rdmakv.verbs.ibverbs;
 
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.IbverbsLibrary;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbs;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsCq;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsPd;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsQp;
 import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.VerbsConfig;
