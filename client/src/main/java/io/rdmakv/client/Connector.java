@@ -134,7 +134,7 @@ final class Connector
         {
             return refused.forNow();
         }
-        return e instanceof SessionFailedException && e.getCause() instanceof io.rdmakv.verbs.VerbsException;
+        return e instanceof SessionFailedException && e.getCause() instanceof io.rdmakv.verbs.resource.VerbsException;
     }
 
     private static InetSocketAddress resolve(final InetSocketAddress address)

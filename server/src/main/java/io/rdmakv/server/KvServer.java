@@ -15,7 +15,12 @@ import io.rdmakv.server.bootstrap.AuthThrottle;
 import io.rdmakv.server.bootstrap.BootstrapListener;
 import io.rdmakv.server.bootstrap.ConnectionLimit;
 import io.rdmakv.server.bootstrap.BootstrapTls;
+import io.rdmakv.server.cluster.ClusterMembership;
 import io.rdmakv.server.cluster.MapApplier;
+import io.rdmakv.server.cluster.MemberNode;
+import io.rdmakv.server.config.MemoryWindowMode;
+import io.rdmakv.server.config.ProtectedMode;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ChainHelp;
 import io.rdmakv.server.control.ChainSweeps;
@@ -27,6 +32,10 @@ import io.rdmakv.server.control.Scrubs;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.server.control.SlotRepair;
+import io.rdmakv.server.metrics.MeteredNode;
+import io.rdmakv.server.region.MemoryBudget;
+import io.rdmakv.server.region.MemoryWindowProbe;
+import io.rdmakv.server.region.Region;
 import io.rdmakv.server.space.CpuIndexAtomics;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.IndexAtomics;
@@ -58,7 +67,7 @@ import java.util.concurrent.TimeoutException;
  * One rdmakv node: its region, the transport, the bootstrap listener and the control agent. Clients
  * read and write the region with one-sided RDMA; this process only grants and reclaims space.
  */
-public final class KvServer implements AutoCloseable, MapApplier
+public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
 {
     private static final System.Logger LOG = System.getLogger(KvServer.class.getName());
     private static final int CONTROL_CQ_CAPACITY = 1 << 16;

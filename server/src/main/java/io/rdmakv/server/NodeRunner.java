@@ -2,9 +2,12 @@ package io.rdmakv.server;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.tls.TlsSetupException;
-import io.rdmakv.server.bootstrap.ConnectionLimit;
+import io.rdmakv.server.cluster.ClusterMembership;
+import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.ZooKeeperNode;
+import io.rdmakv.server.config.ProtectedMode;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;
 import io.rdmakv.server.metrics.ServerMetrics;
@@ -105,14 +108,14 @@ final class NodeRunner
             (config.tls().requiresClientCertificates() ? ", client certificates required" : "")) + ", auth " +
             (config.authToken().isEmpty() ? "token off" : "token on") + ", at most " +
             server.connectionLimit().max() + " connections" + (config.maxConnections() > 0 ? " (--max-connections)" :
-            " (from the descriptor limit " + ConnectionLimit.processDescriptorLimit() + ")"));
+            " (from the descriptor limit " + ConnectionDefaults.processDescriptorLimit() + ")"));
         ProtectedMode.warnings(config, server.port()).forEach(line -> err.println("kvserver: " + line));
-        final long descriptors = ConnectionLimit.processDescriptorLimit();
+        final long descriptors = ConnectionDefaults.processDescriptorLimit();
         if (config.maxConnections() > 0 && descriptors > 0 &&
-            config.maxConnections() > ConnectionLimit.defaultFor(descriptors))
+            config.maxConnections() > ConnectionDefaults.defaultFor(descriptors))
         {
             err.println("kvserver: warning: --max-connections " + config.maxConnections() + " is above the " +
-                ConnectionLimit.defaultFor(descriptors) + " the descriptor limit " + descriptors + " leaves room for: " +
+                ConnectionDefaults.defaultFor(descriptors) + " the descriptor limit " + descriptors + " leaves room for: " +
                 "a flood of connections can exhaust the descriptors and end the node");
         }
         err.flush();

@@ -1,6 +1,8 @@
 package io.rdmakv.server;
 
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.region.HugePages;
 import io.rdmakv.verbs.DeviceAttributes;
 
 import java.io.IOException;
@@ -17,7 +19,6 @@ import java.util.List;
 final class SelfCheck
 {
     static final Path LIMITS = Path.of("/proc/self/limits");
-    static final Path THP_ENABLED = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
     private static final String PREFIX = "kvserver: self-check: ";
 
     private SelfCheck()
@@ -52,7 +53,7 @@ final class SelfCheck
             " bytes (" + g.slotCount() + " slots), data area " + g.dataLength() + " bytes in chunks of " +
             g.chunkSize());
         lines.add(PREFIX + "huge pages " + hugePages(config.hugePages(), server.hugePagesAdvised()) +
-            "; transparent huge pages: " + thpMode(read(THP_ENABLED)));
+            "; transparent huge pages: " + thpMode(read(HugePages.THP_ENABLED)));
         return lines;
     }
 

@@ -4,6 +4,7 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.server.cluster.NodeRole;
+import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

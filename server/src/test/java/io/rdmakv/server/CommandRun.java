@@ -1,5 +1,7 @@
 package io.rdmakv.server;
 
+import io.rdmakv.server.config.ServerConfig;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;

@@ -1,6 +1,10 @@
 package io.rdmakv.server;
 
 import io.rdmakv.common.SpaceTiming;
+import io.rdmakv.server.config.ConnectionDefaults;
+import io.rdmakv.server.config.MemoryWindowMode;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.metrics.BuildInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -247,8 +251,8 @@ class KvServerCommandTest
     void maxConnectionsComesFromFlagEnvironmentOrFileAndMustBePositive() throws IOException
     {
         assertEquals(0, CommandRun.of().config().maxConnections(), "not given: derived from the descriptor limit");
-        assertEquals(io.rdmakv.server.bootstrap.ConnectionLimit.defaultFor(
-            io.rdmakv.server.bootstrap.ConnectionLimit.processDescriptorLimit()),
+        assertEquals(ConnectionDefaults.defaultFor(
+            ConnectionDefaults.processDescriptorLimit()),
             CommandRun.of().config().effectiveMaxConnections());
         assertEquals(500, CommandRun.of("--max-connections", "500").config().maxConnections());
         assertEquals(500, CommandRun.of("--max-connections", "500").config().effectiveMaxConnections());

@@ -1,5 +1,7 @@
 package io.rdmakv.server;
 
+import io.rdmakv.server.config.ProtectedMode;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.testsupport.tls.TlsFixture;
 import org.junit.jupiter.api.Test;
 

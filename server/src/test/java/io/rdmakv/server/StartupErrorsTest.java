@@ -1,6 +1,7 @@
 package io.rdmakv.server;
 
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.verbs.resource.VerbsException;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.rdmakv.server;
 
-import io.rdmakv.server.cluster.ZkCredentials;
-import io.rdmakv.server.cluster.ZkTls;
+import io.rdmakv.server.cluster.zk.ZkCredentials;
+import io.rdmakv.server.cluster.zk.ZkTls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

@@ -1,7 +1,7 @@
 package io.rdmakv.kvctl;
 
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.testsupport.tls.TlsFixture;
 import org.junit.jupiter.api.AfterAll;

@@ -4,7 +4,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvException;
 import io.rdmakv.server.KvServerCommand;
-import io.rdmakv.server.bootstrap.ConnectionLimit;
+import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.verbs.util.AcceptFailures;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,7 +69,7 @@ class KvServerFatalTest
         final int port = KvCtlTest.freePorts(1)[0];
         final Path log = startWithFileLimit(port);
         assertTrue(Files.readAllLines(log).stream().anyMatch(l -> l.contains("at most " +
-            ConnectionLimit.defaultFor(FILE_LIMIT) + " connections (from the descriptor limit " + FILE_LIMIT + ")")),
+            ConnectionDefaults.defaultFor(FILE_LIMIT) + " connections (from the descriptor limit " + FILE_LIMIT + ")")),
             "the effective limit is logged: " + Files.readAllLines(log));
         final byte[] key = "before-the-flood".getBytes(StandardCharsets.UTF_8);
         try (KvClient client = connect(port))

@@ -3,7 +3,7 @@ package io.rdmakv.systemtests;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.rdmakv.ycsb;
 
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.testsupport.tls.TlsFixture;
 import org.junit.jupiter.api.Test;

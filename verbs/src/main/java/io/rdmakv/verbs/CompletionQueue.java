@@ -1,5 +1,7 @@
 package io.rdmakv.verbs;
 
+import io.rdmakv.verbs.resource.VerbsException;
+
 /** A completion queue ({@code struct ibv_cq}). */
 public interface CompletionQueue extends AutoCloseable
 {

@@ -1,5 +1,7 @@
 package io.rdmakv.verbs;
 
+import io.rdmakv.verbs.resource.VerbsException;
+
 /**
  * An open RDMA device ({@code struct ibv_context}). The root of every other resource: closing it
  * while protection domains or completion queues are still open fails with a clear error.

@@ -1,5 +1,7 @@
 package io.rdmakv.verbs;
 
+import io.rdmakv.verbs.resource.VerbsException;
+
 import java.lang.foreign.MemorySegment;
 
 /** A protection domain ({@code struct ibv_pd}): memory regions and queue pairs that may touch them. */

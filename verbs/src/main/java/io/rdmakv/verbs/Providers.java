@@ -1,6 +1,7 @@
 package io.rdmakv.verbs;
 
 import io.rdmakv.verbs.ibverbs.IbverbsProvider;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.tcp.TcpProvider;
 
 import java.util.List;

@@ -6,6 +6,7 @@ import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.wire.MalformedMessageException;
 import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
+import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.health.RateLimitedLog;
 import io.rdmakv.verbs.util.AcceptFailures;
@@ -125,7 +126,7 @@ public final class BootstrapListener implements AutoCloseable
         final Duration helloTimeout, final SessionFactory factory, final NodeHealth health) throws IOException
     {
         this(address, tls, leaseTimeoutNanos, helloTimeout, factory, health,
-            new ConnectionLimit(ConnectionLimit.defaultFor(ConnectionLimit.processDescriptorLimit())));
+            new ConnectionLimit(ConnectionDefaults.defaultFor(ConnectionDefaults.processDescriptorLimit())));
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.rdmakv.server.bootstrap;
 
 import io.rdmakv.common.tls.TlsContexts;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;

@@ -1,5 +1,10 @@
 package io.rdmakv.server.cluster;
 
+import io.rdmakv.server.cluster.map.ClusterSettings;
+import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.zk.ZkOptions;
+import io.rdmakv.server.cluster.zk.ZkPaths;
+
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;

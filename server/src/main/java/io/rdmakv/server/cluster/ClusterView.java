@@ -1,5 +1,7 @@
 package io.rdmakv.server.cluster;
 
+import io.rdmakv.server.cluster.map.MapRefusal;
+
 /** What the metrics say about the node's place in the cluster (read at scrape time, from any thread). */
 public interface ClusterView
 {

@@ -2,6 +2,14 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.server.cluster.map.ClusterSettings;
+import io.rdmakv.server.cluster.map.MapCheck;
+import io.rdmakv.server.cluster.map.MapPlanner;
+import io.rdmakv.server.cluster.map.MapRefusal;
+import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.map.StoredMap;
+import io.rdmakv.server.cluster.map.SyncReport;
+import io.rdmakv.server.cluster.zk.ZkPaths;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.zookeeper.KeeperException;

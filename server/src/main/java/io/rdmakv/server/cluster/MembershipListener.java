@@ -1,6 +1,8 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.server.cluster.map.MapCheck;
+import io.rdmakv.server.cluster.map.MapRefusal;
 
 /**
  * What a node hears from {@link ZkMembership}. Both methods are called on one thread, in order: maps in

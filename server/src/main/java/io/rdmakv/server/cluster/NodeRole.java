@@ -3,6 +3,7 @@ package io.rdmakv.server.cluster;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.server.cluster.map.MapRefusal;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicLong;

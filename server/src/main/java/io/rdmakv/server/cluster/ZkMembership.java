@@ -1,6 +1,17 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.server.cluster.map.ClusterSettings;
+import io.rdmakv.server.cluster.map.MapCheck;
+import io.rdmakv.server.cluster.map.MapRefusal;
+import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.map.StoredMap;
+import io.rdmakv.server.cluster.map.SyncPhase;
+import io.rdmakv.server.cluster.map.SyncReport;
+import io.rdmakv.server.cluster.zk.ZkClients;
+import io.rdmakv.server.cluster.zk.ZkLockdown;
+import io.rdmakv.server.cluster.zk.ZkOptions;
+import io.rdmakv.server.cluster.zk.ZkPaths;
 import io.rdmakv.server.health.RateLimitedLog;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
@@ -112,7 +123,7 @@ public final class ZkMembership implements AutoCloseable
         throws IOException
     {
         return start(options, self, listener, new NodeCurrency(FencingBounds.ofMillis(options.sessionTimeoutMs(),
-            io.rdmakv.server.ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS)));
+            io.rdmakv.server.config.ServerConfig.DEFAULT_HEARTBEAT_INTERVAL_NANOS)));
     }
 
     /** {@link #start(ZkOptions, MemberInfo, MembershipListener)}, keeping {@code currency} for the node. */

@@ -1,7 +1,9 @@
 package io.rdmakv.server.cluster;
 
-import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.map.SyncPhase;
+import io.rdmakv.server.cluster.zk.ZkOptions;
+import io.rdmakv.server.config.ServerConfig;
 
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -10,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * coordinate, watch) and its currency ({@link NodeCurrency}, watched by {@link CurrencyWatch}, which fences
  * every session when it lapses), started together and closed together. Closing leaves the cluster first (the
  * member znode goes, so the coordinator fails over after the promotion wait instead of the session timeout),
- * then stops the copy worker; a node stops serving before it closes this ({@code KvServer#withdraw}).
+ * then stops the copy worker; a node stops serving before it closes this ({@code io.rdmakv.server.KvServer#withdraw}).
  *
  */
 public final class ZooKeeperNode implements AutoCloseable
@@ -30,7 +32,7 @@ public final class ZooKeeperNode implements AutoCloseable
      * Joins the cluster of {@code config.zookeeper()} with {@code server}: the node is in no map (HELLO refused,
      * not ready) until the coordinator places it.
      */
-    public static ZooKeeperNode start(final ServerConfig config, final KvServer server) throws Exception
+    public static ZooKeeperNode start(final ServerConfig config, final MemberNode server) throws Exception
     {
         final AtomicReference<SyncReporter> reports = new AtomicReference<>();
         final NodeRole role = new NodeRole(server, copier(server), (group, epoch, finalPass) ->
@@ -70,7 +72,7 @@ public final class ZooKeeperNode implements AutoCloseable
      * Starts ZooKeeper membership for {@code role} (register, elect, coordinate, watch) and sets how sync reports
      * reach the coordinator. Refuses a node whose memory windows are on in a cluster that replicates.
      */
-    private static AutoCloseable membership(final ServerConfig config, final KvServer server, final NodeRole role,
+    private static AutoCloseable membership(final ServerConfig config, final MemberNode server, final NodeRole role,
         final AtomicReference<SyncReporter> reports, final NodeCurrency currency) throws java.io.IOException
     {
         final ServerConfig.ZooKeeper zk = config.zookeeper();
@@ -97,7 +99,7 @@ public final class ZooKeeperNode implements AutoCloseable
     private static final long INCARNATION = new java.security.SecureRandom().nextLong();
 
     /** One diff pass against the primary, refused while the primary serves an older map than {@code epoch}. */
-    private static CopyPass copier(final KvServer server)
+    private static CopyPass copier(final MemberNode server)
     {
         return (primary, epoch) -> server.regionCopier().pass(primary, epoch).slotsChanged();
     }

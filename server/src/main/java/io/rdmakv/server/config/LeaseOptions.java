@@ -1,6 +1,5 @@
 package io.rdmakv.server.config;
 
-import io.rdmakv.server.ServerConfig;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 

@@ -1,7 +1,5 @@
 package io.rdmakv.server.config;
 
-import io.rdmakv.server.ServerConfig;
-import io.rdmakv.server.bootstrap.ConnectionLimit;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -41,8 +39,8 @@ public final class NodeOptions
         description = "The most bootstrap connections (handshakes waiting for their HELLO and client sessions) the " +
             "node holds at once; over it a new connection is closed as soon as it is accepted and counted " +
             "(rdmakv_connections_refused_total), and existing sessions go on being served. Default: derived from " +
-            "the process's file descriptor limit: (limit - " + ConnectionLimit.RESERVED_DESCRIPTORS + ") / " +
-            ConnectionLimit.DESCRIPTORS_PER_SESSION + ", at most " + ConnectionLimit.MAX_DEFAULT + ".")
+            "the process's file descriptor limit: (limit - " + ConnectionDefaults.RESERVED_DESCRIPTORS + ") / " +
+            ConnectionDefaults.DESCRIPTORS_PER_SESSION + ", at most " + ConnectionDefaults.MAX_DEFAULT + ".")
     private Integer maxConnections;
 
     /**

@@ -1,9 +1,6 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.server.MemoryWindowMode;
-import io.rdmakv.server.ServerConfig;
-import io.rdmakv.server.SizeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 

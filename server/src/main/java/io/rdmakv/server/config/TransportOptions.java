@@ -1,6 +1,5 @@
 package io.rdmakv.server.config;
 
-import io.rdmakv.server.ServerConfig;
 import io.rdmakv.verbs.Providers;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

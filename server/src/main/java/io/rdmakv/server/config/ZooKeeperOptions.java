@@ -1,8 +1,7 @@
 package io.rdmakv.server.config;
 
-import io.rdmakv.server.ServerConfig;
-import io.rdmakv.server.cluster.ZkCredentials;
-import io.rdmakv.server.cluster.ZkTls;
+import io.rdmakv.server.cluster.zk.ZkCredentials;
+import io.rdmakv.server.cluster.zk.ZkTls;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -23,7 +23,7 @@ import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.FreeJob;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.verbs.MemoryWindow;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.WcOpcode;
 import io.rdmakv.verbs.WorkCompletion;
 import org.agrona.concurrent.NanoClock;

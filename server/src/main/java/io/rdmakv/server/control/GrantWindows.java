@@ -5,7 +5,7 @@ import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 
 /**
  * Write access per session: each grant (ALLOC) becomes writable to its session only, through a type-2

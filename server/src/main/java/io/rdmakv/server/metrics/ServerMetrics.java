@@ -7,8 +7,6 @@ import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.layout.KvBlockDescriptor;
-import io.rdmakv.server.BuildInfo;
-import io.rdmakv.server.KvServer;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.ReplicaRole;
 import io.rdmakv.server.control.ServerCounter;
@@ -42,7 +40,7 @@ public final class ServerMetrics
     private final List<Collector> collectors = new ArrayList<>();
     private final IndexLoad indexLoad;
 
-    private ServerMetrics(final PrometheusRegistry registry, final KvServer server, final Readiness readiness,
+    private ServerMetrics(final PrometheusRegistry registry, final MeteredNode server, final Readiness readiness,
         final long indexScanMaxAgeNanos, final ClusterView cluster)
     {
         this.registry = registry;
@@ -57,7 +55,7 @@ public final class ServerMetrics
     }
 
     /** Registers the node's metrics in {@code registry}. */
-    public static ServerMetrics register(final PrometheusRegistry registry, final KvServer server,
+    public static ServerMetrics register(final PrometheusRegistry registry, final MeteredNode server,
         final Readiness readiness, final long indexScanMaxAgeNanos)
     {
         final ClusterMap map = server.clusterMap();
@@ -66,7 +64,7 @@ public final class ServerMetrics
     }
 
     /** Registers the node's metrics, its place in the cluster as {@code cluster} says (a ZooKeeper node's role). */
-    public static ServerMetrics register(final PrometheusRegistry registry, final KvServer server,
+    public static ServerMetrics register(final PrometheusRegistry registry, final MeteredNode server,
         final Readiness readiness, final long indexScanMaxAgeNanos, final ClusterView cluster)
     {
         return new ServerMetrics(registry, server, readiness, indexScanMaxAgeNanos, cluster);
@@ -95,7 +93,7 @@ public final class ServerMetrics
         return collector;
     }
 
-    private void identity(final KvServer server)
+    private void identity(final MeteredNode server)
     {
         final Info build = add(Info.builder().name("rdmakv_build_info")
             .help("The kvserver build: version, region layout version and control protocol version")
@@ -115,7 +113,7 @@ public final class ServerMetrics
             server.config().listenHost() + ":" + server.port());
     }
 
-    private void state(final KvServer server, final Readiness readiness)
+    private void state(final MeteredNode server, final Readiness readiness)
     {
         add(GaugeWithCallback.builder().name("rdmakv_ready")
             .help("1 once the region is registered and clients are accepted, 0 while starting, while a listener " +
@@ -183,7 +181,7 @@ public final class ServerMetrics
         }
     }
 
-    private void space(final KvServer server)
+    private void space(final MeteredNode server)
     {
         // the first block-aligned unit is never granted (offset 0 means "no block" in a slot word)
         final long capacity = server.geometry().dataLength() - KvBlockDescriptor.ALIGNMENT;
@@ -198,7 +196,7 @@ public final class ServerMetrics
             .callback(cb -> cb.call(capacity - server.freeBytes() - server.graceBytes())).build());
     }
 
-    private void index(final KvServer server)
+    private void index(final MeteredNode server)
     {
         final long slots = server.geometry().slotCount();
         add(GaugeWithCallback.builder().name("rdmakv_index_slots")
@@ -283,7 +281,7 @@ public final class ServerMetrics
             .labelNames("reason")
             .callback(cb ->
             {
-                for (final io.rdmakv.server.cluster.MapRefusal r : io.rdmakv.server.cluster.MapRefusal.values())
+                for (final io.rdmakv.server.cluster.map.MapRefusal r : io.rdmakv.server.cluster.map.MapRefusal.values())
                 {
                     cb.call(cluster.mapsRefused(r), r.label());
                 }

@@ -14,7 +14,7 @@ import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.Scrubs;
 import io.rdmakv.server.space.IndexAtomics;
 import io.rdmakv.verbs.Context;

@@ -12,7 +12,7 @@ import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.FenceWritersMessage;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ChainSweeps;
 import io.rdmakv.server.space.Extent;
 import io.rdmakv.server.space.IndexAtomics;

@@ -7,7 +7,7 @@ import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 

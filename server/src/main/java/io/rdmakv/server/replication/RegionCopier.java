@@ -5,7 +5,7 @@ import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.SessionFailedException;
 import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import org.agrona.concurrent.NanoClock;

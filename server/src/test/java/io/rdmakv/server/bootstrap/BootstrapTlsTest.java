@@ -7,7 +7,7 @@ import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.testsupport.net.SlowPeer;
 import io.rdmakv.testsupport.tls.TestCertificates;

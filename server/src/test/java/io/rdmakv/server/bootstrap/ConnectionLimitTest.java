@@ -48,18 +48,6 @@ class ConnectionLimitTest
     }
 
     @Test
-    void theDefaultLeavesTheReserveAndGivesEachSessionItsDescriptors()
-    {
-        assertEquals((1024 - ConnectionLimit.RESERVED_DESCRIPTORS) / ConnectionLimit.DESCRIPTORS_PER_SESSION,
-            ConnectionLimit.defaultFor(1024));
-        assertEquals(24, ConnectionLimit.defaultFor(200), "(200 - 128) / 3");
-        assertEquals(1, ConnectionLimit.defaultFor(100), "a limit under the reserve still takes one client");
-        assertEquals(ConnectionLimit.MAX_DEFAULT, ConnectionLimit.defaultFor(1L << 20), "capped");
-        assertEquals(ConnectionLimit.UNKNOWN_DESCRIPTORS_DEFAULT, ConnectionLimit.defaultFor(-1));
-        assertTrue(ConnectionLimit.processDescriptorLimit() > 0, "a Unix JVM says its limit");
-    }
-
-    @Test
     void overTheLimitAConnectionIsClosedAtOnceAndOnceASlotIsFreeANewOneIsAnswered() throws Exception
     {
         final ConnectionLimit limit = new ConnectionLimit(2);

@@ -5,7 +5,7 @@ import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.tls.TlsContexts;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.testsupport.net.HeldBackSocket;
 import io.rdmakv.testsupport.net.SlowPeer;

@@ -2,6 +2,10 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.server.cluster.map.MapCheck;
+import io.rdmakv.server.cluster.map.MapRefusal;
+import io.rdmakv.server.cluster.map.StoredMap;
+import io.rdmakv.server.cluster.zk.ZkCredentials;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;

@@ -1,6 +1,7 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.server.cluster.map.MapRefusal;
 
 import java.util.List;
 import java.util.Set;

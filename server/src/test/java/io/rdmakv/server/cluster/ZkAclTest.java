@@ -1,5 +1,7 @@
 package io.rdmakv.server.cluster;
 
+import io.rdmakv.server.cluster.zk.ZkCredentials;
+
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;

@@ -2,6 +2,7 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.server.cluster.zk.ZkOptions;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Test;

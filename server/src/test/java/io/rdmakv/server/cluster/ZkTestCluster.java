@@ -1,6 +1,10 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.map.PlannerRun;
+import io.rdmakv.server.cluster.zk.ZkCredentials;
+import io.rdmakv.server.cluster.zk.ZkOptions;
 import org.apache.curator.test.TestingServer;
 
 import java.io.IOException;

@@ -1,5 +1,9 @@
 package io.rdmakv.server.cluster;
 
+import io.rdmakv.server.cluster.zk.ZkCredentials;
+import io.rdmakv.server.cluster.zk.ZkOptions;
+import io.rdmakv.server.cluster.zk.ZkTls;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.rdmakv.server.metrics;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerMetric;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,8 @@
 package io.rdmakv.server.metrics;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.rdmakv.server.BuildInfo;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package io.rdmakv.systemtests.badinput;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -4,7 +4,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.OutOfSpaceException;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

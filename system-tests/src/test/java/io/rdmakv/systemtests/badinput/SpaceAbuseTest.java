@@ -12,7 +12,7 @@ import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.systemtests.Await;

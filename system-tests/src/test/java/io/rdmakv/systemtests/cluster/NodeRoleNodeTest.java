@@ -16,7 +16,7 @@ import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.ReplicaRole;
 import io.rdmakv.systemtests.LocalCluster;

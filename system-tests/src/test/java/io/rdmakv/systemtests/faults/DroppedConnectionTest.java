@@ -4,7 +4,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.client.KvException;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.ClusterFiles;

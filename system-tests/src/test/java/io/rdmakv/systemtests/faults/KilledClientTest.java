@@ -3,7 +3,7 @@ package io.rdmakv.systemtests.faults;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;

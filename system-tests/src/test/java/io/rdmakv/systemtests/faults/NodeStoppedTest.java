@@ -5,7 +5,7 @@ import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.ClusterFiles;
 import io.rdmakv.systemtests.LocalCluster;

@@ -5,7 +5,7 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;

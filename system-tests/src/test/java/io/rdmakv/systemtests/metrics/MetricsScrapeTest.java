@@ -6,7 +6,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.Versioned;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;
 import io.rdmakv.server.metrics.ServerMetrics;

@@ -4,7 +4,7 @@ import io.rdmakv.client.CorruptedBlockException;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.Scrubs;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;

@@ -5,7 +5,7 @@ import io.rdmakv.client.Versioned;
 import io.rdmakv.client.internal.chain.ChainFaults;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ChainSweeps;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.Await;

@@ -3,7 +3,7 @@ package io.rdmakv.systemtests.replication;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.replication.CopyReport;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.Test;

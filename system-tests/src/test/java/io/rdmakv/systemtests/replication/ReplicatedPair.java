@@ -2,7 +2,7 @@ package io.rdmakv.systemtests.replication;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.ClusterFiles;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;

@@ -2,7 +2,7 @@ package io.rdmakv.systemtests.replication;
 
 import io.rdmakv.client.CorruptedBlockException;
 import io.rdmakv.client.KvClient;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;

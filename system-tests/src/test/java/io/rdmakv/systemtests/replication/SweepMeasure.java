@@ -3,7 +3,7 @@ package io.rdmakv.systemtests.replication;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;

@@ -9,7 +9,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.ValueTooLargeException;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.ClusterFiles;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.AfterEach;

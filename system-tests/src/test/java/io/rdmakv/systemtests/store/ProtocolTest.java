@@ -27,7 +27,7 @@ class ProtocolTest
     @BeforeAll
     static void start()
     {
-        cluster = new LocalCluster(io.rdmakv.server.ServerConfig.local(64L << 20));
+        cluster = new LocalCluster(io.rdmakv.server.config.ServerConfig.local(64L << 20));
         client = cluster.client();
     }
 

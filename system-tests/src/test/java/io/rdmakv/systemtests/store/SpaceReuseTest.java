@@ -1,7 +1,7 @@
 package io.rdmakv.systemtests.store;
 
 import io.rdmakv.client.KvClient;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.Test;
 

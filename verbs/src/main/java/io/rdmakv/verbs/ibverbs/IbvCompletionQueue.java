@@ -2,9 +2,18 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.InlineVerbs;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsCq;
+import io.rdmakv.verbs.ibverbs.layout.IbvCompChannel;
+import io.rdmakv.verbs.ibverbs.layout.IbvContextStruct;
+import io.rdmakv.verbs.ibverbs.layout.IbvCq;
+import io.rdmakv.verbs.ibverbs.layout.Pollfd;
+import io.rdmakv.verbs.ibverbs.layout.Timespec;
+import io.rdmakv.verbs.resource.Errno;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.lang.foreign.Arena;

@@ -2,7 +2,10 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsPd;
+import io.rdmakv.verbs.ibverbs.layout.IbvMr;
+import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -2,8 +2,13 @@ package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsMw;
+import io.rdmakv.verbs.ibverbs.layout.IbvContextStruct;
+import io.rdmakv.verbs.ibverbs.layout.IbvMw;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

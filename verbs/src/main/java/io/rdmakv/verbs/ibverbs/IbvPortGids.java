@@ -1,7 +1,11 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.Errno;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbs;
+import io.rdmakv.verbs.ibverbs.layout.IbvGidEntry;
+import io.rdmakv.verbs.resource.Errno;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.ibverbs.IbvContext.GidEntry;
 
 import java.lang.foreign.Arena;

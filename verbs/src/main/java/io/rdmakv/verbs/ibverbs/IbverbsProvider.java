@@ -1,10 +1,16 @@
 package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.IbverbsLibrary;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbs;
+import io.rdmakv.verbs.ibverbs.layout.IbvDeviceAttr;
+import io.rdmakv.verbs.ibverbs.layout.IbvPortAttr;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.Provider;
 import io.rdmakv.verbs.VerbsConfig;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

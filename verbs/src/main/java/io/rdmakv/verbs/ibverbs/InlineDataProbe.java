@@ -1,5 +1,12 @@
 package io.rdmakv.verbs.ibverbs;
 
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsCq;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsPd;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsQp;
+import io.rdmakv.verbs.ibverbs.layout.IbvQpInitAttr;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

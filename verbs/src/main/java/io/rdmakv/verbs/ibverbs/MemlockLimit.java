@@ -1,6 +1,8 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
+import io.rdmakv.verbs.resource.Errno;
 
 /**
  * {@code RLIMIT_MEMLOCK} diagnostics. Registering memory pins its pages, and the kernel charges them

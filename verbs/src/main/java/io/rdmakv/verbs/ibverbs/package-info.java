@@ -3,22 +3,25 @@
  * (rdma-core), no JNI and no C shim.
  *
  * <ul>
- *   <li>{@link io.rdmakv.verbs.ibverbs.LibIbverbs} (device and context),
- *       {@link io.rdmakv.verbs.ibverbs.LibIbverbsPd} (protection domain, memory region),
- *       {@link io.rdmakv.verbs.ibverbs.LibIbverbsCq} (completion channel and queue),
- *       {@link io.rdmakv.verbs.ibverbs.LibIbverbsQp} (queue pair): the exported verbs, one static final
- *       downcall handle each; control-path calls capture {@code errno} and their callers throw
- *       {@link io.rdmakv.verbs.VerbsException} naming the call, the errno and the object.</li>
- *   <li>{@link io.rdmakv.verbs.ibverbs.InlineVerbs}: {@code ibv_poll_cq}, {@code ibv_req_notify_cq},
- *       {@code ibv_post_send}, {@code ibv_post_recv}, which {@code verbs.h} defines static inline, called
- *       through the provider's function pointers in {@code struct ibv_context.ops}; data path: no
- *       allocation, no errno capture, return codes instead of exceptions.</li>
- *   <li>One descriptor class per C struct ({@code IbvQpAttr} for {@code struct ibv_qp_attr}, ...), a
- *       {@link java.lang.foreign.MemoryLayout} with the C member names laid out by {@code CStruct},
- *       checked against the installed header by {@code IbverbsLayoutTest}.</li>
- *   <li>{@link io.rdmakv.verbs.ibverbs.IbvContext}, {@link io.rdmakv.verbs.ibverbs.IbvProtectionDomain},
- *       {@link io.rdmakv.verbs.ibverbs.IbvMemoryRegion}, {@link io.rdmakv.verbs.ibverbs.IbvCompletionQueue},
- *       {@link io.rdmakv.verbs.ibverbs.IbvQueuePair}: the API's objects.</li>
+ *   <li>{@link io.rdmakv.verbs.ibverbs.IbverbsProvider}, {@link io.rdmakv.verbs.ibverbs.IbvContext},
+ *       {@link io.rdmakv.verbs.ibverbs.IbvProtectionDomain}, {@link io.rdmakv.verbs.ibverbs.IbvMemoryRegion},
+ *       {@link io.rdmakv.verbs.ibverbs.IbvMemoryWindow}, {@link io.rdmakv.verbs.ibverbs.IbvCompletionQueue},
+ *       {@link io.rdmakv.verbs.ibverbs.IbvQueuePair}: the API's objects (this package), with what they need
+ *       besides the bindings (the RC state transitions, the GID choice, the memlock limit, the inline-data
+ *       probe, memory window binds).</li>
+ *   <li>{@link io.rdmakv.verbs.ibverbs.bindings}: the downcalls. {@code LibIbverbs} (device and context),
+ *       {@code LibIbverbsPd} (protection domain, memory region), {@code LibIbverbsCq} (completion channel and
+ *       queue), {@code LibIbverbsQp} (queue pair), {@code LibIbverbsMw} (memory windows): the exported verbs,
+ *       one static final downcall handle each; control-path calls capture {@code errno} and their callers
+ *       throw {@link io.rdmakv.verbs.resource.VerbsException} naming the call, the errno and the object.
+ *       {@code InlineVerbs}: {@code ibv_poll_cq}, {@code ibv_req_notify_cq}, {@code ibv_post_send},
+ *       {@code ibv_post_recv}, which {@code verbs.h} defines static inline, called through the provider's
+ *       function pointers in {@code struct ibv_context.ops}; data path: no allocation, no errno capture,
+ *       return codes instead of exceptions. {@code LibC} and the header's constants ({@code
+ *       IbvConstants}).</li>
+ *   <li>{@link io.rdmakv.verbs.ibverbs.layout}: one descriptor class per C struct ({@code IbvQpAttr} for
+ *       {@code struct ibv_qp_attr}, ...), a {@link java.lang.foreign.MemoryLayout} with the C member names laid
+ *       out by {@code CStruct}, checked against the installed header by {@code IbverbsLayoutTest}.</li>
  * </ul>
  *
  * <p>Layouts are those of x86_64 Linux with glibc (rdma-core 44.0 checked); on another architecture

@@ -2,8 +2,8 @@ package io.rdmakv.verbs.tcp;
 
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.Errno;
+import io.rdmakv.verbs.resource.VerbsResource;
 import io.rdmakv.verbs.WorkCompletions;
 import org.agrona.CloseHelper;
 

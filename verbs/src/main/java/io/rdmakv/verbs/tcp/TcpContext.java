@@ -3,11 +3,11 @@ package io.rdmakv.verbs.tcp;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.DeviceAttributes;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.VerbsConfig;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 import io.rdmakv.verbs.util.FatalLatch;
 
 import java.io.IOException;

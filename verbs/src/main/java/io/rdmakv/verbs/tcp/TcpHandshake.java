@@ -2,7 +2,7 @@ package io.rdmakv.verbs.tcp;
 
 import org.agrona.CloseHelper;
 import io.rdmakv.verbs.QueuePairEndpoint;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,11 +1,11 @@
 package io.rdmakv.verbs.tcp;
 
 import io.rdmakv.verbs.AccessFlags;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.MemorySegment;
 

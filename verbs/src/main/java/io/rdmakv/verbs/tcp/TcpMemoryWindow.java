@@ -3,7 +3,7 @@ package io.rdmakv.verbs.tcp;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.VerbsResource;
 import io.rdmakv.verbs.WcStatus;
 
 /**

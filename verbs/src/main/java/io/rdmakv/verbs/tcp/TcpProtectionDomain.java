@@ -2,14 +2,14 @@ package io.rdmakv.verbs.tcp;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
-import io.rdmakv.verbs.VerbsException;
-import io.rdmakv.verbs.VerbsResource;
+import io.rdmakv.verbs.resource.VerbsException;
+import io.rdmakv.verbs.resource.VerbsResource;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,7 +1,7 @@
 package io.rdmakv.verbs.tcp;
 
 import io.rdmakv.verbs.AccessFlags;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.Opcode;
 import io.rdmakv.verbs.QpState;
 import io.rdmakv.verbs.SendFlags;

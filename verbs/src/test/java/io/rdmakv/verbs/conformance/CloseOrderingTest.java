@@ -9,7 +9,7 @@ import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.SendFlags;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.WcOpcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,7 +1,7 @@
 package io.rdmakv.verbs.conformance;
 
 import io.rdmakv.verbs.CompletionQueue;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.WorkCompletions;
 
 import java.util.ArrayList;

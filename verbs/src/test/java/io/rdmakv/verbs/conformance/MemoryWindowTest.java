@@ -1,6 +1,6 @@
 package io.rdmakv.verbs.conformance;
 
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -10,7 +10,7 @@ import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.WcOpcode;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.WcStatus;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.rdmakv.verbs.conformance;
 
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.ConnectOptions;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.QpState;
 import io.rdmakv.verbs.QueuePairConfig;

@@ -4,7 +4,7 @@ import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;
 import io.rdmakv.verbs.Context;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QpState;

@@ -1,7 +1,14 @@
 package io.rdmakv.verbs.ibverbs;
 
 import io.rdmakv.verbs.AccessFlags;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.layout.CStruct;
+import io.rdmakv.verbs.ibverbs.layout.IbvContextStruct;
+import io.rdmakv.verbs.ibverbs.layout.IbvCq;
+import io.rdmakv.verbs.ibverbs.layout.IbvMw;
+import io.rdmakv.verbs.ibverbs.layout.IbvQp;
+import io.rdmakv.verbs.ibverbs.layout.IbvQpAttr;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.Opcode;
 import io.rdmakv.verbs.QpState;
 import io.rdmakv.verbs.SendFlags;
@@ -42,8 +49,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Checks every struct layout and constant the bindings use against the installed
  * {@code <infiniband/verbs.h>}: compiles {@code src/test/c/verbs_layout.c} with gcc, runs it, and
- * compares its {@code name=value} lines with the Java descriptors of this package (every class with a
- * {@code LAYOUT} field), the shared ones in {@code io.rdmakv.verbs.abi}, and the constant classes.
+ * compares its {@code name=value} lines with the Java descriptors of {@code io.rdmakv.verbs.ibverbs.layout}
+ * (every class with a {@code LAYOUT} field), the shared ones in {@code io.rdmakv.verbs.abi}, and the constant
+ * classes.
  * Needs gcc and libibverbs-dev (scripts/setup.sh installs them), no RDMA device.
  */
 class IbverbsLayoutTest
@@ -120,9 +128,9 @@ class IbverbsLayoutTest
         return values;
     }
 
-    // ---------------------------------------------------------------- struct descriptors of this package
+    // ---------------------------------------------------------------- struct descriptors (ibverbs.layout)
 
-    /** Every class of this package (main code) with a static {@code LAYOUT}: the C struct descriptors. */
+    /** Every class of the layout package (main code) with a static {@code LAYOUT}: the C struct descriptors. */
     static Map<String, GroupLayout> descriptors() throws IOException, URISyntaxException, ReflectiveOperationException
     {
         final Path classes = Path.of(IbvQpAttr.class.getProtectionDomain().getCodeSource().getLocation().toURI());

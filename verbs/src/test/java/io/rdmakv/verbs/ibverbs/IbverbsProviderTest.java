@@ -1,9 +1,16 @@
 package io.rdmakv.verbs.ibverbs;
 
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.ibverbs.bindings.IbvConstants;
+import io.rdmakv.verbs.ibverbs.bindings.IbverbsLibrary;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbs;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsCq;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsPd;
+import io.rdmakv.verbs.ibverbs.bindings.LibIbverbsQp;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.VerbsConfig;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.tcp.TcpProvider;
 import org.junit.jupiter.api.Test;

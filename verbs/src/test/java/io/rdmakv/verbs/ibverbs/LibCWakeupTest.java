@@ -1,5 +1,10 @@
 package io.rdmakv.verbs.ibverbs;
 
+import io.rdmakv.verbs.ibverbs.bindings.CallState;
+import io.rdmakv.verbs.ibverbs.bindings.LibC;
+import io.rdmakv.verbs.ibverbs.layout.Pollfd;
+import io.rdmakv.verbs.ibverbs.layout.Timespec;
+
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

@@ -3,7 +3,7 @@ package io.rdmakv.verbs.ibverbs;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;
-import io.rdmakv.verbs.Errno;
+import io.rdmakv.verbs.resource.Errno;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;

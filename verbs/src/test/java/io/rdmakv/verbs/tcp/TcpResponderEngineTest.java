@@ -12,7 +12,7 @@ import io.rdmakv.verbs.QueuePairConfig;
 import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.VerbsConfig;
-import io.rdmakv.verbs.VerbsException;
+import io.rdmakv.verbs.resource.VerbsException;
 import io.rdmakv.verbs.WorkCompletions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RawSession;
 import io.rdmakv.verbs.QueuePairEndpoint;

@@ -8,7 +8,7 @@ import io.rdmakv.common.protocol.AllocMessage;
 import io.rdmakv.common.protocol.AllocOkMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.systemtests.Await;

@@ -3,7 +3,7 @@ package io.rdmakv.systemtests.hardening.ports;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.Readiness;
 import io.rdmakv.server.metrics.ServerMetrics;

@@ -7,7 +7,7 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RawSession;

@@ -8,7 +8,7 @@ import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.Await;
 import io.rdmakv.systemtests.LocalCluster;

@@ -7,7 +7,7 @@ import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.control.ServerCounters;
 import io.rdmakv.systemtests.LocalCluster;

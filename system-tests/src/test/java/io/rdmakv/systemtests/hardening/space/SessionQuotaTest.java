@@ -3,7 +3,7 @@ package io.rdmakv.systemtests.hardening.space;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.OutOfSpaceException;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.AfterEach;

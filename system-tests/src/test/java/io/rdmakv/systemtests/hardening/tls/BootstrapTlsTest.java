@@ -6,7 +6,7 @@ import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.ServerConfig;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RawSession;

@@ -1,0 +1,34 @@
+package io.rdmakv.server.cluster;
+
+import io.rdmakv.server.replication.RegionCopier;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The node as {@link ZooKeeperNode} joins it to a cluster: it applies maps ({@link MapApplier}), serves only
+ * while it is current, fences its sessions when it cannot vouch for what it serves, and copies a primary's
+ * region. {@code io.rdmakv.server.KvServer} implements it (so that this package does not depend on the one that
+ * assembles the node).
+ */
+public interface MemberNode extends MapApplier
+{
+    /** The bootstrap listener's port (the member znode's, unless the node advertises another). */
+    int port();
+
+    /** Serves only while {@code current} says so, refusing HELLO with {@code why} otherwise. */
+    void followCurrency(BooleanSupplier current, Supplier<String> why);
+
+    /** Whether the node serves now: not shutting down, and current. */
+    boolean serving();
+
+    /**
+     * Fences every session now, because the node cannot vouch for what it serves: {@code why}.
+     *
+     * @return the sessions fenced, or -1 when that did not finish in time
+     */
+    int selfFence(String why);
+
+    /** The copier that makes this node's region equal to a primary's (re-replication). */
+    RegionCopier regionCopier();
+}

@@ -1,0 +1,166 @@
+package io.rdmakv.server.cluster.map;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ReplicaGroup;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The rules every map read from ZooKeeper must keep before a node applies it or the coordinator plans from it
+ * (whoever can write the {@code map} znode could otherwise decide the cluster's fate). A map breaks:
+ * <ul>
+ *   <li><b>epoch</b>: unless its epoch is the znode's version + 1. The coordinator creates the map at epoch 1
+ *       (version 0) and each write is one versioned {@code setData} one epoch up, so a map's epoch is exactly
+ *       one step per write from every earlier one: never a jump, never near the end of the range. Its
+ *       {@code previous}, when given, is one epoch below it, and it is newer than the map the reader holds;</li>
+ *   <li><b>geometry</b>: unless it is a replicated map of the cluster's partition count and replication factor,
+ *       no group holds more than R nodes, every placed node has an incarnation, and it has the same groups
+ *       owning the same partitions as the map it replaced (partitions never move);</li>
+ *   <li><b>promotion</b>: if a node becomes a member of a group without having been a member or a copying node
+ *       of that group, under the same incarnation, in the map it replaced: that is how a group is emptied of
+ *       its in-sync replicas in favour of an empty node (a lost group stays lost for the same reason). When the
+ *       reader holds the map one epoch below, the map's {@code previous} must be that map.</li>
+ * </ul>
+ * The map it replaced is its {@code previous} or, without one, the reader's own when that is one epoch below;
+ * a reader that missed maps and is given no previous checks the first two rules only. A writer who can forge a
+ * consistent chain of maps can still do what the coordinator could; the ZooKeeper ACLs keep such writers out,
+ * these rules catch maps no coordinator writes. Pure and thread-safe.
+ */
+public final class MapCheck
+{
+    private MapCheck()
+    {
+    }
+
+    /** Why a map was refused: the rule it broke, and in words. */
+    public record Refusal(MapRefusal reason, String detail)
+    {
+        public Refusal
+        {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(detail, "detail");
+        }
+
+        @Override
+        public String toString()
+        {
+            return reason.label() + ": " + detail;
+        }
+    }
+
+    /**
+     * Checks {@code next}, read at znode version {@code version}, against the cluster's {@code settings} and
+     * {@code held} (the last map the reader accepted; null: none).
+     *
+     * @return null when the map keeps every rule, else the first rule it breaks.
+     */
+    public static Refusal check(final ClusterSettings settings, final StoredMap next, final int version,
+        final StoredMap held)
+    {
+        final ClusterMap map = next.map();
+        final long epoch = map.epoch();
+        if (epoch != version + 1L)
+        {
+            return new Refusal(MapRefusal.EPOCH, "epoch " + epoch + " at version " + version +
+                " of the map znode: every map is one epoch above the one it replaced (expected " + (version + 1L) + ")");
+        }
+        if (held != null && epoch <= held.map().epoch())
+        {
+            return new Refusal(MapRefusal.EPOCH, "epoch " + epoch + " is not above the map held, " +
+                held.map().epoch());
+        }
+        final StoredMap previous = next.previous();
+        if (previous != null && previous.map().epoch() != epoch - 1)
+        {
+            return new Refusal(MapRefusal.EPOCH, "epoch " + epoch + " replaces a map of epoch " +
+                previous.map().epoch() + ", not " + (epoch - 1));
+        }
+        final Refusal shape = geometry(settings, next);
+        if (shape != null)
+        {
+            return shape;
+        }
+        final boolean heldIsPrevious = held != null && held.map().epoch() == epoch - 1;
+        if (heldIsPrevious && previous != null && !previous.equals(held.withoutPrevious()))
+        {
+            return new Refusal(MapRefusal.PROMOTION, "the map it says it replaced (epoch " + (epoch - 1) +
+                ") is not the one held: " + previous.map() + " instead of " + held.map());
+        }
+        final StoredMap base = previous != null ? previous : heldIsPrevious ? held.withoutPrevious() : null;
+        return base == null ? null : change(base, next);
+    }
+
+    private static Refusal geometry(final ClusterSettings settings, final StoredMap next)
+    {
+        final ClusterMap map = next.map();
+        if (map.isSimple())
+        {
+            return new Refusal(MapRefusal.GEOMETRY, "not a replicated map");
+        }
+        if (map.partitionCount() != settings.partitions() || map.replicationFactor() != settings.replicas())
+        {
+            return new Refusal(MapRefusal.GEOMETRY, map.partitionCount() + " partitions at replication factor " +
+                map.replicationFactor() + ", the cluster has " + settings.partitions() + " at " + settings.replicas());
+        }
+        for (final ReplicaGroup group : map.groups())
+        {
+            if (group.memberCount() + group.copyingCount() > settings.replicas())
+            {
+                return new Refusal(MapRefusal.GEOMETRY, "group " + group.id() + " holds " +
+                    (group.memberCount() + group.copyingCount()) + " nodes, more than R = " + settings.replicas());
+            }
+            for (final int id : placed(group))
+            {
+                if (!next.incarnations().containsKey(id))
+                {
+                    return new Refusal(MapRefusal.GEOMETRY, "node " + id + " of group " + group.id() +
+                        " has no incarnation");
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Refusal change(final StoredMap base, final StoredMap next)
+    {
+        final ClusterMap before = base.map();
+        final ClusterMap after = next.map();
+        if (before.isSimple() || before.groups().size() != after.groups().size() ||
+            !Arrays.equals(before.partitionGroups(), after.partitionGroups()))
+        {
+            return new Refusal(MapRefusal.GEOMETRY, "its groups or their partitions differ from epoch " +
+                before.epoch() + "'s: partitions never move");
+        }
+        for (int g = 0; g < after.groups().size(); g++)
+        {
+            final ReplicaGroup was = before.groups().get(g);
+            final ReplicaGroup is = after.groups().get(g);
+            if (was.id() != is.id())
+            {
+                return new Refusal(MapRefusal.GEOMETRY, "group " + is.id() + " is where epoch " + before.epoch() +
+                    " has group " + was.id());
+            }
+            for (final int id : is.members())
+            {
+                final Long incarnation = next.incarnations().get(id);
+                if (!was.contains(id) || !incarnation.equals(base.incarnations().get(id)))
+                {
+                    return new Refusal(MapRefusal.PROMOTION, "node " + id + " (incarnation " + incarnation +
+                        ") becomes a member of group " + is.id() + (was.lost() ? ", which was lost," : "") +
+                        " without having been a member or copying node of it in epoch " + before.epoch() +
+                        " (members " + Arrays.toString(was.members()) + ", copying " +
+                        Arrays.toString(was.copying()) + ", incarnation " + base.incarnations().get(id) + ")");
+                }
+            }
+        }
+        return null;
+    }
+
+    private static int[] placed(final ReplicaGroup group)
+    {
+        final int[] ids = Arrays.copyOf(group.members(), group.memberCount() + group.copyingCount());
+        System.arraycopy(group.copying(), 0, ids, group.memberCount(), group.copyingCount());
+        return ids;
+    }
+}

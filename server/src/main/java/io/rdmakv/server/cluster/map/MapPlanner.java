@@ -1,0 +1,430 @@
+package io.rdmakv.server.cluster.map;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The coordinator's rules, as a pure function from what ZooKeeper holds (the current map, the incarnations
+ * of the placed nodes, the live members, the copying nodes' reports) to the next map. Deterministic and
+ * free of ZooKeeper, so every rule is unit-tested; the coordinator calls {@link #next} until it returns null.
+ *
+ * <p>One kind of change per call, in this order of priority (each is one epoch):
+ * <ol>
+ *   <li><b>creation</b> (no map yet, once settled): floor(live / R) groups of R nodes of equal geometry, ids
+ *       ascending, partitions round-robin over the groups, the rest spares; epoch 1;</li>
+ *   <li><b>departures</b>: a placed node that is not live, or live with another incarnation (it restarted
+ *       empty), leaves its group. A gone primary is replaced by the first surviving backup (the most
+ *       up-to-date, by chain order) and the other backups move to copying (they may lag the new primary); the
+ *       group is unsealed (copying nodes start over against the new primary). A group without members is
+ *       lost and stays lost (its copying nodes have nothing to copy from: they become spares);</li>
+ *   <li><b>reports</b>: a {@link SyncPhase#BULK} report for the current epoch from a copying node seals its
+ *       group; a {@link SyncPhase#FINAL} report for the current, sealed epoch moves the node to the end of the
+ *       members; the group is unsealed unless another copying node reported a bulk pass in this epoch;</li>
+ *   <li><b>spares</b>: a live node in no group joins, as copying, a group with fewer than R nodes whose
+ *       primary has its geometry (lowest ids first);</li>
+ *   <li><b>nodes</b>: the map's node list is every live member plus every placed node; a change of it alone
+ *       (a spare came or went) is a new epoch too, so that every node sees the spares.</li>
+ * </ol>
+ */
+public final class MapPlanner
+{
+    /**
+     * A new map.
+     *
+     * @param map the map to write, epoch one above the current one's.
+     * @param incarnations the incarnation of every node placed in a group of {@code map}.
+     * @param change what changed, one line for the log.
+     * @param failovers how many groups got a new primary.
+     */
+    public record Plan(ClusterMap map, Map<Integer, Long> incarnations, String change, int failovers)
+    {
+        public Plan
+        {
+            incarnations = Map.copyOf(incarnations);
+        }
+
+        public StoredMap stored()
+        {
+            return new StoredMap(map, incarnations);
+        }
+    }
+
+    private MapPlanner()
+    {
+    }
+
+    /**
+     * The next map, or null when nothing changes.
+     *
+     * @param current the map in ZooKeeper, or null before the cluster has one.
+     * @param placedIncarnations the incarnations stored with {@code current} (ignored when it is null).
+     * @param replicas the replication factor for creation (a map keeps its own).
+     * @param partitions the partition count for creation (a map keeps its own).
+     * @param live the members registered now.
+     * @param reports the copying nodes' sync reports.
+     * @param settled whether the coordinator waited long enough for nodes starting together to register (only
+     *     creation waits for it).
+     */
+    public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
+        final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
+        final boolean settled)
+    {
+        final Map<Integer, MemberInfo> byId = new TreeMap<>();
+        for (final MemberInfo m : live)
+        {
+            byId.put(m.id(), m);
+        }
+        if (current == null)
+        {
+            return settled ? create(replicas, partitions, byId) : null;
+        }
+        final Map<Integer, SyncReport> reportOf = new TreeMap<>();
+        for (final SyncReport r : reports)
+        {
+            final SyncReport other = reportOf.get(r.nodeId());
+            if (other == null || other.epoch() < r.epoch())
+            {
+                reportOf.put(r.nodeId(), r);
+            }
+        }
+        final List<Work> groups = new ArrayList<>();
+        for (final ReplicaGroup g : current.groups())
+        {
+            groups.add(new Work(g));
+        }
+        final StringBuilder change = new StringBuilder();
+        final int failovers = departures(groups, byId, placedIncarnations, reportOf, current.epoch(), change);
+        if (change.isEmpty())
+        {
+            reports(groups, reportOf, current.epoch(), change);
+        }
+        if (change.isEmpty())
+        {
+            spares(groups, current.replicationFactor(), byId, change);
+        }
+        final List<ClusterNode> nodes = nodeList(groups, byId, current);
+        if (nodes.isEmpty())
+        {
+            // nobody live and nothing placed: no map can say so, and no node would read it
+            return null;
+        }
+        if (change.isEmpty())
+        {
+            if (nodes.equals(current.nodes()))
+            {
+                return null;
+            }
+            change.append("nodes ").append(ids(current.nodes())).append(" -> ").append(ids(nodes));
+        }
+        final List<ReplicaGroup> result = new ArrayList<>(groups.size());
+        for (final Work w : groups)
+        {
+            result.add(w.group());
+        }
+        final ClusterMap map = new ClusterMap(current.epoch() + 1, current.partitionCount(), nodes,
+            current.replicationFactor(), result, current.partitionGroups());
+        return new Plan(map, incarnations(groups, byId), change.toString(), failovers);
+    }
+
+    private static Plan create(final int replicas, final int partitions, final Map<Integer, MemberInfo> live)
+    {
+        // nodes of one geometry, in ascending id order; buckets in the order of their lowest id
+        final Map<String, List<Integer>> byGeometry = new LinkedHashMap<>();
+        for (final MemberInfo m : live.values())
+        {
+            byGeometry.computeIfAbsent(m.geometry(), k -> new ArrayList<>()).add(m.id());
+        }
+        final List<int[]> memberLists = new ArrayList<>();
+        for (final List<Integer> ids : byGeometry.values())
+        {
+            for (int i = 0; i + replicas <= ids.size(); i += replicas)
+            {
+                memberLists.add(ids.subList(i, i + replicas).stream().mapToInt(Integer::intValue).toArray());
+            }
+        }
+        memberLists.sort((a, b) -> Integer.compare(a[0], b[0]));
+        if (memberLists.isEmpty())
+        {
+            return null;
+        }
+        // a group beyond the partition count would hold nothing
+        final int count = Math.min(memberLists.size(), partitions);
+        final List<Work> groups = new ArrayList<>(count);
+        for (int g = 0; g < count; g++)
+        {
+            groups.add(new Work(new ReplicaGroup(g, memberLists.get(g), new int[0], false)));
+        }
+        final int[] partitionGroups = new int[partitions];
+        for (int p = 0; p < partitions; p++)
+        {
+            partitionGroups[p] = p % count;
+        }
+        final List<ClusterNode> nodes = nodeList(groups, live, null);
+        final List<ReplicaGroup> result = new ArrayList<>(count);
+        for (final Work w : groups)
+        {
+            result.add(w.group());
+        }
+        final ClusterMap map = new ClusterMap(1, partitions, nodes, replicas, result, partitionGroups);
+        return new Plan(map, incarnations(groups, live), "created: " + result + " spares " + spareIds(groups, nodes), 0);
+    }
+
+    private static int departures(final List<Work> groups, final Map<Integer, MemberInfo> live,
+        final Map<Integer, Long> placed, final Map<Integer, SyncReport> reports, final long epoch,
+        final StringBuilder change)
+    {
+        int failovers = 0;
+        for (final Work w : groups)
+        {
+            final List<Integer> goneMembers = w.members.stream().filter(id -> gone(id, live, placed)).toList();
+            final List<Integer> goneCopying = w.copying.stream().filter(id -> gone(id, live, placed)).toList();
+            if (goneMembers.isEmpty() && goneCopying.isEmpty())
+            {
+                continue;
+            }
+            final int oldPrimary = w.members.isEmpty() ? -1 : w.members.get(0);
+            w.members.removeAll(goneMembers);
+            w.copying.removeAll(goneCopying);
+            note(change, "group " + w.id + ": " + gone(goneMembers, goneCopying));
+            if (w.members.isEmpty())
+            {
+                if (!w.copying.isEmpty())
+                {
+                    change.append(", copying ").append(w.copying).append(" to spares");
+                }
+                w.copying.clear();
+                w.sealed = false;
+                change.append(", lost");
+            }
+            else if (goneMembers.contains(oldPrimary))
+            {
+                failovers++;
+                final List<Integer> demoted = new ArrayList<>(w.members.subList(1, w.members.size()));
+                w.members.removeAll(demoted);
+                w.copying.addAll(demoted);
+                w.sealed = false;
+                change.append(", ").append(w.members.get(0)).append(" promoted");
+                if (!demoted.isEmpty())
+                {
+                    change.append(", ").append(demoted).append(" to copying");
+                }
+            }
+            else if (w.sealed && !goneCopying.isEmpty() && !bulkDone(w, reports, epoch))
+            {
+                w.sealed = false;
+                change.append(", unsealed");
+            }
+        }
+        return failovers;
+    }
+
+    private static void reports(final List<Work> groups, final Map<Integer, SyncReport> reports, final long epoch,
+        final StringBuilder change)
+    {
+        for (final Work w : groups)
+        {
+            if (w.members.isEmpty())
+            {
+                continue;
+            }
+            if (w.sealed)
+            {
+                final List<Integer> done = w.copying.stream()
+                    .filter(id -> reported(reports.get(id), w.id, epoch, SyncPhase.FINAL)).toList();
+                if (!done.isEmpty())
+                {
+                    w.copying.removeAll(done);
+                    w.members.addAll(done);
+                    w.sealed = bulkDone(w, reports, epoch);
+                    note(change, "group " + w.id + ": " + done + " in sync" + (w.sealed ? "" : ", unsealed"));
+                }
+                else if (w.copying.isEmpty())
+                {
+                    w.sealed = false;
+                    note(change, "group " + w.id + ": nothing copying, unsealed");
+                }
+            }
+            else if (bulkDone(w, reports, epoch))
+            {
+                w.sealed = true;
+                note(change, "group " + w.id + " sealed: " +
+                    w.copying.stream().filter(id -> reported(reports.get(id), w.id, epoch, SyncPhase.BULK)).toList() +
+                    " bulk copy done");
+            }
+        }
+    }
+
+    private static void spares(final List<Work> groups, final int replicas, final Map<Integer, MemberInfo> live,
+        final StringBuilder change)
+    {
+        final Set<Integer> placed = placedIds(groups);
+        final List<Integer> spares = new ArrayList<>();
+        for (final Integer id : live.keySet())
+        {
+            if (!placed.contains(id))
+            {
+                spares.add(id);
+            }
+        }
+        final Set<String> addresses = new HashSet<>();
+        for (final Integer id : placed)
+        {
+            addresses.add(live.get(id).node().address());
+        }
+        for (final Work w : groups)
+        {
+            if (w.members.isEmpty() || !live.containsKey(w.members.get(0)))
+            {
+                continue;
+            }
+            final String geometry = live.get(w.members.get(0)).geometry();
+            final List<Integer> added = new ArrayList<>();
+            for (int i = 0; i < spares.size() && w.members.size() + w.copying.size() < replicas; )
+            {
+                final MemberInfo spare = live.get(spares.get(i));
+                if (spare.geometry().equals(geometry) && addresses.add(spare.node().address()))
+                {
+                    added.add(spare.id());
+                    w.copying.add(spare.id());
+                    spares.remove(i);
+                }
+                else
+                {
+                    i++;
+                }
+            }
+            if (!added.isEmpty())
+            {
+                note(change, "group " + w.id + ": spare " + added + " copying");
+            }
+        }
+    }
+
+    /**
+     * Every placed node (from {@code live}, or from {@code current} for one that is gone but still placed),
+     * then every live spare whose address no listed node has (two live nodes claiming one address: the lower
+     * id is listed).
+     */
+    private static List<ClusterNode> nodeList(final List<Work> groups, final Map<Integer, MemberInfo> live,
+        final ClusterMap current)
+    {
+        final Map<Integer, ClusterNode> nodes = new TreeMap<>();
+        final Set<String> addresses = new HashSet<>();
+        for (final Integer id : placedIds(groups))
+        {
+            final MemberInfo m = live.get(id);
+            final ClusterNode node = m != null ? m.node() : current.node(id);
+            nodes.put(id, node);
+            addresses.add(node.address());
+        }
+        for (final MemberInfo m : live.values())
+        {
+            if (!nodes.containsKey(m.id()) && addresses.add(m.node().address()))
+            {
+                nodes.put(m.id(), m.node());
+            }
+        }
+        return List.copyOf(nodes.values());
+    }
+
+    private static Map<Integer, Long> incarnations(final List<Work> groups, final Map<Integer, MemberInfo> live)
+    {
+        final Map<Integer, Long> result = new TreeMap<>();
+        for (final Integer id : placedIds(groups))
+        {
+            result.put(id, live.get(id).incarnation());
+        }
+        return result;
+    }
+
+    private static boolean gone(final int id, final Map<Integer, MemberInfo> live, final Map<Integer, Long> placed)
+    {
+        final MemberInfo m = live.get(id);
+        final Long incarnation = placed == null ? null : placed.get(id);
+        return m == null || incarnation == null || incarnation != m.incarnation();
+    }
+
+    /** Whether a copying node of the group reported a bulk pass for this epoch: it is ready for the seal. */
+    private static boolean bulkDone(final Work w, final Map<Integer, SyncReport> reports, final long epoch)
+    {
+        return w.copying.stream().anyMatch(id -> reported(reports.get(id), w.id, epoch, SyncPhase.BULK));
+    }
+
+    private static boolean reported(final SyncReport r, final int group, final long epoch, final SyncPhase phase)
+    {
+        return r != null && r.group() == group && r.epoch() == epoch && r.phase() == phase;
+    }
+
+    private static Set<Integer> placedIds(final List<Work> groups)
+    {
+        final Set<Integer> placed = new TreeSet<>();
+        for (final Work w : groups)
+        {
+            placed.addAll(w.members);
+            placed.addAll(w.copying);
+        }
+        return placed;
+    }
+
+    private static String gone(final List<Integer> members, final List<Integer> copying)
+    {
+        return (members.isEmpty() ? "" : "member " + members + " gone") +
+            (members.isEmpty() || copying.isEmpty() ? "" : ", ") + (copying.isEmpty() ? "" : "copying " + copying + " gone");
+    }
+
+    private static List<Integer> ids(final List<ClusterNode> nodes)
+    {
+        return nodes.stream().map(ClusterNode::id).toList();
+    }
+
+    private static List<Integer> spareIds(final List<Work> groups, final List<ClusterNode> nodes)
+    {
+        final Set<Integer> placed = placedIds(groups);
+        return ids(nodes).stream().filter(id -> !placed.contains(id)).toList();
+    }
+
+    private static void note(final StringBuilder change, final String what)
+    {
+        change.append(change.isEmpty() ? "" : "; ").append(what);
+    }
+
+    /** A group being changed. */
+    private static final class Work
+    {
+        final int id;
+        final List<Integer> members = new ArrayList<>();
+        final List<Integer> copying = new ArrayList<>();
+        boolean sealed;
+
+        Work(final ReplicaGroup g)
+        {
+            id = g.id();
+            for (final int m : g.members())
+            {
+                members.add(m);
+            }
+            for (final int c : g.copying())
+            {
+                copying.add(c);
+            }
+            sealed = g.sealed();
+        }
+
+        ReplicaGroup group()
+        {
+            return new ReplicaGroup(id, members.stream().mapToInt(Integer::intValue).toArray(),
+                copying.stream().mapToInt(Integer::intValue).toArray(), sealed);
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.rdmakv.server.cluster.map;
+
+/**
+ * The rule a map read from ZooKeeper broke, as {@code rdmakv_cluster_maps_refused_total}'s {@code reason} label
+ * ({@link MapCheck}).
+ */
+public enum MapRefusal
+{
+    /** The znode does not parse as a map. */
+    UNREADABLE("unreadable"),
+    /** Its epoch is not one step per write from the maps before it. */
+    EPOCH("epoch"),
+    /** Not the cluster's partitions, factor or groups. */
+    GEOMETRY("geometry"),
+    /** A node becomes a group's member without having been its member or copying node. */
+    PROMOTION("promotion");
+
+    private final String label;
+
+    MapRefusal(final String label)
+    {
+        this.label = label;
+    }
+
+    public String label()
+    {
+        return label;
+    }
+}

@@ -1,0 +1,154 @@
+package io.rdmakv.server.cluster.map;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The rules a map read from ZooKeeper must keep ({@link MapCheck}), on maps a forger could write; that every map
+ * the planner writes keeps them is checked by every {@link PlannerRun} step.
+ */
+class MapCheckTest
+{
+    private static final ClusterSettings SETTINGS = new ClusterSettings(2, 8);
+
+    /** Group 0 is [0, 1], node 2 a spare; epoch 2 (created, then the spare listed), held by every node. */
+    private StoredMap held;
+
+    @BeforeEach
+    void formed()
+    {
+        final PlannerRun run = new PlannerRun(2, 8).join(0, 1);
+        run.settle();
+        run.join(2);
+        run.settle();
+        held = run.held;
+        assertEquals(2, held.map().epoch());
+        assertEquals(List.of(0, 1, 2), held.map().nodes().stream().map(ClusterNode::id).toList());
+    }
+
+    /** {@code held}'s map with {@code groups} at {@code epoch}. */
+    private StoredMap forged(final long epoch, final List<ReplicaGroup> groups, final Map<Integer, Long> incarnations)
+    {
+        final ClusterMap m = held.map();
+        return new StoredMap(new ClusterMap(epoch, m.partitionCount(), m.nodes(), m.replicationFactor(), groups,
+            m.partitionGroups()), incarnations).after(held);
+    }
+
+    private static MapCheck.Refusal check(final StoredMap next, final StoredMap held)
+    {
+        return MapCheck.check(SETTINGS, next, (int) (next.map().epoch() - 1), held);
+    }
+
+    private static void refused(final MapRefusal reason, final MapCheck.Refusal refusal)
+    {
+        assertNotNull(refusal, "refused");
+        assertEquals(reason, refusal.reason(), refusal.toString());
+    }
+
+    @Test
+    void anEpochAtTheEndOfTheRangeIsRefusedAtTheZnodesVersion()
+    {
+        final StoredMap top = held.withEpoch(Long.MAX_VALUE).after(null);
+        refused(MapRefusal.EPOCH, MapCheck.check(SETTINGS, top, 2, held));
+        refused(MapRefusal.EPOCH, MapCheck.check(SETTINGS, top, 2, null));
+        assertTrue(MapCheck.check(SETTINGS, top, 2, held).detail().contains("expected 3"));
+    }
+
+    @Test
+    void anEpochThatJumpsAWriteOrGoesBackIsRefused()
+    {
+        refused(MapRefusal.EPOCH, MapCheck.check(SETTINGS, held.withEpoch(4).after(held), 2, held));
+        refused(MapRefusal.EPOCH, MapCheck.check(SETTINGS, held.withEpoch(2), 1, held));
+        // a previous that is not one epoch below
+        refused(MapRefusal.EPOCH, check(held.withEpoch(3).after(held.withEpoch(1)), held));
+    }
+
+    @Test
+    void aMapOfOtherPartitionsFactorOrGroupsIsRefused()
+    {
+        final ClusterMap m = held.map();
+        final StoredMap wider = new StoredMap(new ClusterMap(3, 16, m.nodes(), 2, m.groups(), new int[16]),
+            held.incarnations()).after(held);
+        refused(MapRefusal.GEOMETRY, check(wider, held));
+        final StoredMap factor = new StoredMap(new ClusterMap(3, 8, m.nodes(), 3, m.groups(), m.partitionGroups()),
+            held.incarnations()).after(held);
+        refused(MapRefusal.GEOMETRY, check(factor, held));
+        final Map<Integer, Long> all = new HashMap<>(held.incarnations());
+        all.put(2, 1002L);
+        refused(MapRefusal.GEOMETRY, check(forged(3, List.of(new ReplicaGroup(0, new int[] {0, 1}, new int[] {2},
+            false)), all), held));
+        refused(MapRefusal.GEOMETRY, check(forged(3, List.of(new ReplicaGroup(0, new int[] {0}, new int[] {2},
+            false)), held.incarnations()), held));
+        final int[] toGroupOne = new int[8];
+        java.util.Arrays.fill(toGroupOne, 1);
+        final StoredMap renamed = new StoredMap(new ClusterMap(3, 8, m.nodes(), 2, List.of(new ReplicaGroup(1,
+            new int[] {0, 1}, new int[0], false)), toGroupOne), held.incarnations()).after(held);
+        refused(MapRefusal.GEOMETRY, check(renamed, held));
+    }
+
+    @Test
+    void aGroupEmptiedOfItsReplicasInFavourOfAnEmptyNodeIsRefused()
+    {
+        // the spare, never copied, as the group's only member
+        refused(MapRefusal.PROMOTION, check(forged(3, List.of(new ReplicaGroup(0, new int[] {2}, new int[0], false)),
+            Map.of(2, 1002L)), held));
+        // node 1 restarted empty (another incarnation) named the only member
+        refused(MapRefusal.PROMOTION, check(forged(3, List.of(new ReplicaGroup(0, new int[] {1}, new int[0], false)),
+            Map.of(1, 77L)), held));
+        // the same map without a previous, read by a node that holds the map before it
+        final StoredMap bare = forged(3, List.of(new ReplicaGroup(0, new int[] {2}, new int[0], false)),
+            Map.of(2, 1002L)).withoutPrevious();
+        refused(MapRefusal.PROMOTION, check(bare, held));
+        // a previous that makes the spare a copying node, read by a node that holds the real one
+        final StoredMap lie = forged(2, List.of(new ReplicaGroup(0, new int[] {0}, new int[] {2}, false)),
+            Map.of(0, 1000L, 2, 1002L)).withoutPrevious();
+        final StoredMap chained = forged(3, List.of(new ReplicaGroup(0, new int[] {2}, new int[0], false)),
+            Map.of(2, 1002L)).withoutPrevious().after(lie);
+        refused(MapRefusal.PROMOTION, check(chained, held));
+    }
+
+    @Test
+    void aLostGroupStaysLost()
+    {
+        final StoredMap lost = forged(3, List.of(new ReplicaGroup(0, new int[0], new int[0], false)), Map.of());
+        assertNull(check(lost, held), "losing every member is a change the planner makes");
+        final StoredMap revived = new StoredMap(new ClusterMap(4, 8, held.map().nodes(), 2,
+            List.of(new ReplicaGroup(0, new int[] {2}, new int[0], false)), held.map().partitionGroups()),
+            Map.of(2, 1002L)).after(lost);
+        refused(MapRefusal.PROMOTION, check(revived, lost));
+        assertTrue(check(revived, lost).detail().contains("which was lost"), check(revived, lost).detail());
+    }
+
+    @Test
+    void theCoordinatorsRestoreOverARefusedMapIsAccepted()
+    {
+        // a refused map took version 2 (epoch 3): the restore is held's groups at epoch 4, replacing themselves
+        final StoredMap base = held.withoutPrevious();
+        final StoredMap restored = base.withEpoch(4).after(base.withEpoch(3));
+        assertNull(MapCheck.check(SETTINGS, restored, 3, held));
+        assertNull(MapCheck.check(SETTINGS, restored, 3, null));
+        assertEquals(restored, StoredMap.fromJson(restored.toJson()), "JSON round trip with a previous");
+    }
+
+    @Test
+    void aReaderThatMissedMapsChecksTheStepTheMapRecords()
+    {
+        final StoredMap older = new PlannerRun(2, 8).join(0, 1).settleAndHold();
+        assertEquals(1, older.map().epoch());
+        assertNull(check(held.withEpoch(3).after(held), older), "a gap, a recorded step that keeps the rules");
+        refused(MapRefusal.PROMOTION, check(forged(3, List.of(new ReplicaGroup(0, new int[] {2}, new int[0],
+            false)), Map.of(2, 1002L)), older));
+    }
+}
