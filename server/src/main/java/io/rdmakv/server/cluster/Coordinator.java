@@ -71,6 +71,8 @@ final class Coordinator implements AutoCloseable
     private final AtomicLong restores = new AtomicLong();
     private final ClusterSettings settings;
     private final java.util.function.Supplier<StoredMap> held;
+    /** Told of each map this coordinator refuses, with its znode version (its node counts it, once per version). */
+    private final java.util.function.BiConsumer<MapCheck.Refusal, Integer> refused;
     /** The last map this coordinator read and accepted, or wrote (work thread only). */
     private StoredMap accepted;
     private volatile boolean leading;
@@ -84,8 +86,10 @@ final class Coordinator implements AutoCloseable
 
     Coordinator(final CuratorFramework client, final ScheduledExecutorService work, final int nodeId,
         final int replicas, final int partitions, final long settleMs,
-        final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held)
+        final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held,
+        final java.util.function.BiConsumer<MapCheck.Refusal, Integer> refused)
     {
+        this.refused = refused;
         this.settings = new ClusterSettings(replicas, partitions);
         this.held = held;
         this.promotionWaitNanos = promotionWaitNanos;
@@ -383,8 +387,9 @@ final class Coordinator implements AutoCloseable
         }
         if (refusal != null)
         {
-            REFUSALS_LOG.log(WARNING, refusal.reason().label(), "coordinator: the map at version " + version +
-                " breaks a rule, " + refusal);
+            // counted and logged as its node's refusal: a map restored before any node's watch read it is still
+            // refused somewhere, so rdmakv_cluster_maps_refused_total and its alert see every forged map
+            refused.accept(refusal, version);
             return null;
         }
         accepted = stored;

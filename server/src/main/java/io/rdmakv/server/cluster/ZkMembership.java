@@ -97,6 +97,9 @@ public final class ZkMembership implements AutoCloseable
     private CuratorCache membersCache;
     private CuratorCache syncCache;
     private volatile PersistentNode memberNode;
+    /** The znode version of the last map refused (-1: none), so that the watch and the coordinator count it once. */
+    private int lastRefusedVersion = -1;
+    private final Object refusedLock = new Object();
     private LeaderLatch latch;
 
     private ZkMembership(final ZkOptions options, final MemberInfo self, final MembershipListener listener,
@@ -210,7 +213,7 @@ public final class ZkMembership implements AutoCloseable
         settings = ClusterJoin.ensureConfig(client, options);
         ClusterJoin.waitOutEarlierSelf(client, options, self);
         coordinator = new Coordinator(client, work, self.id(), settings.replicas(), settings.partitions(),
-            options.settleMs(), () -> currency.bounds().promotionWaitNanos(), this::heldMap);
+            options.settleMs(), () -> currency.bounds().promotionWaitNanos(), this::heldMap, this::refuse);
         mapCache = CuratorCache.build(client, ZkPaths.MAP);
         mapCache.listenable().addListener(CuratorCacheListener.builder()
             .forCreatesAndChanges((before, after) -> onMapData(after)).build());
@@ -445,9 +448,20 @@ public final class ZkMembership implements AutoCloseable
         }
     }
 
-    /** A map this node will not apply: logged, told to the listener (it counts it), and the held map kept. */
+    /**
+     * A map this node will not apply, seen by its map watch or by its coordinator: logged, told to the listener (it
+     * counts it), and the held map kept; once per znode version, whoever saw it first.
+     */
     private void refuse(final MapCheck.Refusal refusal, final int version)
     {
+        synchronized (refusedLock)
+        {
+            if (version >= 0 && version == lastRefusedVersion)
+            {
+                return;
+            }
+            lastRefusedVersion = version;
+        }
         final Coordinator c = coordinator;
         if (c != null)
         {
