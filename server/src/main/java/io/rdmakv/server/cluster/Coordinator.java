@@ -298,7 +298,7 @@ final class Coordinator implements AutoCloseable
         for (final ClusterNode node : current.nodes())
         {
             final int id = node.id();
-            if (live.stream().anyMatch(m -> m.id() == id) || gone.contains(id))
+            if (live.stream().anyMatch(m -> m.id() == id))
             {
                 continue;
             }

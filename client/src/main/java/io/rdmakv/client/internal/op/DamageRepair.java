@@ -35,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * (the primary's scrub puts them back). Copying nodes get no REPAIR: they copy the primary's slots.
  *
  * <p>A node answers RETRY until the damage has lasted a grace period; this waits (parks) as long as it
- * says, within the control channel's timeout, per node. Control path: allocates the request and the key copy.
+ * says, within one control-channel timeout for the whole chain. Control path: allocates the request and the key
+ * copy.
  */
 final class DamageRepair
 {
@@ -86,9 +87,11 @@ final class DamageRepair
         final long group = key.group(candidate);
         final int slot = candidate % BucketDescriptor.SLOTS_PER_GROUP;
         final byte[] keyBytes = mem.asSlice(LaneBuffers.KEY, key.keyLength()).toArray(ValueLayout.JAVA_BYTE);
+        // one deadline for the whole chain: RETRY answers of every node together wait at most one control timeout
+        final long deadline = clock.nanoTime() + control.timeoutNanos();
         for (int i = 0; i < chain.backupCount(); i++)
         {
-            final int rc = ask(chain.backupControl(i), group, slot, word, keyBytes);
+            final int rc = ask(chain.backupControl(i), group, slot, word, keyBytes, deadline);
             if (rc == REFUSED_WHOLE)
             {
                 lastRefusal = "backup " + (i + 1) + " of the key's group holds the block whole: the primary's " +
@@ -100,7 +103,7 @@ final class DamageRepair
                 return rc;
             }
         }
-        final int rc = ask(control, group, slot, word, keyBytes);
+        final int rc = ask(control, group, slot, word, keyBytes, deadline);
         if (rc == REFUSED_WHOLE)
         {
             search.forgetSuspect();
@@ -115,14 +118,14 @@ final class DamageRepair
     }
 
     /**
-     * One node's REPAIR of {@code (group, slot)} from {@code word}, waiting out its RETRY answers: {@link #REPAIRED},
+     * One node's REPAIR of {@code (group, slot)} from {@code word}, waiting out its RETRY answers until {@code
+     * deadline}: {@link #REPAIRED},
      * {@link #REFUSED_WHOLE} (its copy of the block is whole), {@link #SEARCH_AGAIN} (its slot changed),
      * {@link Status#CORRUPTED} (refused otherwise, or RETRY past the timeout) or the channel's failure.
      */
     private int ask(final ControlChannel channel, final long group, final int slot, final long word,
-        final byte[] keyBytes)
+        final byte[] keyBytes, final long deadline)
     {
-        final long deadline = clock.nanoTime() + channel.timeoutNanos();
         for (int retries = 0; retries <= MAX_RETRIES; retries++)
         {
             final ControlMessage reply =
