@@ -15,16 +15,25 @@ import io.rdmakv.common.protocol.wire.MessageWriter;
  *  32 write_rkey     u32   the rkey of the memory window bound over exactly this chunk on the session's
  *                          queue pair (or the data area's own rkey on a node without memory windows)
  *  36 reserved       u32   zero
+ *  40 grant_secret   u64   in a replicated group, what the client shows the group's other replicas to get its
+ *                          window over the chunk there (BIND_WINDOW, {@link GrantMessage}); else 0
  * </pre>
  */
-public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength, int writeRkey)
+public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength, int writeRkey, long grantSecret)
     implements ControlMessage
 {
     public static final int CHUNK_OFFSET_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
     public static final int CHUNK_LENGTH_OFFSET = CHUNK_OFFSET_OFFSET + Long.BYTES;
     public static final int WRITE_RKEY_OFFSET = CHUNK_LENGTH_OFFSET + Long.BYTES;
     public static final int RESERVED_OFFSET = WRITE_RKEY_OFFSET + Integer.BYTES;
-    public static final int LENGTH = RESERVED_OFFSET + Integer.BYTES;
+    public static final int GRANT_SECRET_OFFSET = RESERVED_OFFSET + Integer.BYTES;
+    public static final int LENGTH = GRANT_SECRET_OFFSET + Long.BYTES;
+
+    /** A grant of a node whose data area no other replica mirrors (no secret). */
+    public AllocOkMessage(final long requestId, final long chunkOffset, final long chunkLength, final int writeRkey)
+    {
+        this(requestId, chunkOffset, chunkLength, writeRkey, 0);
+    }
 
     public AllocOkMessage
     {
@@ -50,7 +59,7 @@ public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength,
 
     void encodeBody(final MessageWriter writer)
     {
-        writer.u64(chunkOffset).u64(chunkLength).u32(writeRkey).u32(0);
+        writer.u64(chunkOffset).u64(chunkLength).u32(writeRkey).u32(0).u64(grantSecret);
     }
 
     static AllocOkMessage decode(final MessageReader reader, final long requestId)
@@ -64,6 +73,6 @@ public record AllocOkMessage(long requestId, long chunkOffset, long chunkLength,
             throw new IllegalArgumentException("reserved field is " + Integer.toUnsignedString(reserved) +
                 ", must be 0");
         }
-        return new AllocOkMessage(requestId, offset, length, rkey);
+        return new AllocOkMessage(requestId, offset, length, rkey, reader.u64("grant secret"));
     }
 }

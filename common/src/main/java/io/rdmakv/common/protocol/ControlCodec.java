@@ -73,6 +73,8 @@ public final class ControlCodec
             case FenceWritersMessage m -> m.encodeBody(writer);
             case FenceWritersOkMessage m -> m.encodeBody(writer);
             case ScrubOkMessage m -> m.encodeBody(writer);
+            case GrantMessage m -> m.encodeBody(writer);
+            case GrantReplyMessage m -> m.encodeBody(writer);
             case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _, ScrubMessage _ ->
             {
                 // header only
@@ -177,6 +179,8 @@ public final class ControlCodec
                 case FENCE_WRITERS_OK -> FenceWritersOkMessage.decode(reader, requestId);
                 case SCRUB -> new ScrubMessage(requestId);
                 case SCRUB_OK -> ScrubOkMessage.decode(reader, requestId);
+                case BIND_WINDOW, CHECK_GRANT, REVOKE_GRANT -> GrantMessage.decode(type, reader, requestId);
+                case WINDOW_BOUND, GRANT_CHECKED, GRANT_REVOKED -> GrantReplyMessage.decode(type, reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

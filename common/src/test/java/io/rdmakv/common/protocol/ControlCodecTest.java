@@ -48,8 +48,8 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(5, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+        assertEquals(6, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -58,7 +58,8 @@ class ControlCodecTest
     {
         final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
             "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", "HEARTBEAT", "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
-            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK", "SCRUB", "SCRUB_OK"};
+            "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK", "SCRUB", "SCRUB_OK", "BIND_WINDOW", "WINDOW_BOUND",
+            "CHECK_GRANT", "GRANT_CHECKED", "REVOKE_GRANT", "GRANT_REVOKED"};
         int known = 0;
         for (int code = 1; code <= names.length; code++)
         {
@@ -69,7 +70,7 @@ class ControlCodecTest
         }
         assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(24));
+        assertEquals(null, MessageType.of(30));
         assertEquals(null, MessageType.of(-1));
     }
 
@@ -91,7 +92,16 @@ class ControlCodecTest
         assertEquals(24, AllocMessage.LENGTH);
         assertEquals(32, AllocOkMessage.WRITE_RKEY_OFFSET);
         assertEquals(36, AllocOkMessage.RESERVED_OFFSET);
-        assertEquals(40, AllocOkMessage.LENGTH);
+        assertEquals(40, AllocOkMessage.GRANT_SECRET_OFFSET);
+        assertEquals(48, AllocOkMessage.LENGTH);
+        assertEquals(16, GrantMessage.WRITER_ID_OFFSET);
+        assertEquals(24, GrantMessage.SESSION_ID_OFFSET);
+        assertEquals(32, GrantMessage.OFFSET_OFFSET);
+        assertEquals(40, GrantMessage.LENGTH_OFFSET);
+        assertEquals(48, GrantMessage.SECRET_OFFSET);
+        assertEquals(56, GrantMessage.LENGTH);
+        assertEquals(16, GrantReplyMessage.VALUE_OFFSET);
+        assertEquals(24, GrantReplyMessage.LENGTH);
         assertEquals(16, FreeMessage.COUNT_OFFSET);
         assertEquals(24, FreeMessage.ENTRIES_OFFSET);
         assertEquals(12, FreeMessage.ENTRY_LENGTH);
@@ -160,8 +170,8 @@ class ControlCodecTest
     {
         final byte[] bytes = ControlCodec.toBytes(new AllocOkMessage(9, 0x40, 0x1000, 0xA1B2C3D4));
         assertEquals(
-            "0500" + "0000" + "28000000" + "0900000000000000" + "4000000000000000" + "0010000000000000" +
-            "d4c3b2a1" + "00000000",
+            "0500" + "0000" + "30000000" + "0900000000000000" + "4000000000000000" + "0010000000000000" +
+            "d4c3b2a1" + "00000000" + "0000000000000000",
             HexFormat.of().formatHex(bytes));
         assertEquals(0xA1B2C3D4, ((AllocOkMessage)ControlCodec.fromBytes(bytes)).writeRkey(),
             "an rkey with its top bit set is an rkey, not a negative number to refuse");

@@ -65,10 +65,14 @@ class MalformedMessageTest
         malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1, 1)), 72), Kind.BAD_LENGTH);
         malformed(withU32(bytes(new ByeMessage(1)), MessageHeaderDescriptor.LENGTH_OFFSET, 8), Kind.BAD_LENGTH);
         malformed(resized(bytes(new HeartbeatMessage(1)), 24), Kind.BAD_LENGTH);
-        // a version 2 ALLOC_OK (no write rkey) is not read as one with a zero rkey
+        // a version 2 ALLOC_OK (no write rkey) is not read as one with a zero rkey, nor a version 5 one (no grant
+        // secret) as one without a secret
         final MalformedMessageException oldAllocOk = malformed(
             resized(bytes(new AllocOkMessage(1, 64, 64, 7)), 32), Kind.BAD_LENGTH);
-        assertEquals("ALLOC_OK message length 32, must be 40", oldAllocOk.getMessage());
+        assertEquals("ALLOC_OK message length 32, must be 48", oldAllocOk.getMessage());
+        malformed(resized(bytes(new AllocOkMessage(1, 64, 64, 7, 9)), 40), Kind.BAD_LENGTH);
+        malformed(resized(bytes(GrantMessage.bind(1, 2, 64, 64, 3)), 48), Kind.BAD_LENGTH);
+        malformed(resized(bytes(GrantReplyMessage.bound(1, 3)), 20), Kind.BAD_LENGTH);
     }
 
     @Test
@@ -136,13 +140,13 @@ class MalformedMessageTest
         final byte[] hello = bytes(new HelloMessage(1, new byte[4], Samples.CLIENT));
         final MalformedMessageException ex = malformed(
             withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 1), Kind.BAD_VERSION);
-        assertEquals("HELLO of protocol version 1: this build speaks version 5", ex.getMessage());
+        assertEquals("HELLO of protocol version 1: this build speaks version 6", ex.getMessage());
         // a HELLO of another version is refused on its version, whatever follows
         malformed(
             withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 7), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
             Kind.BAD_VERSION);
         malformed(withU32(bytes(Samples.helloOk()), 16, 0), Kind.BAD_VERSION);
-        malformed(bytes(new HelloMessage(1, 6, 5L, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
+        malformed(bytes(new HelloMessage(1, 7, 5L, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
     }
 
     @Test
@@ -192,6 +196,20 @@ class MalformedMessageTest
         assertEquals("ALLOC_OK: reserved field is 1, must be 0", reserved.getMessage());
         malformed(withU64(allocOk, AllocOkMessage.CHUNK_LENGTH_OFFSET, 0), Kind.BAD_FIELD);
         malformed(withU64(allocOk, AllocOkMessage.CHUNK_OFFSET_OFFSET, -64), Kind.BAD_FIELD);
+
+        final byte[] bind = bytes(GrantMessage.bind(1, 2, 64, 64, 3));
+        assertEquals("BIND_WINDOW: BIND_WINDOW with a zero secret (no grant has one)",
+            malformed(withU64(bind, GrantMessage.SECRET_OFFSET, 0), Kind.BAD_FIELD).getMessage());
+        malformed(withU64(bind, GrantMessage.LENGTH_OFFSET, 0), Kind.BAD_FIELD);
+        malformed(withU64(bind, GrantMessage.WRITER_ID_OFFSET, 5), Kind.BAD_FIELD);
+        final byte[] check = bytes(GrantMessage.check(1, 7, GrantMessage.bind(1, 2, 64, 64, 3)));
+        malformed(withU64(check, GrantMessage.WRITER_ID_OFFSET, 0), Kind.BAD_FIELD);
+        final byte[] revoke = bytes(GrantMessage.revoke(1, 2, 3));
+        malformed(withU64(revoke, GrantMessage.OFFSET_OFFSET, 64), Kind.BAD_FIELD);
+        final byte[] checked = bytes(GrantReplyMessage.checked(1, true));
+        assertEquals("GRANT_CHECKED: GRANT_CHECKED of 2, must be 0 or 1",
+            malformed(withU32(checked, GrantReplyMessage.VALUE_OFFSET, 2), Kind.BAD_FIELD).getMessage());
+        malformed(withU32(checked, GrantReplyMessage.VALUE_OFFSET + 4, 1), Kind.BAD_FIELD);
     }
 
     @Test

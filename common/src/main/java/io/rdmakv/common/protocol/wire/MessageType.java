@@ -7,6 +7,8 @@ import io.rdmakv.common.protocol.DamageScanOkMessage;
 import io.rdmakv.common.protocol.FenceWritersMessage;
 import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.GrantMessage;
+import io.rdmakv.common.protocol.GrantReplyMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelpMessage;
@@ -68,7 +70,19 @@ public enum MessageType
     /** Client to primary node: scrub the backups now ({@code kvctl scrub}). */
     SCRUB(22, HEADER_LENGTH, HEADER_LENGTH),
     /** Primary node to client: what the scrub did. */
-    SCRUB_OK(23, ScrubOkMessage.LENGTH, ScrubOkMessage.LENGTH);
+    SCRUB_OK(23, ScrubOkMessage.LENGTH, ScrubOkMessage.LENGTH),
+    /** Client to a backup or copying node: a window over the extent my session holds on the group's primary. */
+    BIND_WINDOW(24, GrantMessage.LENGTH, GrantMessage.LENGTH),
+    /** Node to client: the window is bound, with its rkey. */
+    WINDOW_BOUND(25, GrantReplyMessage.LENGTH, GrantReplyMessage.LENGTH),
+    /** Backup or copying node to its primary: does this session hold this grant? */
+    CHECK_GRANT(26, GrantMessage.LENGTH, GrantMessage.LENGTH),
+    /** Primary to node: whether it does. */
+    GRANT_CHECKED(27, GrantReplyMessage.LENGTH, GrantReplyMessage.LENGTH),
+    /** Primary to a backup or copying node: drop every window bound for this grant. */
+    REVOKE_GRANT(28, GrantMessage.LENGTH, GrantMessage.LENGTH),
+    /** Node to primary: they are gone. */
+    GRANT_REVOKED(29, GrantReplyMessage.LENGTH, GrantReplyMessage.LENGTH);
 
     private static final MessageType[] BY_CODE;
 
