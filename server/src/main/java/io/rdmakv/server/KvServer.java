@@ -18,7 +18,6 @@ import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.cluster.ClusterMembership;
 import io.rdmakv.server.cluster.MapApplier;
 import io.rdmakv.server.cluster.MemberNode;
-import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.server.config.ProtectedMode;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.health.NodeHealth;
@@ -44,6 +43,7 @@ import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.replication.BackupScrub;
+import io.rdmakv.server.replication.ReplicaGrants;
 import io.rdmakv.server.replication.BackupSweep;
 import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.verbs.CompletionQueue;
@@ -92,6 +92,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final LockSweeper sweeper;
     private final ChainSweeps sweeps;
     private final Scrubs scrubs;
+    private final ReplicaGrants replicaGrants;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
@@ -125,9 +126,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             allocated = opened.allocateProtectionDomain();
-            // replicas receive blocks granted by their primary: their data area must be writable to every session
-            memoryWindows = (clusterMap == null || clusterMap.isSimple()) &&
-                MemoryWindowProbe.decide(windowMode(config), allocated, opened.providerName());
+            // in a replicated group, backups bind windows over their primary's grants (ReplicaWindows)
+            memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages(), memoryWindows);
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
             createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
@@ -163,9 +163,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
             agent::execute, counters);
         agent.useChainSweeps(sweeps);
-        scrubs = new Scrubs(new BackupScrub(context, pd, geometry, atomics, region.segment(), config,
-            () -> this.clusterMap, this::grantedToLiveSession), config.scrubIntervalNanos(), agent::execute, counters);
+        final BackupScrub scrub = new BackupScrub(context, pd, geometry, atomics, region.segment(), config,
+            () -> this.clusterMap, this::grantedToLiveSession);
+        scrubs = new Scrubs(scrub, config.scrubIntervalNanos(), agent::execute, counters);
         agent.useScrubs(scrubs);
+        replicaGrants = new ReplicaGrants(context, pd, geometry, config, () -> this.clusterMap);
+        agent.useReplicaGrants(replicaGrants, scrub.writerId(), scrub.grantSecret(), geometry.dataLength());
         agentRunner = new AgentRunner(agent.idleStrategy(),
             new CountingErrorHandler(counters, ServerCounter.AGENT_ERRORS, "control agent"), null, agent);
         agentThread = AgentRunner.startOnThread(agentRunner);
@@ -224,24 +227,6 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             throw new IllegalArgumentException("heartbeat interval " + config.heartbeatIntervalNanos() +
                 " ns must be at least 1 ms and below half the lease timeout (" + config.leaseTimeoutNanos() + " ns)");
         }
-    }
-
-    /**
-     * The memory-window mode asked for, except with replication ({@code --replicas} above 1): windows are
-     * then off, because a backup's data area receives blocks the primary granted, written by sessions that
-     * hold no grant of the backup's, so it must be writable by every session (see the README, Security).
-     */
-    private static MemoryWindowMode windowMode(final ServerConfig config)
-    {
-        if (config.zookeeper() != null && config.zookeeper().replicas() > 1 &&
-            config.memoryWindows() != MemoryWindowMode.OFF)
-        {
-            LOG.log(System.Logger.Level.WARNING, "memory windows off (asked: " + config.memoryWindows() + "): with " +
-                config.zookeeper().replicas() + " replicas every session writes blocks into the data areas of " +
-                "backups that granted it nothing, so the data area is writable with its rkey by every session");
-            return MemoryWindowMode.OFF;
-        }
-        return config.memoryWindows();
     }
 
     private static String tcpBindHost(final ServerConfig config)
@@ -532,6 +517,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             Thread.currentThread().interrupt();
         }
         closeQuietly(scrubs); // before the agent: a pass may be asking it about grants
+        closeQuietly(replicaGrants);
         // Stops the loop (without waiting out the agent's sleep); the agent's onClose departs every session
         // still open, on the agent's thread.
         agent.prepareToStop();

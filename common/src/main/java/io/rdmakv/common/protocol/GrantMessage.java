@@ -38,6 +38,13 @@ public record GrantMessage(MessageType type, long requestId, long writerId, long
     public static final Set<MessageType> TYPES =
         Set.of(MessageType.BIND_WINDOW, MessageType.CHECK_GRANT, MessageType.REVOKE_GRANT);
 
+    /**
+     * The session id that names no client's session but the primary node's own grant of its data area to its
+     * scrub, which writes blocks over a backup's damaged or forged copies, one block's window at a time (session
+     * ids are never 0).
+     */
+    public static final long NODE_SESSION_ID = 0;
+
     public static final int WRITER_ID_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
     public static final int SESSION_ID_OFFSET = WRITER_ID_OFFSET + Long.BYTES;
     public static final int OFFSET_OFFSET = SESSION_ID_OFFSET + Long.BYTES;

@@ -152,6 +152,17 @@ public final class ControlAgent implements Agent
         requests.useScrubs(scrubs, this::execute);
     }
 
+    /**
+     * Memory windows in a replicated group through {@code grants} ({@link ReplicaWindows}; before the thread starts):
+     * {@code nodeGrant} is the grant of the whole data area this node's scrub binds its windows on backups with.
+     */
+    public void useReplicaGrants(final GrantPeers grants, final long scrubWriterId,
+        final long scrubSecret, final long dataLength)
+    {
+        requests.useReplicaGrants(grants, new ReplicaWindows.NodeGrant(scrubWriterId, scrubSecret), this::execute,
+            dataLength);
+    }
+
     /** Spins and yields briefly after work, then sleeps in {@link #sleep} until work arrives. */
     public IdleStrategy idleStrategy()
     {
@@ -273,6 +284,7 @@ public final class ControlAgent implements Agent
                     all.add(session);
                 }
             }
+            requests.fenced();
             counters.add(ServerCounter.SESSIONS_SELF_FENCED, all.size());
             departures.departAll(all, why, false, true);
             done.complete(all.size());
@@ -293,6 +305,7 @@ public final class ControlAgent implements Agent
         final CompletableFuture<Integer> done = new CompletableFuture<>();
         commands.offer(() ->
         {
+            requests.fenced();
             try
             {
                 done.complete(epochs.apply(epoch, rebuildAllocator));

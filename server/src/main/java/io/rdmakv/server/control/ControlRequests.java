@@ -10,6 +10,7 @@ import io.rdmakv.common.protocol.DamageScanMessage;
 import io.rdmakv.common.protocol.FenceWritersMessage;
 import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.GrantMessage;
 import io.rdmakv.common.protocol.HelpMessage;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.ScrubMessage;
@@ -64,6 +65,8 @@ final class ControlRequests
     /** Set once before the agent's thread starts; null: SCRUB is refused as unexpected. */
     private Scrubs scrubs;
     private Consumer<Runnable> later;
+    /** Set once before the agent's thread starts; null: no replication, every grant stands alone. */
+    private ReplicaWindows replicaWindows;
 
     /** @param closing whether the agent closes (a departure then drops the session's waiting requests) */
     ControlRequests(final SessionRegistry sessions, final Departures departures, final DataAreaAllocator allocator,
@@ -83,6 +86,39 @@ final class ControlRequests
         this.counters = counters;
         this.clock = clock;
         this.closing = closing;
+    }
+
+    /**
+     * Grants and windows in a replicated group ({@link ReplicaWindows}) through {@code grants}, answering through
+     * {@code agent} (before the agent's thread starts); {@code nodeGrant} is this node's grant to its own scrub.
+     */
+    void useReplicaGrants(final GrantPeers grants,
+        final ReplicaWindows.NodeGrant nodeGrant, final Consumer<Runnable> agent, final long dataLength)
+    {
+        this.replicaWindows = new ReplicaWindows(grants, nodeGrant, windows, sessions, counters, agent,
+            new ReplicaWindows.Replies()
+            {
+                @Override
+                public void reply(final ServerSession session, final ControlMessage message)
+                {
+                    ControlRequests.this.reply(session, message);
+                }
+
+                @Override
+                public void depart(final ServerSession session, final String why)
+                {
+                    ControlRequests.this.depart(session, why);
+                }
+            }, dataLength);
+    }
+
+    /** A map change or a fence: window checks under way are asked again ({@link ReplicaWindows#fenced}). */
+    void fenced()
+    {
+        if (replicaWindows != null)
+        {
+            replicaWindows.fenced();
+        }
     }
 
     /** Answers HELP with {@code help} (before the agent's thread starts). */
@@ -217,7 +253,17 @@ final class ControlRequests
     {
         switch (message)
         {
-            case AllocMessage alloc -> allocate(session, alloc);
+            case AllocMessage alloc when replicaWindows != null -> replicaWindows.allocate(session, alloc, this::grant);
+            case AllocMessage alloc -> grant(session, alloc, 0);
+            case GrantMessage request when replicaWindows != null -> 
+            {
+                switch (request.type())
+                {
+                    case BIND_WINDOW -> replicaWindows.bind(session, request);
+                    case CHECK_GRANT -> replicaWindows.check(session, request);
+                    default -> replicaWindows.revoke(session, request);
+                }
+            }
             case RepairMessage request -> reply(session, repair.repair(request, session.toString()));
             case HelpMessage request when chainHelp != null -> reply(session, chainHelp.help(request));
             case DamageScanMessage request -> reply(session, damageScan.scan(request));
@@ -280,6 +326,7 @@ final class ControlRequests
      */
     private FenceWritersOkMessage fenceWriters(final ServerSession asking, final FenceWritersMessage request)
     {
+        fenced();
         final List<ServerSession> fenced = new ArrayList<>();
         for (final ServerSession s : sessions.all())
         {
@@ -301,9 +348,10 @@ final class ControlRequests
      * Grants an extent and makes it writable to {@code session} alone ({@link GrantWindows}: the window is
      * reserved first, so a device out of windows refuses the ALLOC without granting; it is bound on the
      * session's queue pair before the reply is posted there). Then the FREEs deferred until it moved on are
-     * checked as its own: its previous window is gone.
+     * checked as its own: its previous window is gone. In a replicated group ({@code secret} not 0) the grant
+     * carries its secret, and its previous grant was revoked on the other replicas first ({@link ReplicaWindows}).
      */
-    private void allocate(final ServerSession session, final AllocMessage alloc)
+    private void grant(final ServerSession session, final AllocMessage alloc, final long secret)
     {
         final MemoryWindow window;
         try
@@ -325,13 +373,21 @@ final class ControlRequests
             reply(session, answer);
             return;
         }
-        if (!windows.bind(session, window, new Extent(ok.chunkOffset(), ok.chunkLength())))
+        final Extent extent = new Extent(ok.chunkOffset(), ok.chunkLength());
+        if (!windows.bind(session, window, extent))
         {
             depart(session, "its queue pair refused a memory window bind");
             return;
         }
         space.publish();
         deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
+        if (secret != 0)
+        {
+            replicaWindows.granted(session, extent, secret);
+            reply(session, new AllocOkMessage(ok.requestId(), ok.chunkOffset(), ok.chunkLength(), ok.writeRkey(),
+                secret));
+            return;
+        }
         reply(session, answer);
     }
 

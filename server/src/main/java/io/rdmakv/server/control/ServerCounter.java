@@ -89,6 +89,16 @@ public enum ServerCounter
     MEMORY_WINDOW_REVOCATIONS(ServerMetric.MEMORY_WINDOW_EVENTS, "revoke"),
     /** Windows the device would not allocate or a queue pair would not bind (the ALLOC was refused). */
     MEMORY_WINDOW_FAILURES(ServerMetric.MEMORY_WINDOW_EVENTS, "failure"),
+    /** A backup's or copying node's window bound over its primary's grant (BIND_WINDOW). */
+    REPLICA_WINDOWS_BOUND(ServerMetric.REPLICA_GRANT_EVENTS, "bound"),
+    /** BIND_WINDOW naming a grant the primary does not hold for that writer. */
+    REPLICA_WINDOWS_REFUSED(ServerMetric.REPLICA_GRANT_EVENTS, "refused"),
+    /** BIND_WINDOW that could not be checked with the primary. */
+    REPLICA_GRANT_CHECKS_FAILED(ServerMetric.REPLICA_GRANT_EVENTS, "check_failed"),
+    /** Windows deallocated on REVOKE_GRANT. */
+    REPLICA_WINDOWS_REVOKED(ServerMetric.REPLICA_GRANT_EVENTS, "revoked"),
+    /** On a primary: revocations a replica did not confirm (the ALLOC was refused). */
+    REPLICA_REVOKES_FAILED(ServerMetric.REPLICA_GRANT_EVENTS, "revoke_failed"),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
     /** FREE entries of a block in another session's latest extent, held until it moves on. Not exported. */

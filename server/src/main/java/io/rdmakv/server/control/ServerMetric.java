@@ -29,6 +29,11 @@ public enum ServerMetric
     MEMORY_WINDOW_EVENTS("rdmakv_memory_window_events_total", Type.COUNTER,
         "Memory window events: bind (a grant made writable), revoke (a fenced session's window deallocated), " +
         "failure (the device allocated no window or a queue pair refused the bind: the ALLOC was refused)", "event"),
+    REPLICA_GRANT_EVENTS("rdmakv_replica_grant_events_total", Type.COUNTER,
+        "Windows over a replica group primary's grants on its backups and copying nodes: bound (a client's window " +
+        "bound over its grant), refused (BIND_WINDOW naming a grant the primary does not hold for that writer), " +
+        "check_failed (the primary could not be asked), revoked (windows deallocated on the primary's REVOKE_GRANT), " +
+        "revoke_failed (on a primary: a replica did not confirm a revocation, so the ALLOC was refused)", "event"),
     GRANTED_CHUNKS("rdmakv_granted_chunks_total", Type.COUNTER,
         "Extents of the data area granted to clients (ALLOC) since start"),
     DATA_AREA_FREE_BYTES("rdmakv_data_area_free_bytes", Type.GAUGE,

@@ -54,6 +54,17 @@ public final class ServerSession implements AutoCloseable
     String departure;
     /** The sessions it departed together with (agent thread only), see {@link Departures}. */
     Departures.Batch batch;
+    /** On a replicated group's primary: its latest grant's extent and secret (0: none, or revoked). */
+    long grantOffset;
+    long grantLength;
+    long grantSecret;
+    /** On a primary: a grant secret whose revocation on the replicas was not confirmed yet (0: none). */
+    long unrevokedSecret;
+    /** On a primary: an ALLOC waits for its previous grant's revocation. */
+    boolean allocating;
+    /** On a backup or copying node: the primary's session and grant secret its window was bound for (0: none). */
+    long boundSession;
+    long boundSecret;
     /** The epoch of the cluster map it was opened under (told to it in HELLO_OK). */
     private volatile long epoch;
 

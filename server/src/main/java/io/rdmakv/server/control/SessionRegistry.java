@@ -43,6 +43,12 @@ public final class SessionRegistry
         return byId.containsKey(sessionId);
     }
 
+    /** The registered session {@code sessionId}, or null. */
+    ServerSession byId(final long sessionId)
+    {
+        return byId.get(sessionId);
+    }
+
     public int count()
     {
         return byQpNum.size();

@@ -1,5 +1,9 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.GrantReplyMessage;
+import io.rdmakv.common.protocol.GrantMessage;
+import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.peer.RemoteReads;
 import io.rdmakv.peer.NodeSession;
@@ -81,6 +85,7 @@ public final class BackupScrub implements Scrubs.Scrubber
     private final LiveGrants liveGrants;
     private final long settleNanos;
     private final SlotDamage damage;
+    private final long grantSecret;
     /** Per backup node: slots whose words differed in the last pass, with the two words seen. */
     private final Map<Integer, Map<Long, long[]>> suspects = new HashMap<>();
     private final Object lock = new Object();
@@ -106,6 +111,29 @@ public final class BackupScrub implements Scrubs.Scrubber
         this.liveGrants = liveGrants;
         this.settleNanos = config.graceNanos() / 2;
         this.damage = new SlotDamage(ownRegion, geometry);
+        long secret;
+        do
+        {
+            secret = new java.security.SecureRandom().nextLong();
+        }
+        while (secret == 0);
+        this.grantSecret = secret;
+    }
+
+    /** The writer id this scrub's sessions with backups name (the primary's grant to its scrub names it). */
+    public long writerId()
+    {
+        return peers.writerId();
+    }
+
+    /**
+     * The secret of this node's grant of its data area to its scrub: with it, the scrub's session on a backup
+     * binds a window over a block to WRITE it there (BIND_WINDOW of {@link GrantMessage#NODE_SESSION_ID}, checked
+     * with this node like a client's).
+     */
+    public long grantSecret()
+    {
+        return grantSecret;
     }
 
     @Override
@@ -199,6 +227,8 @@ public final class BackupScrub implements Scrubs.Scrubber
         final RemoteReads chain;
         final RemoteRegion index;
         final RemoteRegion data;
+        /** The rkey the block being mended is written to the backup with: its window over that block. */
+        int writeRkey;
 
         Peer(final InetSocketAddress address, final NodeSession session)
         {
@@ -423,10 +453,31 @@ public final class BackupScrub implements Scrubs.Scrubber
         {
             return false;
         }
+        bindWindow(peer, SlotWord.blockOffset(word), length);
         peer.chain.write(buffer.address(staged), length, buffer.lkey(),
-            peer.data.addressOf(SlotWord.blockOffset(word)), peer.data.rkey());
+            peer.data.addressOf(SlotWord.blockOffset(word)), peer.writeRkey);
         ring(peer, "a WRITE of a block");
         return true;
+    }
+
+    /**
+     * Binds the window this pass WRITEs a block of the backup through: over exactly that block, granted by this
+     * node to its scrub (not over the whole data area: a window is bound over a region registered over its extent,
+     * and registering the whole area again would pin it twice). Repairs are rare; a backup without windows answers
+     * with its data area's rkey.
+     */
+    private void bindWindow(final Peer peer, final long offset, final int length)
+    {
+        peer.session.heartbeatIfDue(System.nanoTime());
+        final ControlMessage reply = peer.session.control().call(GrantMessage.bind(
+            peer.session.control().nextRequestId(), GrantMessage.NODE_SESSION_ID, offset, length, grantSecret));
+        final GrantReplyMessage bound = GrantReplyMessage.as(MessageType.WINDOW_BOUND, reply);
+        if (bound == null)
+        {
+            throw new IllegalStateException("backup " + peer.address + " bound no window for the scrub's write: " +
+                (reply == null ? "connection lost or timed out" : reply));
+        }
+        peer.writeRkey = bound.value();
     }
 
     /** Rings {@code peer}'s chain, keeping its lease (no janitor heartbeats it). */

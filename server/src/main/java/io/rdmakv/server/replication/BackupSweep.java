@@ -103,7 +103,8 @@ public final class BackupSweep implements ChainSweeps.Sweeper
             return null;
         }
         final ReplicaGroup group = current.groupOfNode(nodeId);
-        return group != null && !group.lost() && group.primary() == nodeId && group.memberCount() > 1 ? group : null;
+        return group != null && !group.lost() && group.primary() == nodeId &&
+            (group.memberCount() > 1 || group.copyingCount() > 0) ? group : null;
     }
 
     @Override
@@ -138,6 +139,7 @@ public final class BackupSweep implements ChainSweeps.Sweeper
                 {
                     fence(peer, writers);
                 }
+                fenceCopying(current, group, writers);
                 long indexBytes = 0;
                 for (final Peer peer : peers)
                 {
@@ -160,6 +162,22 @@ public final class BackupSweep implements ChainSweeps.Sweeper
                 {
                     peer.close();
                 }
+            }
+        }
+    }
+
+    /**
+     * Has every copying node of {@code group} fence the departed writers too: they hold no slot of theirs to put
+     * back (a copying node copies the primary's), but a writer's window over its grant there must be gone before
+     * that space is granted again (docs/design.md, "Windows in a replicated group").
+     */
+    private void fenceCopying(final ClusterMap current, final ReplicaGroup group, final long[] writers)
+    {
+        for (int i = 0; i < group.copyingCount(); i++)
+        {
+            try (Peer peer = open(current, current.node(group.copying(i))))
+            {
+                fence(peer, writers);
             }
         }
     }

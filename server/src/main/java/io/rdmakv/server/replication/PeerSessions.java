@@ -47,6 +47,12 @@ final class PeerSessions
         this.tls = PeerTls.of(config.tls());
     }
 
+    /** The writer id every session this object opens names in its HELLO. */
+    long writerId()
+    {
+        return writerId;
+    }
+
     /**
      * A session with {@code peer}.
      *

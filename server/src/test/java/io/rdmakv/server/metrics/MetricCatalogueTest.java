@@ -76,6 +76,11 @@ class MetricCatalogueTest
             "listener cannot accept, or shutting down",
         "# HELP rdmakv_reclaimed_bytes_total Bytes reclaimed from departed sessions' grants that no slot referenced",
         "# HELP rdmakv_region_bytes Size of the registered region: header, index and data area",
+        "# HELP rdmakv_replica_grant_events_total Windows over a replica group primary's grants on its backups and " +
+            "copying nodes: bound (a client's window bound over its grant), refused (BIND_WINDOW naming a grant the " +
+            "primary does not hold for that writer), check_failed (the primary could not be asked), revoked (windows " +
+            "deallocated on the primary's REVOKE_GRANT), revoke_failed (on a primary: a replica did not confirm a " +
+            "revocation, so the ALLOC was refused)",
         "# HELP rdmakv_sessions_closed_total Client sessions ended since start (BYE, closed connection or failed " +
             "queue pair)",
         "# HELP rdmakv_sessions_opened_total Client sessions opened since start",
@@ -169,6 +174,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_ready gauge",
         "# TYPE rdmakv_reclaimed_bytes_total counter",
         "# TYPE rdmakv_region_bytes gauge",
+        "# TYPE rdmakv_replica_grant_events_total counter",
         "# TYPE rdmakv_sessions_closed_total counter",
         "# TYPE rdmakv_sessions_opened_total counter",
         "# TYPE rdmakv_slot_repairs_total counter",

@@ -86,6 +86,18 @@ public final class RawSession implements AutoCloseable
     /** As above, its bootstrap connection over TLS with {@code tls} (null: plaintext). */
     public RawSession(final int port, final String token, final int scratchLength, final SSLContext tls)
     {
+        this(port, token, scratchLength, tls, HelloMessage.newWriterId());
+    }
+
+    /** A session of writer {@code writerId} (several sessions of one client name the same writer). */
+    public RawSession(final int port, final long writerId)
+    {
+        this(port, "", SCRATCH, null, writerId);
+    }
+
+    private RawSession(final int port, final String token, final int scratchLength, final SSLContext tls,
+        final long writerId)
+    {
         if (scratchLength < BUFFER || scratchLength % BUFFER != 0)
         {
             throw new IllegalArgumentException("scratch of " + scratchLength + " bytes: a multiple of " + BUFFER);
@@ -104,7 +116,7 @@ public final class RawSession implements AutoCloseable
             repost(i);
         }
         bootstrap = new Bootstrap(port, tls);
-        final ControlMessage reply = bootstrap.write(ControlCodec.toBytes(new HelloMessage(1,
+        final ControlMessage reply = bootstrap.write(ControlCodec.toBytes(new HelloMessage(1, writerId,
             token.getBytes(StandardCharsets.UTF_8), qp.localEndpoint()))).read();
         if (!(reply instanceof HelloOkMessage ok))
         {

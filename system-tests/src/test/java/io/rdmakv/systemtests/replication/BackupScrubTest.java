@@ -4,7 +4,6 @@ import io.rdmakv.client.CorruptedBlockException;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.Scrubs;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
@@ -47,7 +46,7 @@ class BackupScrubTest
     @Test
     void aForgedBlockAndAClearedSlotOnABackupAreMendedByThePrimarysScrub() throws Exception
     {
-        group = ReplicatedPair.start(dir, 2, ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0));
+        group = ReplicatedPair.start(dir, 2, ReplicatedPair.strayWritesAllowed());
         final KvServer primary = group.nodes[0];
         final byte[] overwritten = LocalCluster.bytes("overwritten");
         final byte[] cleared = LocalCluster.bytes("cleared");
@@ -90,7 +89,7 @@ class BackupScrubTest
     @Test
     void kvctlScrubMendsAForgedBlockAndSaysSo()
     {
-        group = ReplicatedPair.start(dir, 2, ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0));
+        group = ReplicatedPair.start(dir, 2, ReplicatedPair.strayWritesAllowed());
         final byte[] k = LocalCluster.bytes("forged-for-kvctl");
         final byte[] value = new byte[100];
         try (KvClient client = group.client())
@@ -121,7 +120,7 @@ class BackupScrubTest
     @Test
     void aBlockDamagedOnThePrimaryIsHealedFromTheBackup() throws Exception
     {
-        group = ReplicatedPair.start(dir, 2, ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0));
+        group = ReplicatedPair.start(dir, 2, ReplicatedPair.strayWritesAllowed());
         final KvServer primary = group.nodes[0];
         final byte[] k = LocalCluster.bytes("flipped");
         final byte[] value = new byte[300];

@@ -34,6 +34,17 @@ final class ReplicatedPair implements AutoCloseable
         this.ports = ports;
     }
 
+    /**
+     * Nodes whose data areas a test may WRITE with {@link io.rdmakv.systemtests.peer.RegionView}, as a bug or bad
+     * memory would (memory windows off: with them no session can, {@code ReplicaWindowsTest}), scrubbed only on
+     * demand.
+     */
+    static ServerConfig strayWritesAllowed()
+    {
+        return ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0)
+            .withMemoryWindows(io.rdmakv.server.config.MemoryWindowMode.OFF);
+    }
+
     /** Starts {@code n} nodes of one group, primary node 0; retries a lost port race. */
     static ReplicatedPair start(final Path dir, final int n)
     {

@@ -2,7 +2,6 @@ package io.rdmakv.systemtests.replication;
 
 import io.rdmakv.client.CorruptedBlockException;
 import io.rdmakv.client.KvClient;
-import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;
@@ -55,7 +54,7 @@ class ReplicatedRepairTest
     @Test
     void aKeyDamagedOnEveryReplicaIsClearedAlongTheChainAndCanBeWrittenAndDeletedAgain()
     {
-        group = ReplicatedPair.start(dir, 3, ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0));
+        group = ReplicatedPair.start(dir, 3, ReplicatedPair.strayWritesAllowed());
         final byte[] rewritten = LocalCluster.bytes("damaged-then-put");
         final byte[] deleted = LocalCluster.bytes("damaged-then-deleted");
         try (KvClient client = group.client())
@@ -95,7 +94,7 @@ class ReplicatedRepairTest
     @Test
     void aWriteOfAKeyDamagedOnThePrimaryOnlyIsRefusedUntilTheScrubHealsItFromTheBackup() throws Exception
     {
-        group = ReplicatedPair.start(dir, 2, ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0));
+        group = ReplicatedPair.start(dir, 2, ReplicatedPair.strayWritesAllowed());
         final byte[] key = LocalCluster.bytes("damaged-on-the-primary");
         final byte[] value = LocalCluster.bytes("the acknowledged value");
         try (KvClient client = group.client())

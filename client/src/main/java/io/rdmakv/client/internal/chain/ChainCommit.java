@@ -3,6 +3,7 @@ package io.rdmakv.client.internal.chain;
 import io.rdmakv.client.internal.lane.Backoff;
 import io.rdmakv.client.internal.lane.KeyLocation;
 import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.peer.Status;
 
@@ -21,11 +22,14 @@ import io.rdmakv.peer.Status;
 public final class ChainCommit
 {
     private final LaneRequests requests;
+    private final SpaceLease space;
     private final ReplicaChain chain = new ReplicaChain();
 
-    public ChainCommit(final LaneRequests requests)
+    /** @param space the lane's grant on the primary, whose blocks the chain WRITEs to the other replicas */
+    public ChainCommit(final LaneRequests requests, final SpaceLease space)
     {
         this.requests = requests;
+        this.space = space;
     }
 
     /** This lane's backups for the operation under way (the router sets them; empty when not replicated). */
@@ -90,7 +94,7 @@ public final class ChainCommit
         final long slotOffset = slotAddress - requests.remote().indexAddress();
         for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
         {
-            int rc = chain.commit(slotOffset, expected, swap, requests.writeBlockAddress(), requests.io().lkey());
+            int rc = chain.commit(slotOffset, expected, swap, requests.writeBlockAddress(), requests.io().lkey(), space);
             if (rc != ReplicaChain.LOST)
             {
                 return rc;

@@ -1,6 +1,8 @@
 package io.rdmakv.client.internal.chain;
 
 import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.ReplicaWindow;
+import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.peer.ControlChannel;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.SlotWord;
@@ -43,6 +45,10 @@ public final class ReplicaChain
 
     private final LaneRequests[] backups = new LaneRequests[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
     private final LaneRequests[] copying = new LaneRequests[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
+    /** Each backup's and copying node's window over the primary's grant, in the order of the arrays above. */
+    private final ReplicaWindow[] backupWindows = new ReplicaWindow[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
+    private final ReplicaWindow[] copyingWindows =
+        new ReplicaWindow[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
     /** Each backup's control channel, in chain order (a REPAIR goes along them: {@link DamageRepair}). */
     private final ControlChannel[] backupControls =
         new ControlChannel[io.rdmakv.common.cluster.ReplicaGroup.MAX_REPLICAS];
@@ -66,10 +72,12 @@ public final class ReplicaChain
         {
             backups[i] = null;
             backupControls[i] = null;
+            backupWindows[i] = null;
         }
         for (int i = 0; i < copyingCount; i++)
         {
             copying[i] = null;
+            copyingWindows[i] = null;
         }
         backupCount = 0;
         copyingCount = 0;
@@ -101,14 +109,17 @@ public final class ReplicaChain
      * Adds the next backup in chain order: the doorbells of this thread's lane to it, and that lane's control
      * channel (a REPAIR goes along the backups).
      */
-    public void backup(final LaneRequests lane, final ControlChannel control)
+    public void backup(final LaneRequests lane, final ControlChannel control, final ReplicaWindow window)
     {
         backupControls[backupCount] = control;
+        backupWindows[backupCount] = window;
         backups[backupCount++] = lane;
     }
 
-    public void copying(final LaneRequests lane)
+    /** Adds a copying node: this thread's lane to it, and that lane's window over the primary's grant there. */
+    public void copying(final LaneRequests lane, final ReplicaWindow window)
     {
+        copyingWindows[copyingCount] = window;
         copying[copyingCount++] = lane;
     }
 
@@ -162,19 +173,33 @@ public final class ReplicaChain
     }
 
     /**
-     * Writes the block (when {@code swap} names one, from {@code localAddress} under {@code lkey}) to every
-     * backup and copying node, then CASes slot {@code slotOffset} (from the index's start) from {@code expected}
-     * to {@code swap} along the backups. Returns {@link #COMMITTED}, {@link #LOST} or a failure (negative
-     * {@link Status}) of a backup's lane.
+     * Writes the block (when {@code swap} names one, from {@code localAddress} under {@code lkey}, carved from the
+     * primary's grant {@code grant}) to every backup and copying node, each through its window over that grant
+     * (bound first if it has none yet: {@link ReplicaWindow}), then CASes slot {@code slotOffset} (from the index's
+     * start) from {@code expected} to {@code swap} along the backups. Returns {@link #COMMITTED}, {@link #LOST} or
+     * a failure (negative {@link Status}) of a backup's lane.
      */
-    int commit(final long slotOffset, final long expected, final long swap, final long localAddress, final int lkey)
+    int commit(final long slotOffset, final long expected, final long swap, final long localAddress, final int lkey,
+        final SpaceLease grant)
     {
         wordMayBeTaken = false;
         final boolean block = swap != SlotWord.EMPTY;
         if (block)
         {
+            for (int i = 0; i < backupCount; i++)
+            {
+                final int rc = backupWindows[i].cover(grant);
+                if (rc != Status.OK)
+                {
+                    return rc;
+                }
+            }
             for (int i = 0; i < copyingCount; i++)
             {
+                if (copyingWindows[i].cover(grant) != Status.OK)
+                {
+                    continue; // as for a WRITE that fails there: the copying node copies the block itself
+                }
                 copying[i].replicaWrite(localAddress, lkey, swap);
                 copying[i].chargedToPrimary();
                 trips++;

@@ -60,6 +60,8 @@ public final class LaneRequests implements AutoCloseable
 
     private final SessionIo io;
     private final RemoteIndex remote;
+    /** The rkey another lane's block is WRITTEN here with ({@link ReplicaWindow}): the data area's, or a window's. */
+    private int replicaWriteRkey;
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
 
@@ -67,6 +69,7 @@ public final class LaneRequests implements AutoCloseable
     {
         this.io = io;
         this.remote = remote;
+        this.replicaWriteRkey = remote.dataRkey();
         this.mem = mem;
         groupReads(READ_GROUPS);
         blockWrite(WRITE_READ_GROUPS);
@@ -305,6 +308,12 @@ public final class LaneRequests implements AutoCloseable
     }
 
     /** WRITEs the block {@code word} names from another lane's buffer (same protection domain) to this node. */
+    /** The rkey {@link #replicaWrite} and {@link #replicaWriteAndCas} WRITE with (set by {@link ReplicaWindow}). */
+    void replicaWriteRkey(final int rkey)
+    {
+        replicaWriteRkey = rkey;
+    }
+
     public int replicaWrite(final long localAddress, final int lkey, final long word)
     {
         patchForeignBlock(REPLICA_WRITE, localAddress, lkey, word);
@@ -330,7 +339,7 @@ public final class LaneRequests implements AutoCloseable
     private void patchForeignBlock(final int index, final long localAddress, final int lkey, final long word)
     {
         wrs.at(index).sge(0, localAddress, SlotWord.blockLength(word), lkey).rdma(remote.blockAddress(word),
-            remote.dataRkey());
+            replicaWriteRkey);
     }
 
     /** Points a block READ at the block a slot word names, with the block's length. */

@@ -39,12 +39,19 @@ public final class SpaceLease
     private long extentEnd;
     private long cursor;
     private int writeRkey;
+    private final long sessionId;
+    private long extentOffset;
+    private long extentLength;
+    private long grantSecret;
     private long reserved;
     private long batchOffset;
     private CodedRefusalMessage refusal;
 
-    public SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock)
+    /** @param sessionId the session's id on its node (HELLO_OK), which the other replicas' windows are bound for */
+    public SpaceLease(final ControlChannel control, final LaneCounters counters, final NanoClock clock,
+        final long sessionId)
     {
+        this.sessionId = sessionId;
         this.control = control;
         this.counters = counters;
         this.clock = clock;
@@ -73,6 +80,9 @@ public final class SpaceLease
             extentEnd = ok.chunkOffset() + ok.chunkLength();
             cursor = ok.chunkOffset();
             writeRkey = ok.writeRkey();
+            extentOffset = ok.chunkOffset();
+            extentLength = ok.chunkLength();
+            grantSecret = ok.grantSecret();
             return Status.OK;
         }
         return reply == null ? control.failure() : refusal != null ?
@@ -113,6 +123,32 @@ public final class SpaceLease
     public int writeRkey()
     {
         return writeRkey;
+    }
+
+    /** The session's id on its node. */
+    public long sessionId()
+    {
+        return sessionId;
+    }
+
+    /** Where the latest extent starts (a data-area offset). */
+    public long extentOffset()
+    {
+        return extentOffset;
+    }
+
+    public long extentLength()
+    {
+        return extentLength;
+    }
+
+    /**
+     * The latest grant's secret: what the other replicas of a replicated group bind this session's windows over
+     * the extent with ({@link ReplicaWindow}); 0 when the node's grants are mirrored by no replica.
+     */
+    public long grantSecret()
+    {
+        return grantSecret;
     }
 
     /** The block at {@link #offset()} is now referenced by a slot. */

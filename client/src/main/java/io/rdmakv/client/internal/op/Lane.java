@@ -10,6 +10,7 @@ import io.rdmakv.client.internal.lane.LaneBuffers;
 import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.client.internal.lane.RemoteIndex;
+import io.rdmakv.client.internal.lane.ReplicaWindow;
 import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.ControlChannel;
@@ -41,6 +42,7 @@ public final class Lane implements AutoCloseable
     private final LaneRequests requests;
     private final ControlChannel control;
     private final ChainCommit commit;
+    private final ReplicaWindow replicaWindow;
     private final GetProtocol get;
     private final PutProtocol put;
     private final DeleteProtocol delete;
@@ -74,7 +76,8 @@ public final class Lane implements AutoCloseable
         this.space = space;
         this.requests = requests;
         this.control = control;
-        this.commit = new ChainCommit(requests);
+        this.commit = new ChainCommit(requests, space);
+        this.replicaWindow = new ReplicaWindow(control, requests);
         final long trustNanos = graceNanos / 2;
         key = new KeyLocation(remote, mem);
         final BlockSearch search = new BlockSearch(requests, remote, key, mem);
@@ -104,6 +107,12 @@ public final class Lane implements AutoCloseable
     public LaneRequests requests()
     {
         return requests;
+    }
+
+    /** This lane's window on its node as another lane's backup or copying node (its writes there go through it). */
+    public ReplicaWindow replicaWindow()
+    {
+        return replicaWindow;
     }
 
     /** The session's control channel (ALLOC, FREE, REPAIR, HELP to this lane's node). */

@@ -163,13 +163,15 @@ public final class Router implements AutoCloseable
         final int group = map.groupIndexOf(partition);
         for (final int node : backupNodes[group])
         {
-            chain.backup(session(node).lane().requests(), session(node).lane().control());
+            final Lane backup = session(node).lane();
+            chain.backup(backup.requests(), backup.control(), backup.replicaWindow());
         }
         for (final int node : copyingNodes[group])
         {
             try
             {
-                chain.copying(session(node).lane().requests());
+                final Lane copying = session(node).lane();
+                chain.copying(copying.requests(), copying.replicaWindow());
             }
             catch (final SessionFailedException | SessionRefusedException e)
             {

@@ -47,7 +47,7 @@ public final class Session implements AutoCloseable
         final RemoteIndex remote = new RemoteIndex(hello.indexRegion().address(), hello.indexRegion().rkey(),
             hello.dataRegion().address(), hello.dataRegion().rkey(), hello.geometry());
         requests = new LaneRequests(node.io(), remote, node.memory());
-        space = new SpaceLease(node.control(), counters, SystemNanoClock.INSTANCE);
+        space = new SpaceLease(node.control(), counters, SystemNanoClock.INSTANCE, hello.sessionId());
         lane = new Lane(node.memory(), requests, remote, space, node.control(), counters, hello.sessionId(),
             hello.graceNanos(), SystemNanoClock.INSTANCE);
         lane.readUnder(node.lease());

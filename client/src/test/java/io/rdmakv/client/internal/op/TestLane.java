@@ -52,7 +52,7 @@ final class TestLane implements AutoCloseable
         final RemoteIndex remote = node.remoteIndex();
         requests = new LaneRequests(io, remote, mem);
         control = new ControlChannel(io, mem, counters, TimeUnit.SECONDS.toNanos(5));
-        space = new SpaceLease(control, counters, clock);
+        space = new SpaceLease(control, counters, clock, 1);
         lane = new Lane(mem, requests, remote, space, control, counters, sessionId, GRACE_NANOS, clock);
         lane.useCache(cache);
     }

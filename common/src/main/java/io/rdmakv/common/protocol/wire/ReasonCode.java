@@ -37,7 +37,12 @@ public enum ReasonCode
      * suspended or may have expired, or the map it holds no longer vouches for it): it may have been replaced,
      * so it serves nobody until it is back in a current map. Ask another node.
      */
-    NOT_CURRENT(14);
+    NOT_CURRENT(14),
+    /**
+     * BIND_WINDOW naming a grant that the node's replica group's primary does not hold for the session's writer
+     * (never granted, another writer's, or already superseded or revoked).
+     */
+    GRANT_UNKNOWN(15);
 
     private final int code;
 
