@@ -21,7 +21,4 @@ public interface MapApplier
      * @return the sessions fenced
      */
     int apply(ClusterMap map, boolean rebuildAllocator) throws InterruptedException;
-
-    /** Whether grants are written through memory windows (which replication cannot have: see the README). */
-    boolean memoryWindows();
 }

@@ -36,7 +36,6 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     private volatile ReplicaRole role = ReplicaRole.NONE;
     private volatile boolean zooKeeperConnected;
     private volatile java.util.function.BooleanSupplier current = () -> true;
-    private boolean windowsWarned;
 
     /**
      * @param node     the node the maps are applied to
@@ -85,13 +84,6 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
         LOG.log(System.Logger.Level.INFO, "applied the cluster map of epoch " + map.epoch() + ": node " + me + " is " +
             next + (promoted ? " (allocator rebuilt from the index)" : "") + ", " + fenced +
             " session(s) of older epochs fenced");
-        if (map.replicationFactor() > 1 && node.memoryWindows() && !windowsWarned)
-        {
-            windowsWarned = true;
-            LOG.log(System.Logger.Level.ERROR, "the cluster replicates (" + map.replicationFactor() + " replicas) but " +
-                "this node writes grants through memory windows: backups cannot receive blocks; start it with " +
-                "--replicas " + map.replicationFactor());
-        }
         if (next == ReplicaRole.COPYING)
         {
             final ReplicaGroup group = map.groupOfNode(me);

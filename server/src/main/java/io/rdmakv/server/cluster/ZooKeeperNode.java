@@ -70,7 +70,7 @@ public final class ZooKeeperNode implements AutoCloseable
 
     /**
      * Starts ZooKeeper membership for {@code role} (register, elect, coordinate, watch) and sets how sync reports
-     * reach the coordinator. Refuses a node whose memory windows are on in a cluster that replicates.
+     * reach the coordinator.
      */
     private static AutoCloseable membership(final ServerConfig config, final MemberNode server, final NodeRole role,
         final AtomicReference<SyncReporter> reports, final NodeCurrency currency) throws java.io.IOException
@@ -84,13 +84,6 @@ public final class ZooKeeperNode implements AutoCloseable
                 config.advertisePort() != 0 ? config.advertisePort() : server.port(),
                 MemberInfo.geometry(config.memoryBytes(), config.chunkSize()), INCARNATION),
             role, currency);
-        if (m.replicas() > 1 && server.memoryWindows())
-        {
-            m.close();
-            throw new IllegalArgumentException("cluster " + zk.clusterName() + " keeps " + m.replicas() +
-                " replicas per group: start this node with --replicas " + m.replicas() + " (its data area must be " +
-                "writable by every session, which memory windows forbid)");
-        }
         reports.set((g, e, f) -> m.reportSync(g, e, f ? SyncPhase.FINAL : SyncPhase.BULK));
         return m;
     }

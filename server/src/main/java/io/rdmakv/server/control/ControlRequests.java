@@ -381,9 +381,12 @@ final class ControlRequests
         }
         space.publish();
         deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
+        if (replicaWindows != null)
+        {
+            replicaWindows.granted(session, extent, secret); // 0: a grant no replica mirrors, none to check
+        }
         if (secret != 0)
         {
-            replicaWindows.granted(session, extent, secret);
             reply(session, new AllocOkMessage(ok.requestId(), ok.chunkOffset(), ok.chunkLength(), ok.writeRkey(),
                 secret));
             return;

@@ -150,7 +150,10 @@ final class ReplicaWindows
         }));
     }
 
-    /** A granted extent: remembered with its secret, for CHECK_GRANT. */
+    /**
+     * A granted extent: remembered with its secret, for CHECK_GRANT ({@code secret} 0, granted while no other
+     * replica mirrored this node: no check finds it, nor the session's grant before it).
+     */
     void granted(final ServerSession session, final Extent extent, final long secret)
     {
         session.grantOffset = extent.offset();

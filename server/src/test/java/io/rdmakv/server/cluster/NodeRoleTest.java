@@ -63,12 +63,6 @@ class NodeRoleTest
                 applied.add(new Applied(map.epoch(), rebuildAllocator));
                 return 0;
             }
-
-            @Override
-            public boolean memoryWindows()
-            {
-                return false;
-            }
         }, (primary, epoch) ->
         {
             passGate.await();
