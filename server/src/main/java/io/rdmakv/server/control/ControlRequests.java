@@ -380,7 +380,14 @@ final class ControlRequests
             return;
         }
         space.publish();
+        // a grant made after its replicas' revocation runs outside serve(): a session whose inbox was empty is
+        // in no turn, so the FREEs replayed into it would wait for its next request, behind which they then sit
+        final boolean idle = session.inbox.isEmpty();
         deferred.replay(session, m -> new FreeJob(allocator, liveBlocks, session.id(), m), space.censusPasses());
+        if (idle && !session.inbox.isEmpty())
+        {
+            ready.add(session);
+        }
         if (replicaWindows != null)
         {
             replicaWindows.granted(session, extent, secret); // 0: a grant no replica mirrors, none to check

@@ -20,8 +20,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -34,15 +35,21 @@ import java.util.function.Supplier;
  *       BIND_WINDOW (CHECK_GRANT, {@link #check}) before it binds a window over it.</li>
  * </ul>
  * Each peer is reached over a session of this node's own ({@link PeerSessions}: auth token, TLS), kept open between
- * calls and opened again once when a call finds it broken (its lease lapsed while idle, a map change fenced it). The
+ * calls with its lease kept by heartbeats from this thread ({@link #KEEP_ALIVE_MILLIS}), closed after {@link
+ * #IDLE_CLOSE_NANOS} unused, and opened again once when a call finds it broken (a map change fenced it). The
  * peers are those of the map of the moment. A call that gets no answer fails with a message naming the node.
  */
 public final class ReplicaGrants implements GrantPeers, AutoCloseable
 {
+    /** How often the kept sessions are heartbeated (each when its node's interval has passed). */
+    static final long KEEP_ALIVE_MILLIS = 100;
+    /** A kept session unused this long is closed (a peer no longer of this node's group, or grants are rare). */
+    static final long IDLE_CLOSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+
     private final PeerSessions peers;
     private final Supplier<ClusterMap> map;
     private final int nodeId;
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(r ->
+    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r ->
     {
         final Thread t = new Thread(r, "rdmakv-replica-grants");
         t.setDaemon(true);
@@ -50,6 +57,8 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
     });
     /** Worker thread only. */
     private final Map<InetSocketAddress, NodeSession> open = new HashMap<>();
+    /** When each kept session was last used (worker thread only). */
+    private final Map<InetSocketAddress, Long> lastUse = new HashMap<>();
 
     public ReplicaGrants(final Context context, final ProtectionDomain pd, final RegionGeometry geometry,
         final ServerConfig config, final Supplier<ClusterMap> map)
@@ -57,6 +66,25 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
         this.peers = new PeerSessions(context, pd, geometry, config);
         this.map = map;
         this.nodeId = config.nodeId();
+        worker.scheduleWithFixedDelay(this::keepAlive, KEEP_ALIVE_MILLIS, KEEP_ALIVE_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Heartbeats the kept sessions that are due; closes the broken and the long unused ones. */
+    private void keepAlive()
+    {
+        final long now = System.nanoTime();
+        for (final InetSocketAddress address : List.copyOf(open.keySet()))
+        {
+            final NodeSession session = open.get(address);
+            if (session.isBroken() || now - lastUse.getOrDefault(address, now) > IDLE_CLOSE_NANOS)
+            {
+                close(address);
+            }
+            else
+            {
+                session.heartbeatIfDue(now);
+            }
+        }
     }
 
     @Override
@@ -185,12 +213,14 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
             session = peers.open(address);
             open.put(address, session);
         }
+        lastUse.put(address, System.nanoTime());
         return session;
     }
 
     private void close(final InetSocketAddress address)
     {
         final NodeSession session = open.remove(address);
+        lastUse.remove(address);
         if (session != null)
         {
             session.close();
