@@ -32,25 +32,33 @@ public final class RdmacmLibrary
 
         static
         {
-            SymbolLookup lookup = null;
-            String failure = null;
-            try
-            {
-                lookup = SymbolLookup.libraryLookup(NAME, Arena.global());
-            }
-            catch (final IllegalArgumentException e)
-            {
-                failure = NAME + " cannot be loaded: rdma_cm needs rdma-core's librdmacm (librdmacm1 on " +
-                    "Debian/Ubuntu, librdmacm in rdma-core on RHEL/Fedora); connections that exchange queue " +
-                    "pair numbers over the bootstrap do not need it";
-            }
-            catch (final IllegalCallerException e)
-            {
-                failure = "native access is not enabled for this code: start the JVM with " +
-                    "--enable-native-access=ALL-UNNAMED (" + e.getMessage() + ")";
-            }
-            LOOKUP = lookup;
+            final String failure = loadFailureOf(NAME);
+            LOOKUP = failure == null ? SymbolLookup.libraryLookup(NAME, Arena.global()) : null;
             FAILURE = failure;
+        }
+    }
+
+    /**
+     * Null when {@code library} loads, else why not, in words that name the package to install (public for
+     * the test of the message; the provider asks {@link #loadFailure()}).
+     */
+    public static String loadFailureOf(final String library)
+    {
+        try
+        {
+            SymbolLookup.libraryLookup(library, Arena.global());
+            return null;
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return library + " cannot be loaded: rdma_cm needs rdma-core's librdmacm (librdmacm1 on " +
+                "Debian/Ubuntu, librdmacm from rdma-core on RHEL/Fedora); connections that exchange queue " +
+                "pair numbers over the bootstrap do not need it";
+        }
+        catch (final IllegalCallerException e)
+        {
+            return "native access is not enabled for this code: start the JVM with " +
+                "--enable-native-access=ALL-UNNAMED (" + e.getMessage() + ")";
         }
     }
 
