@@ -86,7 +86,9 @@ public final class RdmaCmConnection implements AutoCloseable
     /**
      * Reads this connection's events for up to {@code timeoutNanos} (0: only those already there) and
      * returns whether the connection is gone: true from the first DISCONNECTED or DEVICE_REMOVAL event on,
-     * after the queue pair was moved to ERR. Other events (TIMEWAIT_EXIT, ...) are logged and passed over.
+     * after the queue pair was moved to ERR and the peer's disconnect answered ({@code rdma_disconnect},
+     * which ends the peer's wait for its DISCONNECTED). Other events (TIMEWAIT_EXIT, ...) are logged and
+     * passed over.
      */
     public boolean pollDisconnected(final long timeoutNanos)
     {
@@ -102,7 +104,7 @@ public final class RdmaCmConnection implements AutoCloseable
             if (event.type() == RDMA_CM_EVENT_DISCONNECTED || event.type() == RDMA_CM_EVENT_DEVICE_REMOVAL)
             {
                 disconnected = true;
-                fence();
+                answerDisconnect();
             }
             else
             {
@@ -132,6 +134,31 @@ public final class RdmaCmConnection implements AutoCloseable
             if (LibRdmacmConn.rdmaDisconnect(state, id) != 0 && !disconnected)
             {
                 throw new VerbsException("rdma_disconnect", CallState.errno(state), "connection to " + peer);
+            }
+        }
+    }
+
+    /**
+     * After DISCONNECTED: the queue pair to ERR, and {@code rdma_disconnect} unless this side already sent
+     * one. When the peer disconnected, that call is the answer (the DREP of InfiniBand and RoCE) the peer's
+     * DISCONNECTED waits for; without it the peer waits out its CM timeouts (measured on rxe: more than 30
+     * s). Errors are logged only: the connection is gone either way.
+     */
+    private void answerDisconnect()
+    {
+        fence();
+        if (disconnectSent)
+        {
+            return;
+        }
+        disconnectSent = true;
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(call);
+            if (LibRdmacmConn.rdmaDisconnect(state, id) != 0)
+            {
+                final int errno = CallState.errno(state);
+                LOG.log(System.Logger.Level.DEBUG, () -> "answering the disconnect of " + peer + ": errno " + errno);
             }
         }
     }

@@ -221,6 +221,8 @@ class RdmaCmLoopbackTest
 
                 assertTrue(!server.pollDisconnected(0), "disconnected before anyone disconnected");
                 client.disconnect();
+                // the listener's side sees DISCONNECTED and answers it (rdma_disconnect: the DREP), which is
+                // what the client's DISCONNECTED waits for (without the answer: none in 30 s on rxe)
                 assertTrue(server.pollDisconnected(TIMEOUT), "the listener's side saw no DISCONNECTED");
                 assertEquals(QpState.ERR, serverQp.state(), "a disconnected session is fenced");
                 assertTrue(client.pollDisconnected(TIMEOUT), "the client's side saw no DISCONNECTED");
