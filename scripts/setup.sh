@@ -4,7 +4,7 @@
 # redis-server, which bench/ycsb.sh --redis measures side by side (only its binary is used: the script starts
 # its own instance on loopback; a service the package may start is left alone).
 set -euo pipefail
-PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers prometheus redis-server"
+PKGS="maven gcc libc6-dev libibverbs-dev libibverbs1 ibverbs-providers librdmacm-dev librdmacm1 prometheus redis-server"
 # the nemesis suite (scripts/nemesis.sh, NemesisTest): network namespaces and veths (ip), drop rules (nft)
 PKGS="$PKGS iproute2 nftables"
 # openssl: deploy/local-cluster.sh makes the local ZooKeeper's CA, certificates and credential with it

@@ -11,6 +11,7 @@
  * Only sizeof/offsetof/enum values are used: nothing is linked, libibverbs.so is not needed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -476,6 +477,9 @@ static void constants(void)
     CONST(libc, ENODATA);
     CONST(libc, EFD_NONBLOCK);
     CONST(libc, EFD_CLOEXEC);
+    CONST(libc, F_GETFL);
+    CONST(libc, F_SETFL);
+    CONST(libc, O_NONBLOCK);
 
     CONST(errno, EPERM);
     CONST(errno, ENOENT);

@@ -137,6 +137,11 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
         return pd;
     }
 
+    IbvContext ibvContext()
+    {
+        return context;
+    }
+
     @Override
     public int qpNum()
     {
@@ -287,7 +292,8 @@ public final class IbvQueuePair extends VerbsResource implements QueuePair
         }
     }
 
-    private void modify(final Arena call, final MemorySegment attr, final int mask, final String what)
+    /** {@code ibv_modify_qp} with attributes filled elsewhere (rdma_cm's {@code rdma_init_qp_attr}: {@link RdmaCmQpSetup}). */
+    void modify(final Arena call, final MemorySegment attr, final int mask, final String what)
     {
         ensureOpen("ibv_modify_qp");
         final MemorySegment state = CallState.allocate(call);

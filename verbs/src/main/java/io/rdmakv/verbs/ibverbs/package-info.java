@@ -18,10 +18,16 @@
  *       {@code ibv_post_recv}, which {@code verbs.h} defines static inline, called through the provider's
  *       function pointers in {@code struct ibv_context.ops}; data path: no allocation, no errno capture,
  *       return codes instead of exceptions. {@code LibC} and the header's constants ({@code
- *       IbvConstants}).</li>
+ *       IbvConstants}). {@code LibRdmacm} and {@code LibRdmacmConn}: the RDMA connection manager
+ *       ({@code librdmacm.so.1}, loaded only when used: {@code RdmacmLibrary}), with
+ *       {@code RdmaCmConstants}.</li>
+ *   <li>rdma_cm connections of an {@link io.rdmakv.verbs.ibverbs.IbvQueuePair}:
+ *       {@link io.rdmakv.verbs.ibverbs.RdmaCmConnector}, {@link io.rdmakv.verbs.ibverbs.RdmaCmListener},
+ *       {@link io.rdmakv.verbs.ibverbs.RdmaCmConnection}.</li>
  *   <li>{@link io.rdmakv.verbs.ibverbs.layout}: one descriptor class per C struct ({@code IbvQpAttr} for
  *       {@code struct ibv_qp_attr}, ...), a {@link java.lang.foreign.MemoryLayout} with the C member names laid
- *       out by {@code CStruct}, checked against the installed header by {@code IbverbsLayoutTest}.</li>
+ *       out by {@code CStruct}, checked against the installed headers by {@code IbverbsLayoutTest} and
+ *       {@code RdmacmLayoutTest}.</li>
  * </ul>
  *
  * <p>Layouts are those of x86_64 Linux with glibc (rdma-core 44.0 checked); on another architecture

@@ -38,6 +38,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -64,12 +65,23 @@ class IbverbsLayoutTest
     @BeforeAll
     static void compileAndRunTheCProgram() throws Exception
     {
+        header = compileAndRun("verbs_layout", "infiniband/verbs.h", SETUP_HINT);
+    }
+
+    /**
+     * Compiles {@code src/test/c/<program>.c} with gcc, runs it and parses its {@code name=value} lines
+     * (also written to {@code target/verbs-layout/<program>.txt}). Fails the test, naming {@code hint}, when
+     * gcc or the header {@code include} is missing.
+     */
+    static Map<String, Long> compileAndRun(final String program, final String include, final String hint)
+        throws IOException, InterruptedException
+    {
         final Path basedir = Path.of(System.getProperty("basedir", "."));
-        final Path source = basedir.resolve("src/test/c/verbs_layout.c");
+        final Path source = basedir.resolve("src/test/c/" + program + ".c");
         assertTrue(Files.isRegularFile(source), "missing " + source.toAbsolutePath());
         final Path outDir = basedir.resolve("target/verbs-layout");
         Files.createDirectories(outDir);
-        final Path binary = outDir.resolve("verbs_layout");
+        final Path binary = outDir.resolve(program);
 
         final ProcessResult gcc;
         try
@@ -78,22 +90,21 @@ class IbverbsLayoutTest
         }
         catch (final IOException e)
         {
-            fail("gcc cannot be run (" + e.getMessage() + "): " + SETUP_HINT);
-            return;
+            return fail("gcc cannot be run (" + e.getMessage() + "): " + hint);
         }
         if (gcc.exitCode != 0)
         {
-            if (gcc.output.contains("infiniband/verbs.h"))
+            if (gcc.output.contains(include))
             {
-                fail("<infiniband/verbs.h> is missing: " + SETUP_HINT + "\n" + gcc.output);
+                fail("<" + include + "> is missing: " + hint + "\n" + gcc.output);
             }
-            fail("gcc failed to compile " + source + " (exit " + gcc.exitCode + "; if gcc or libibverbs-dev is " +
-                "missing or broken, " + SETUP_HINT + "):\n" + gcc.output);
+            fail("gcc failed to compile " + source + " (exit " + gcc.exitCode + "; if gcc or the headers are " +
+                "missing or broken, " + hint + "):\n" + gcc.output);
         }
         final ProcessResult layout = run(List.of(binary.toString()));
-        assertEquals(0, layout.exitCode, "verbs_layout failed:\n" + layout.output);
-        header = parse(layout.output);
-        Files.writeString(outDir.resolve("verbs_layout.txt"), layout.output);
+        assertEquals(0, layout.exitCode, program + " failed:\n" + layout.output);
+        Files.writeString(outDir.resolve(program + ".txt"), layout.output);
+        return parse(layout.output);
     }
 
     private record ProcessResult(int exitCode, String output)
@@ -130,8 +141,21 @@ class IbverbsLayoutTest
 
     // ---------------------------------------------------------------- struct descriptors (ibverbs.layout)
 
-    /** Every class of the layout package (main code) with a static {@code LAYOUT}: the C struct descriptors. */
+    /**
+     * The C struct descriptors of {@code <infiniband/verbs.h>} (and libc): every class of the layout package
+     * (main code) with a static {@code LAYOUT} and no {@code HEADER} field naming another header.
+     */
     static Map<String, GroupLayout> descriptors() throws IOException, URISyntaxException, ReflectiveOperationException
+    {
+        return descriptors(null);
+    }
+
+    /**
+     * The descriptors checked against {@code header}: the classes of the layout package with a static
+     * {@code LAYOUT} whose static {@code HEADER} equals it ({@code null}: that have none, the verbs.h ones).
+     */
+    static Map<String, GroupLayout> descriptors(final String header)
+        throws IOException, URISyntaxException, ReflectiveOperationException
     {
         final Path classes = Path.of(IbvQpAttr.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         final Path dir = classes.resolve(IbvQpAttr.class.getPackageName().replace('.', '/'));
@@ -157,6 +181,10 @@ class IbverbsLayoutTest
                     continue;
                 }
                 assertTrue(Modifier.isStatic(field.getModifiers()), type + ".LAYOUT must be static");
+                if (!Objects.equals(header, headerOf(type)))
+                {
+                    continue;
+                }
                 field.setAccessible(true);
                 final GroupLayout layout = (GroupLayout)field.get(null);
                 assertTrue(layout.name().isPresent(), type + ".LAYOUT has no name (the C struct's)");
@@ -164,6 +192,18 @@ class IbverbsLayoutTest
             }
         }
         return layouts;
+    }
+
+    private static String headerOf(final Class<?> type) throws IllegalAccessException
+    {
+        try
+        {
+            return (String)type.getDeclaredField("HEADER").get(null);
+        }
+        catch (final NoSuchFieldException e)
+        {
+            return null;
+        }
     }
 
     /**
@@ -219,7 +259,7 @@ class IbverbsLayoutTest
             final String key = "offsetof(" + struct + "." + path + ")";
             if (!header.containsKey(key))
             {
-                problems.add(struct + "." + path + ": named in the Java layout but verbs_layout.c does not print it");
+                problems.add(struct + "." + path + ": named in the Java layout but the C program does not print it");
                 continue;
             }
             expect(problems, header, key, CStruct.offset(top, path));
@@ -248,7 +288,7 @@ class IbverbsLayoutTest
         final Long c = header.get(key);
         if (c == null)
         {
-            problems.add(key + ": not printed by verbs_layout.c");
+            problems.add(key + ": not printed by the C program");
         }
         else if (c != java)
         {

@@ -75,6 +75,11 @@ public final class IbvConstants
     public static final int EFD_NONBLOCK = 04000;
     public static final int EFD_CLOEXEC = 02000000;
 
+    // <fcntl.h>
+    public static final int F_GETFL = 3;
+    public static final int F_SETFL = 4;
+    public static final int O_NONBLOCK = 04000;
+
     private IbvConstants()
     {
     }

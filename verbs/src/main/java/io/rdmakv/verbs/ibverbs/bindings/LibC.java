@@ -17,7 +17,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The libc calls the provider needs: {@code getrlimit} (memlock diagnostics), {@code ppoll} (waiting on
- * fds) and an {@code eventfd} with its {@code write}, {@code read} and {@code close} (waking a waiter).
+ * fds), an {@code eventfd} with its {@code write}, {@code read} and {@code close} (waking a waiter), and
+ * {@code fcntl} to make an rdma_cm event channel non-blocking.
  */
 public final class LibC
 {
@@ -43,6 +44,14 @@ public final class LibC
     private static final MethodHandle READ = LINKER.downcallHandle(
         LINKER.defaultLookup().find("read").orElseThrow(),
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    // fcntl is variadic: F_GETFL passes no third argument, F_SETFL an int
+    private static final MethodHandle FCNTL_GET = LINKER.downcallHandle(
+        LINKER.defaultLookup().find("fcntl").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+        CallState.CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle FCNTL_SET = LINKER.downcallHandle(
+        LINKER.defaultLookup().find("fcntl").orElseThrow(),
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CallState.CAPTURE_ERRNO,
+        Linker.Option.firstVariadicArg(2));
     private static final MethodHandle CLOSE = LINKER.downcallHandle(
         LINKER.defaultLookup().find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
@@ -194,6 +203,30 @@ public final class LibC
         try
         {
             final long ignored = (long)READ.invokeExact(fd, word, 8L);
+        }
+        catch (final Throwable t)
+        {
+            throw IbverbsLibrary.rethrow(t);
+        }
+    }
+
+    /**
+     * Sets {@code O_NONBLOCK} on {@code fd} ({@code fcntl} {@code F_GETFL}, then {@code F_SETFL}).
+     *
+     * @return 0, or the errno
+     */
+    public static int setNonBlocking(final int fd)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final int flags = (int)FCNTL_GET.invokeExact(state, fd, IbvConstants.F_GETFL);
+            if (flags < 0)
+            {
+                return CallState.errno(state);
+            }
+            final int rc = (int)FCNTL_SET.invokeExact(state, fd, IbvConstants.F_SETFL, flags | IbvConstants.O_NONBLOCK);
+            return rc < 0 ? CallState.errno(state) : 0;
         }
         catch (final Throwable t)
         {

@@ -33,6 +33,7 @@ public final class IbvContextStruct
         CStruct.opaque("mutex", 40, 8),
         ADDRESS.withName("abi_compat"));
 
+    public static final long DEVICE = CStruct.offset(LAYOUT, "device");
     public static final long OPS_POLL_CQ = CStruct.offset(LAYOUT, "ops.poll_cq");
     public static final long OPS_REQ_NOTIFY_CQ = CStruct.offset(LAYOUT, "ops.req_notify_cq");
     public static final long OPS_POST_SEND = CStruct.offset(LAYOUT, "ops.post_send");
