@@ -45,6 +45,8 @@ public record GrantMessage(MessageType type, long requestId, long writerId, long
      */
     public static final long NODE_SESSION_ID = 0;
 
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
     public static final int WRITER_ID_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH;
     public static final int SESSION_ID_OFFSET = WRITER_ID_OFFSET + Long.BYTES;
     public static final int OFFSET_OFFSET = SESSION_ID_OFFSET + Long.BYTES;
@@ -72,6 +74,18 @@ public record GrantMessage(MessageType type, long requestId, long writerId, long
             throw new IllegalArgumentException(type + " with writer id " + writerId + (type == MessageType.CHECK_GRANT ?
                 ": a check names the writer" : ": only a check names a writer"));
         }
+    }
+
+    /** A new grant secret: 64 random bits of {@link java.security.SecureRandom}, never 0. */
+    public static long newSecret()
+    {
+        long secret;
+        do
+        {
+            secret = RANDOM.nextLong();
+        }
+        while (secret == 0);
+        return secret;
     }
 
     /** BIND_WINDOW for the extent {@code session} was granted on its primary under {@code secret}. */

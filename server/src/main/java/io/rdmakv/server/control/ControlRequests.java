@@ -326,7 +326,6 @@ final class ControlRequests
      */
     private FenceWritersOkMessage fenceWriters(final ServerSession asking, final FenceWritersMessage request)
     {
-        fenced();
         final List<ServerSession> fenced = new ArrayList<>();
         for (final ServerSession s : sessions.all())
         {

@@ -10,7 +10,8 @@ import io.rdmakv.server.space.Extent;
 import io.rdmakv.verbs.MemoryWindow;
 import io.rdmakv.verbs.resource.VerbsException;
 
-import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
@@ -36,17 +37,18 @@ import java.util.function.Consumer;
  * </ul>
  *
  * <b>A check answered before a revocation.</b> The primary may say yes, then revoke; the REVOKE_GRANT may be
- * served here before the yes arrives. So every REVOKE_GRANT, FENCE_WRITERS and map change counts as a fence here,
- * and a yes is acted on only if no fence came since the check was sent; otherwise the check is asked again. A
- * revocation is sent only after the primary forgot the secret, so a check sent after a fence here is answered
- * after the revocation began, and says no.
+ * served here before the yes arrives. So a REVOKE_GRANT of a grant marks the checks under way for that grant
+ * (session id and secret) as crossed, a map change marks them all, and a crossed yes is not acted on: the check is
+ * asked again. A revocation is sent only after the primary forgot the secret, so a check sent after it was served
+ * here says no. A FENCE_WRITERS fences the writers' sessions, whose answers are then dropped. A REVOKE_GRANT naming
+ * another secret (anyone may send one) crosses nothing.
  *
  * <p>Session id 0 names the primary node's own grant of its data area to its scrub (any extent inside it) ({@link
  * GrantMessage#NODE_SESSION_ID}). Agent thread only.
  */
 final class ReplicaWindows
 {
-    /** Checks asked again when fences keep coming in between, before BIND_WINDOW fails. */
+    /** Checks asked again while revocations of the grant or map changes keep crossing them, before BIND_WINDOW fails. */
     private static final int CHECK_ATTEMPTS = 4;
 
     /** How the agent grants an extent once the revocation is done ({@code secret} 0: none). */
@@ -77,8 +79,20 @@ final class ReplicaWindows
     private final Replies replies;
     private final long dataLength;
     private final NodeGrant nodeGrant;
-    private final SecureRandom random = new SecureRandom();
-    private long fences;
+    /** The checks under way: at most one per session ({@link ServerSession#binding}). */
+    private final List<Check> checks = new ArrayList<>();
+
+    /** A CHECK_GRANT sent for a session's BIND_WINDOW, and whether a revocation of its grant came since. */
+    private static final class Check
+    {
+        final GrantMessage request;
+        boolean crossed;
+
+        Check(final GrantMessage request)
+        {
+            this.request = request;
+        }
+    }
 
     ReplicaWindows(final GrantPeers grants, final NodeGrant nodeGrant, final GrantWindows windows,
         final SessionRegistry sessions, final ServerCounters counters, final Consumer<Runnable> later,
@@ -94,10 +108,13 @@ final class ReplicaWindows
         this.dataLength = dataLength;
     }
 
-    /** A REVOKE_GRANT, FENCE_WRITERS or map change came: checks already sent are asked again. */
+    /** A map change or a fence of every session: every check under way may have crossed a revocation. */
     void fenced()
     {
-        fences++;
+        for (final Check c : checks)
+        {
+            c.crossed = true;
+        }
     }
 
     /** ALLOC: refused on a replica; on a primary with replicas, after its current grant is revoked everywhere. */
@@ -124,7 +141,7 @@ final class ReplicaWindows
         final long previous = session.grantSecret != 0 ? session.grantSecret : session.unrevokedSecret;
         if (previous == 0)
         {
-            grant.grant(session, alloc, newSecret());
+            grant.grant(session, alloc, GrantMessage.newSecret());
             return;
         }
         session.grantSecret = 0;
@@ -146,7 +163,7 @@ final class ReplicaWindows
                 return;
             }
             session.unrevokedSecret = 0;
-            grant.grant(session, alloc, newSecret());
+            grant.grant(session, alloc, GrantMessage.newSecret());
         }));
     }
 
@@ -205,18 +222,29 @@ final class ReplicaWindows
                 "this node is no backup or copying node of a replica group: its own ALLOC_OK names the window"));
             return;
         }
+        if (session.binding)
+        {
+            // one check per session in flight: a client cannot queue checks on the node's peer thread
+            replies.reply(session, CodedRefusalMessage.error(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE,
+                "a BIND_WINDOW of this session is under way"));
+            return;
+        }
+        session.binding = true;
         check(session, request, CHECK_ATTEMPTS);
     }
 
     private void check(final ServerSession session, final GrantMessage request, final int attempts)
     {
-        final long fencesBefore = fences;
+        final Check sent = new Check(request);
+        checks.add(sent);
         grants.check(session.writerId(), request).whenComplete((granted, failure) -> later.accept(() ->
         {
+            checks.remove(sent);
             if (session.departed())
             {
                 return;
             }
+            session.binding = false;
             if (failure != null)
             {
                 counters.increment(ServerCounter.REPLICA_GRANT_CHECKS_FAILED);
@@ -228,10 +256,11 @@ final class ReplicaWindows
                 refuse(session, request, "the group's primary holds no such grant for this session's writer " +
                     "(never granted, another writer's, or superseded or revoked since)");
             }
-            else if (fences != fencesBefore)
+            else if (sent.crossed)
             {
                 if (attempts > 1)
                 {
+                    session.binding = true;
                     check(session, request, attempts - 1);
                 }
                 else
@@ -282,7 +311,13 @@ final class ReplicaWindows
     /** REVOKE_GRANT: deallocates every window bound here for that grant, then answers. */
     void revoke(final ServerSession asking, final GrantMessage request)
     {
-        fenced();
+        for (final Check c : checks)
+        {
+            if (c.request.sessionId() == request.sessionId() && c.request.secret() == request.secret())
+            {
+                c.crossed = true;
+            }
+        }
         int revoked = 0;
         for (final ServerSession session : sessions.all())
         {
@@ -297,17 +332,6 @@ final class ReplicaWindows
         }
         counters.add(ServerCounter.REPLICA_WINDOWS_REVOKED, revoked);
         replies.reply(asking, GrantReplyMessage.revoked(request.requestId(), revoked));
-    }
-
-    private long newSecret()
-    {
-        long secret;
-        do
-        {
-            secret = random.nextLong();
-        }
-        while (secret == 0);
-        return secret;
     }
 
     private static Throwable cause(final Throwable failure)

@@ -62,6 +62,8 @@ public final class ServerSession implements AutoCloseable
     long unrevokedSecret;
     /** On a primary: an ALLOC waits for its previous grant's revocation. */
     boolean allocating;
+    /** On a backup or copying node: a BIND_WINDOW is being checked with the primary (one at a time). */
+    boolean binding;
     /** On a backup or copying node: the primary's session and grant secret its window was bound for (0: none). */
     long boundSession;
     long boundSecret;

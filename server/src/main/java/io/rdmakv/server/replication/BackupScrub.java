@@ -111,13 +111,7 @@ public final class BackupScrub implements Scrubs.Scrubber
         this.liveGrants = liveGrants;
         this.settleNanos = config.graceNanos() / 2;
         this.damage = new SlotDamage(ownRegion, geometry);
-        long secret;
-        do
-        {
-            secret = new java.security.SecureRandom().nextLong();
-        }
-        while (secret == 0);
-        this.grantSecret = secret;
+        this.grantSecret = GrantMessage.newSecret();
     }
 
     /** The writer id this scrub's sessions with backups name (the primary's grant to its scrub names it). */
