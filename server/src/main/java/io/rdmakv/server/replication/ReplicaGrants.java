@@ -94,7 +94,7 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
     }
 
     /** {@code node}'s role under {@code current}. */
-    public static Role roleIn(final ClusterMap current, final int node)
+    private static Role roleIn(final ClusterMap current, final int node)
     {
         if (current == null || current.isSimple())
         {

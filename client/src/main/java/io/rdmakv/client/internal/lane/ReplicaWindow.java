@@ -21,7 +21,6 @@ public final class ReplicaWindow
     private final LaneRequests requests;
     private long session;
     private long secret;
-    private ControlMessage refusal;
 
     public ReplicaWindow(final ControlChannel control, final LaneRequests requests)
     {
@@ -32,7 +31,7 @@ public final class ReplicaWindow
     /**
      * Makes the primary's current grant {@code grant} writable on this lane's node, binding a window over it when
      * this lane has none for it yet. Returns {@link Status#OK}, the control channel's failure, or {@link
-     * Status#REMOTE_ERROR} when the node refused ({@link #refusal()} says why).
+     * Status#REMOTE_ERROR} when the node refused.
      */
     public int cover(final SpaceLease grant)
     {
@@ -50,18 +49,11 @@ public final class ReplicaWindow
         final GrantReplyMessage bound = GrantReplyMessage.as(MessageType.WINDOW_BOUND, reply);
         if (bound == null)
         {
-            refusal = reply;
             return reply == null ? control.failure() : Status.REMOTE_ERROR;
         }
         requests.replicaWriteRkey(bound.value());
         session = grant.sessionId();
         secret = grant.grantSecret();
         return Status.OK;
-    }
-
-    /** What the node answered instead of WINDOW_BOUND the last time it refused, or null. */
-    public ControlMessage refusal()
-    {
-        return refusal;
     }
 }
