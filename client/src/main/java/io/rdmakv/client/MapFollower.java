@@ -23,6 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * node fails, a replica is added or a group is sealed for a copy; every node then fences the sessions of
  * older epochs, so the client's next operation fails, and the next session it opens brings the new map in
  * its HELLO_OK ({@link StaleMapException}). This class swaps the router for one over the new map and,
+ * for a map that fences nobody (a spare joined or left: the same {@link ClusterMap#fenceEpoch}), keeps the
+ * sessions and, when nothing is placed differently, the slot cache. In both cases it,
  * while operations cannot proceed (a node unreachable or not current, a group sealed, a read lease run out),
  * asks all the nodes at once for their map at most every {@value #PROBE_INTERVAL_MS} ms until the
  * operation's deadline. Clients never talk to
@@ -173,6 +175,7 @@ final class MapFollower implements AutoCloseable
     {
         final Router old;
         final Router next;
+        final boolean inPlace;
         synchronized (this)
         {
             old = router;
@@ -180,14 +183,28 @@ final class MapFollower implements AutoCloseable
             {
                 return old.map().epoch() == map.epoch();
             }
-            next = new Router(map, opener, cache);
-            next.inherit(old.totals());
-            // cached slot addresses name the old map's nodes: a key's primary may have moved
-            cache.clear();
+            inPlace = old.keepsSessionsFor(map);
+            if (inPlace)
+            {
+                // nodes fence nobody for this map: the sessions (and their counters) carry over
+                next = new Router(map, old);
+                if (!map.placesLike(old.map()))
+                {
+                    cache.clear();
+                }
+            }
+            else
+            {
+                next = new Router(map, opener, cache);
+                next.inherit(old.totals());
+                // cached slot addresses name the old map's nodes: a key's primary may have moved
+                cache.clear();
+            }
             router = next;
             retired.add(old);
         }
-        LOG.log(System.Logger.Level.INFO, "cluster map epoch " + old.map().epoch() + " -> " + map.epoch());
+        LOG.log(System.Logger.Level.INFO, "cluster map epoch " + old.map().epoch() + " -> " + map.epoch() +
+            (inPlace ? " (fences nobody: sessions kept)" : ""));
         closeOlderRetired();
         return true;
     }

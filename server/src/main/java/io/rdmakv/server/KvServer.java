@@ -312,7 +312,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         final int fenced;
         try
         {
-            fenced = agent.applyEpoch(map.epoch(), rebuildAllocator).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            fenced = agent.applyEpoch(map.fenceEpoch(), rebuildAllocator).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
         catch (final ExecutionException | TimeoutException e)
         {

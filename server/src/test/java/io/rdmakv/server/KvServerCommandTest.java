@@ -128,10 +128,11 @@ class KvServerCommandTest
         assertEquals(0, plain.code(), plain.err());
         assertEquals(new ServerConfig.ZooKeeper("zk1:2181,zk2:2181", "prod-1", 1, 4000), plain.config().zookeeper());
         final Path config = file("zk.yaml", "zookeeper: 127.0.0.1:2181\ncluster-name: c_2\nreplicas: 3\n" +
-            "zk-session-timeout-ms: 6000\n");
+            "zk-session-timeout-ms: 6000\npartitions: 256\n");
         final CommandRun fromFile = CommandRun.of(Map.of("RDMAKV_REPLICAS", "2"), "--config", config.toString());
         assertEquals(0, fromFile.code(), fromFile.err());
-        assertEquals(new ServerConfig.ZooKeeper("127.0.0.1:2181", "c_2", 2, 6000), fromFile.config().zookeeper(),
+        assertEquals(new ServerConfig.ZooKeeper("127.0.0.1:2181", "c_2", 2, 256, 6000, null, null),
+            fromFile.config().zookeeper(),
             "the environment beats the file");
         assertNull(CommandRun.of().config().zookeeper(), "without --zookeeper the node runs without ZooKeeper");
     }
@@ -153,6 +154,14 @@ class KvServerCommandTest
         assertBadUsage("'--replicas'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--replicas", "6");
         assertBadUsage("'--replicas'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--replicas", "0");
         assertBadUsage("only with --zookeeper", "--replicas", "2");
+        assertBadUsage("only with --zookeeper", "--partitions", "64");
+        for (final String partitions : new String[] {"4", "100", "131072", "0", "-64"})
+        {
+            assertBadUsage("'--partitions'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--partitions",
+                partitions);
+        }
+        assertEquals(64, CommandRun.of("--zookeeper", "zk:2181", "--cluster-name", "c", "--partitions", "64").config()
+            .zookeeper().partitions());
         assertBadUsage("only with --zookeeper", "--cluster-name", "c");
         assertBadUsage("only with --zookeeper", "--zk-session-timeout-ms", "5000");
         assertBadUsage("'--zk-session-timeout-ms'", "--zookeeper", "zk:2181", "--cluster-name", "c",

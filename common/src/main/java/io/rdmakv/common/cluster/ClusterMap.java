@@ -32,6 +32,7 @@ public final class ClusterMap
     public static final int MAX_PARTITIONS = 1 << 16;
 
     private final long epoch;
+    private final long fenceEpoch;
     private final int partitionCount;
     private final List<ClusterNode> nodes;
     private final int[] assignment;
@@ -75,6 +76,7 @@ public final class ClusterMap
                 " nodes: every node needs at least one partition");
         }
         this.epoch = epoch;
+        this.fenceEpoch = epoch;
         this.partitionCount = partitionCount;
         this.nodes = List.copyOf(sorted);
         this.assignment = assignment == null ? roundRobin(partitionCount, this.nodes) : assignment.clone();
@@ -124,6 +126,17 @@ public final class ClusterMap
     public ClusterMap(final long epoch, final int partitionCount, final List<ClusterNode> nodes,
         final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups)
     {
+        this(epoch, epoch, partitionCount, nodes, replicationFactor, groups, partitionGroups);
+    }
+
+    /**
+     * A replicated map whose last fencing change was at {@code fenceEpoch} (see {@link #fenceEpoch()}): 0..epoch.
+     *
+     * @throws InvalidClusterMapException as the constructor above, or for a fence epoch outside 0..epoch.
+     */
+    public ClusterMap(final long epoch, final long fenceEpoch, final int partitionCount, final List<ClusterNode> nodes,
+        final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups)
+    {
         if (epoch < 0)
         {
             throw new InvalidClusterMapException("cluster map epoch " + epoch + " is negative");
@@ -132,6 +145,10 @@ public final class ClusterMap
         {
             throw new InvalidClusterMapException(
                 "cluster map partition count " + partitionCount + " outside 1.." + MAX_PARTITIONS);
+        }
+        if (fenceEpoch < 0 || fenceEpoch > epoch)
+        {
+            throw new InvalidClusterMapException("cluster map fence epoch " + fenceEpoch + " outside 0.." + epoch);
         }
         if (replicationFactor < 1 || replicationFactor > ReplicaGroup.MAX_REPLICAS)
         {
@@ -184,6 +201,7 @@ public final class ClusterMap
                 partitionCount);
         }
         this.epoch = epoch;
+        this.fenceEpoch = fenceEpoch;
         this.partitionCount = partitionCount;
         this.nodes = List.copyOf(sorted);
         this.replicationFactor = replicationFactor;
@@ -235,6 +253,60 @@ public final class ClusterMap
     public long epoch()
     {
         return epoch;
+    }
+
+    /**
+     * The epoch of the last change that fences: of any group's members, primary, copying nodes or seal, of a
+     * placed node's address, or of which group holds which partition. A change of anything else (today: a spare
+     * joining or leaving the node list) keeps it, and fences no session: nodes fence sessions opened under an
+     * epoch below it, clients keep their sessions and slot cache across it. Equal to {@link #epoch()} for a
+     * simple map.
+     */
+    public long fenceEpoch()
+    {
+        return fenceEpoch;
+    }
+
+    /**
+     * Whether {@code other} places data as this map does, so that going from one to the other needs no fence:
+     * the same replication, the same groups (members in chain order, copying nodes, seal), every placed node at
+     * the same address, and the same group for every partition. Epochs and unplaced nodes (spares) are not
+     * compared.
+     */
+    public boolean placesLike(final ClusterMap other)
+    {
+        if (simple != other.simple || partitionCount != other.partitionCount ||
+            replicationFactor != other.replicationFactor || !groups.equals(other.groups) ||
+            !Arrays.equals(partitionGroup, other.partitionGroup))
+        {
+            return false;
+        }
+        if (simple)
+        {
+            return nodes.equals(other.nodes);
+        }
+        for (final ReplicaGroup group : groups)
+        {
+            for (int i = 0; i < group.memberCount() + group.copyingCount(); i++)
+            {
+                final int id = i < group.memberCount() ? group.member(i) : group.copying(i - group.memberCount());
+                if (!java.util.Objects.equals(node(id), other.node(id)))
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** This map with its fence epoch set to {@code fence} (a replicated map; 0..epoch). */
+    public ClusterMap withFenceEpoch(final long fence)
+    {
+        if (simple)
+        {
+            throw new IllegalStateException("a simple map fences at every epoch");
+        }
+        return new ClusterMap(epoch, fence, partitionCount, nodes, replicationFactor, groups, partitionGroups());
     }
 
     public int partitionCount()
@@ -355,7 +427,8 @@ public final class ClusterMap
     @Override
     public boolean equals(final Object o)
     {
-        return o instanceof ClusterMap m && epoch == m.epoch && partitionCount == m.partitionCount &&
+        return o instanceof ClusterMap m && epoch == m.epoch && fenceEpoch == m.fenceEpoch &&
+            partitionCount == m.partitionCount &&
             nodes.equals(m.nodes) && Arrays.equals(assignment, m.assignment) &&
             replicationFactor == m.replicationFactor && groups.equals(m.groups) &&
             Arrays.equals(partitionGroup, m.partitionGroup);
@@ -370,7 +443,7 @@ public final class ClusterMap
     @Override
     public String toString()
     {
-        return "ClusterMap{epoch=" + epoch + " partitions=" + partitionCount + " nodes=" + nodes +
+        return "ClusterMap{epoch=" + epoch + (fenceEpoch == epoch ? "" : " fence_epoch=" + fenceEpoch) + " partitions=" + partitionCount + " nodes=" + nodes +
             (simple ? "" : " replicas=" + replicationFactor + " groups=" + groups) + "}";
     }
 

@@ -48,7 +48,7 @@ public final class ClusterMapJson
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .build();
     private static final Set<String> MAP_FIELDS = Set.of("epoch", "partitions", "nodes", "assignment", "replicas", "groups",
-        "partition_groups");
+        "partition_groups", "fence_epoch");
     private static final Set<String> GROUP_FIELDS = Set.of("id", "members", "copying", "sealed");
     private static final Set<String> NODE_FIELDS = Set.of("id", "host", "port");
 
@@ -108,6 +108,10 @@ public final class ClusterMapJson
         else
         {
             root.put("replicas", map.replicationFactor());
+            if (map.fenceEpoch() != map.epoch())
+            {
+                root.put("fence_epoch", map.fenceEpoch());
+            }
             final ArrayNode groups = root.putArray("groups");
             for (final ReplicaGroup group : map.groups())
             {
@@ -203,8 +207,14 @@ public final class ClusterMapJson
                     group.has("copying") ? intArray(group, "copying", where) : new int[0],
                     sealed != null && sealed.booleanValue()));
             }
-            return new ClusterMap(epoch, partitions, nodes, replicas, groups,
+            final long fence = root.has("fence_epoch") ? longField(root, "fence_epoch", "cluster map") : epoch;
+            return new ClusterMap(epoch, fence, partitions, nodes, replicas, groups,
                 intArray(root, "partition_groups", "cluster map"));
+        }
+        if (root.has("fence_epoch"))
+        {
+            throw new InvalidClusterMapException("cluster map: \"fence_epoch\" needs \"groups\" (a map without " +
+                "replica groups fences at every epoch)");
         }
         int[] assignment = null;
         final JsonNode assignmentNode = root.get("assignment");

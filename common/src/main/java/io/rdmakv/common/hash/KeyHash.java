@@ -8,7 +8,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <ul>
  *   <li><b>key hash</b>: {@link Xxh64} of the key bytes with seed {@value #KEY_SEED}.</li>
- *   <li><b>partition</b>: the key hash, unsigned, modulo the cluster map's partition count; picks the node.</li>
+ *   <li><b>partition</b>: the key hash, unsigned, modulo the cluster map's partition count; picks the node.
+ *       For a power of two (every cluster kept in ZooKeeper) that is the low bits of the hash, taken with a
+ *       mask rather than a division; the result is the same.</li>
  *   <li><b>fingerprint</b>: the top 8 bits of the key hash; stored in the slot (bits the partition does not
  *       use, so a node's keys do not all share a fingerprint).</li>
  *   <li><b>group 1 and group 2</b>: the two candidate bucket groups (RACE hashing). Each is the murmur3
@@ -54,10 +56,11 @@ public final class KeyHash
         return (int)(keyHash >>> 56);
     }
 
-    /** The partition (0..partitions-1): the key hash, unsigned, modulo {@code partitions}. */
+    /** The partition (0..partitions-1): the key hash, unsigned, modulo {@code partitions} (a mask for a power of two). */
     public static int partition(final long keyHash, final int partitions)
     {
-        return (int)Long.remainderUnsigned(keyHash, partitions);
+        final int mask = partitions - 1;
+        return (partitions & mask) == 0 ? (int)(keyHash & mask) : (int)Long.remainderUnsigned(keyHash, partitions);
     }
 
     /** Whether {@code group} is one of the two candidate groups of the key with hash {@code keyHash}. */

@@ -59,6 +59,27 @@ class KeyHashTest
     }
 
     @Test
+    void aPowerOfTwoPartitionCountMasksAndGivesWhatTheRemainderGives()
+    {
+        // the mask is an implementation of the remainder: a cluster's keys must not move when it is taken
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(23);
+        for (int i = 0; i < 100_000; i++)
+        {
+            final long h = random.nextLong();
+            for (final int partitions : new int[] {1, 2, 8, 64, 4096, 1 << 16})
+            {
+                assertEquals((int)Long.remainderUnsigned(h, partitions), KeyHash.partition(h, partitions));
+            }
+            for (final int partitions : new int[] {3, 10, 100, 65_535})
+            {
+                assertEquals((int)Long.remainderUnsigned(h, partitions), KeyHash.partition(h, partitions));
+            }
+        }
+        assertEquals(4095, KeyHash.partition(-1L, 4096));
+        assertEquals(0, KeyHash.partition(Long.MIN_VALUE, 4096));
+    }
+
+    @Test
     void groupsAlwaysDiffer()
     {
         for (final long groups : new long[] {2, 4, 1024})

@@ -16,6 +16,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -60,7 +61,7 @@ class ClusterMapCodecTest
     void encodesByteForByteWhereTheDiagramSays()
     {
         final ClusterMap map = ClusterMap.of(3, List.of(new ClusterNode(5, "ab", 0x1F40)));
-        assertEquals("01" + "00" + "0000" + "01000000" + "40000000" + "0300000000000000" +
+        assertEquals("02" + "00" + "0000" + "01000000" + "40000000" + "0300000000000000" +
             "05000000" + "401f" + "0200" + "6162", HexFormat.of().formatHex(ClusterMapCodec.encode(map)));
         final byte[] explicit = ClusterMapCodec.encode(EXPLICIT);
         assertEquals(ClusterMapCodec.EXPLICIT, explicit[1]);
@@ -99,9 +100,9 @@ class ClusterMapCodecTest
     @Test
     void refusesAnotherFormatNamingBoth()
     {
-        final MalformedMessageException ex = malformed(patched(ClusterMapCodec.encode(Samples.MAP), 0, 2),
+        final MalformedMessageException ex = malformed(patched(ClusterMapCodec.encode(Samples.MAP), 0, 1),
             Kind.BAD_VERSION);
-        assertEquals("cluster map of format 2: this build reads format 1", ex.getMessage());
+        assertEquals("cluster map of format 1: this build reads format 2", ex.getMessage());
     }
 
     @Test
@@ -191,7 +192,7 @@ class ClusterMapCodecTest
         final MalformedMessageException ex =
             assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes));
         assertEquals(Kind.BAD_VERSION, ex.kind());
-        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).put(mapAt, (byte)1).putInt(mapAt + 4, 0);
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).put(mapAt, (byte)ClusterMapCodec.FORMAT).putInt(mapAt + 4, 0);
         assertEquals(Kind.OVERSIZED,
             assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes)).kind());
     }
@@ -219,6 +220,36 @@ class ClusterMapCodecTest
         final byte[] bad = bytes.clone();
         bad[bytes.length - 4 * 2 - 2] = 9;
         malformed(bad, Kind.BAD_FIELD);
+    }
+
+    @Test
+    void aReplicatedMapCarriesItsFenceEpochAndRefusesOneAboveItsEpoch()
+    {
+        final java.util.List<io.rdmakv.common.cluster.ClusterNode> nodes = java.util.List.of(
+            new io.rdmakv.common.cluster.ClusterNode(1, "127.0.0.1", 7401),
+            new io.rdmakv.common.cluster.ClusterNode(2, "127.0.0.1", 7402));
+        final io.rdmakv.common.cluster.ClusterMap map = new io.rdmakv.common.cluster.ClusterMap(9, 6, 4, nodes, 2,
+            java.util.List.of(new io.rdmakv.common.cluster.ReplicaGroup(0, new int[] {1, 2}, new int[0], false)),
+            new int[4]);
+        final io.rdmakv.common.cluster.ClusterMap back = ClusterMapCodec.decode(ClusterMapCodec.encode(map));
+        assertEquals(6, back.fenceEpoch());
+        assertEquals(map, back);
+        assertEquals(map, io.rdmakv.common.cluster.ClusterMap.fromJson(map.toJson()));
+        assertTrue(map.toJson().contains("\"fence_epoch\":6"), map.toJson());
+        assertEquals(9, map.withFenceEpoch(9).fenceEpoch());
+        assertFalse(map.withFenceEpoch(9).toJson().contains("fence_epoch"), "a map fencing at its epoch says nothing");
+        // fence_epoch sits after the group count: the 8 bytes before the first group
+        final byte[] bytes = ClusterMapCodec.encode(map);
+        final int at = ClusterMapCodec.NODES_OFFSET + 2 * (4 + 2 + 2 + "127.0.0.1".length()) + 4;
+        assertEquals(6, java.nio.ByteBuffer.wrap(bytes, at, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong());
+        final byte[] above = bytes.clone();
+        above[at] = 10;
+        malformed(above, Kind.BAD_FIELD);
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class,
+            () -> map.withFenceEpoch(10));
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class, () ->
+            io.rdmakv.common.cluster.ClusterMap.fromJson("{\"epoch\": 1, \"fence_epoch\": 1, \"nodes\": " +
+                "[{\"id\": 0, \"host\": \"h\", \"port\": 1}]}"));
     }
 
     @Test

@@ -48,8 +48,8 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(6, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+        assertEquals(7, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "7: the cluster map (format 2) carries its fence epoch; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 

@@ -62,6 +62,11 @@ final class ClusterJoin
                 LOG.log(WARNING, "cluster " + options.clusterName() + " was created with replicas " +
                     stored.replicas() + ": following it, not --replicas " + wanted.replicas());
             }
+            if (stored.partitions() != wanted.partitions())
+            {
+                LOG.log(WARNING, "cluster " + options.clusterName() + " was created with " + stored.partitions() +
+                    " partitions: following it, not --partitions " + wanted.partitions());
+            }
             return stored;
         }
     }

@@ -77,7 +77,8 @@ public final class ZooKeeperNode implements AutoCloseable
     {
         final ServerConfig.ZooKeeper zk = config.zookeeper();
         final ZkMembership m = ZkMembership.start(
-            ZkOptions.of(zk.connect(), zk.clusterName(), zk.replicas()).withSessionTimeoutMs(zk.sessionTimeoutMs())
+            ZkOptions.of(zk.connect(), zk.clusterName(), zk.replicas()).withPartitions(zk.partitions())
+                .withSessionTimeoutMs(zk.sessionTimeoutMs())
                 .withCredentials(zk.credentials()).withTls(zk.tls()),
             new MemberInfo(config.nodeId(),
                 config.advertiseHost() != null ? config.advertiseHost() : config.listenHost(),

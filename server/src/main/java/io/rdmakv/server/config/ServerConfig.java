@@ -145,12 +145,20 @@ public record ServerConfig(
      *                         unauthenticated, the cluster's znodes open to anyone
      * @param tls              TLS to ZooKeeper ({@code --zk-tls-ca}, ...), or null: plaintext
      */
-    public record ZooKeeper(String connect, String clusterName, int replicas, int sessionTimeoutMs,
+    public record ZooKeeper(String connect, String clusterName, int replicas, int partitions, int sessionTimeoutMs,
         io.rdmakv.server.cluster.zk.ZkCredentials credentials, io.rdmakv.server.cluster.zk.ZkTls tls)
     {
         public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_][A-Za-z0-9_-]{0,63}";
         public static final int DEFAULT_REPLICAS = 1;
         public static final int MAX_REPLICAS = 5;
+        /**
+         * The partition count a new cluster is created with: enough that moving one partition moves a small share
+         * of a node, and that groups of unequal size can be given shares close to their capacity.
+         */
+        public static final int DEFAULT_PARTITIONS = 4096;
+        /** Partition counts a new cluster may be created with: powers of two (the partition is a mask). */
+        public static final int MIN_PARTITIONS = 8;
+        public static final int MAX_PARTITIONS = 1 << 16;
         public static final int DEFAULT_SESSION_TIMEOUT_MS = 4000;
         public static final int MIN_SESSION_TIMEOUT_MS = 1000;
         public static final int MAX_SESSION_TIMEOUT_MS = 60000;
@@ -169,6 +177,10 @@ public record ServerConfig(
             {
                 throw new IllegalArgumentException("replicas " + replicas + " outside 1.." + MAX_REPLICAS);
             }
+            if (!validPartitions(partitions))
+            {
+                throw new IllegalArgumentException("partitions " + partitions + " is not " + PARTITIONS_RULE);
+            }
             if (sessionTimeoutMs < MIN_SESSION_TIMEOUT_MS || sessionTimeoutMs > MAX_SESSION_TIMEOUT_MS)
             {
                 throw new IllegalArgumentException("ZooKeeper session timeout " + sessionTimeoutMs + " ms outside " +
@@ -176,10 +188,19 @@ public record ServerConfig(
             }
         }
 
-        /** Without credentials and TLS. */
+        /** What {@link #validPartitions} accepts, in words. */
+        public static final String PARTITIONS_RULE = "a power of two from " + MIN_PARTITIONS + " to " + MAX_PARTITIONS;
+
+        /** Whether a new cluster may have {@code partitions} partitions. */
+        public static boolean validPartitions(final int partitions)
+        {
+            return partitions >= MIN_PARTITIONS && partitions <= MAX_PARTITIONS && Integer.bitCount(partitions) == 1;
+        }
+
+        /** With the default partition count, without credentials and TLS. */
         public ZooKeeper(final String connect, final String clusterName, final int replicas, final int sessionTimeoutMs)
         {
-            this(connect, clusterName, replicas, sessionTimeoutMs, null, null);
+            this(connect, clusterName, replicas, DEFAULT_PARTITIONS, sessionTimeoutMs, null, null);
         }
     }
 

@@ -35,6 +35,12 @@ public final class ZooKeeperOptions
             "Default: " + ServerConfig.ZooKeeper.DEFAULT_REPLICAS + ".")
     private Integer replicas;
 
+    @Option(names = "--partitions", paramLabel = "N",
+        description = "Partition count, " + ServerConfig.ZooKeeper.PARTITIONS_RULE + ", used when this node creates " +
+            "the cluster (fixed for its life: a cluster that exists keeps its own, with a warning). Only with " +
+            "--zookeeper. Default: " + ServerConfig.ZooKeeper.DEFAULT_PARTITIONS + ".")
+    private Integer partitions;
+
     @Option(names = "--zk-session-timeout-ms", paramLabel = "MS",
         description = "ZooKeeper session timeout: a node cut off from ZooKeeper this long is counted gone and its " +
             "groups fail over; " + ServerConfig.ZooKeeper.MIN_SESSION_TIMEOUT_MS + ".." +
@@ -79,6 +85,7 @@ public final class ZooKeeperOptions
         if (zookeeper == null)
         {
             final String stray = clusterName != null ? "--cluster-name" : replicas != null ? "--replicas" :
+                partitions != null ? "--partitions" :
                 sessionTimeoutMs != null ? "--zk-session-timeout-ms" : authFile != null ? "--zk-auth-file" :
                 tlsCa != null ? "--zk-tls-ca" : tlsCert != null ? "--zk-tls-cert" : tlsKey != null ? "--zk-tls-key" :
                 null;
@@ -88,6 +95,7 @@ public final class ZooKeeperOptions
                 {
                     case "--cluster-name" -> clusterName;
                     case "--replicas" -> replicas;
+                    case "--partitions" -> partitions;
                     case "--zk-session-timeout-ms" -> sessionTimeoutMs;
                     case "--zk-auth-file" -> authFile;
                     case "--zk-tls-ca" -> tlsCa;
@@ -115,6 +123,11 @@ public final class ZooKeeperOptions
         {
             throw Invalid.value(spec, "--replicas", r, "1.." + ServerConfig.ZooKeeper.MAX_REPLICAS);
         }
+        final int p = partitions == null ? ServerConfig.ZooKeeper.DEFAULT_PARTITIONS : partitions;
+        if (!ServerConfig.ZooKeeper.validPartitions(p))
+        {
+            throw Invalid.value(spec, "--partitions", p, ServerConfig.ZooKeeper.PARTITIONS_RULE);
+        }
         final int timeout = sessionTimeoutMs == null ? ServerConfig.ZooKeeper.DEFAULT_SESSION_TIMEOUT_MS :
             sessionTimeoutMs;
         if (timeout < ServerConfig.ZooKeeper.MIN_SESSION_TIMEOUT_MS ||
@@ -123,7 +136,7 @@ public final class ZooKeeperOptions
             throw Invalid.value(spec, "--zk-session-timeout-ms", timeout, ServerConfig.ZooKeeper.MIN_SESSION_TIMEOUT_MS +
                 ".." + ServerConfig.ZooKeeper.MAX_SESSION_TIMEOUT_MS + " milliseconds");
         }
-        builder.zookeeper(new ServerConfig.ZooKeeper(zookeeper, clusterName, r, timeout, credentials(spec, environment),
+        builder.zookeeper(new ServerConfig.ZooKeeper(zookeeper, clusterName, r, p, timeout, credentials(spec, environment),
             tls(spec)));
     }
 

@@ -117,6 +117,61 @@ class NodeRoleNodeTest
         return ids;
     }
 
+    /** {@link #map} with a spare listed too (node {@code SPARE}), at fence epoch {@code fence}. */
+    private ClusterMap withSpare(final long epoch, final long fence, final int... members)
+    {
+        return new ClusterMap(epoch, fence, PARTITIONS, List.of(new ClusterNode(ME, "127.0.0.1", server.port()),
+            new ClusterNode(OTHER, "127.0.0.1", 1), new ClusterNode(SPARE, "127.0.0.1", 2)), 2,
+            List.of(new ReplicaGroup(0, members, null, false)), new int[PARTITIONS]);
+    }
+
+    private static final int SPARE = 7;
+
+    @Test
+    void aMapThatOnlyAddsASpareFencesNobodyAndTheClientKeepsItsSessions() throws Exception
+    {
+        start();
+        role.onMap(map(1, ME));
+        try (RawSession old = new RawSession(server.port());
+             KvClient client = KvClient.connect(LocalCluster.clientConfig(LocalCluster.address(server))))
+        {
+            final RemoteRegion index = old.hello().indexRegion();
+            client.put(bytes("before"), bytes("1"));
+            final int sessions = server.sessionCount();
+
+            role.onMap(withSpare(2, 1, ME));
+            assertEquals(WcStatus.SUCCESS, old.read(index.address(), index.rkey(), 64),
+                "a spare joining (fence epoch still 1) fences no session of epoch 1");
+            assertEquals(0, server.sessionsFencedByEpoch());
+            assertEquals("1", text(client.get(bytes("before"))), "the client's session goes on");
+            client.put(bytes("during"), bytes("2"));
+            // a session opened now brings the map of epoch 2 in its HELLO_OK: the client takes it in place
+            final Thread other = Thread.ofPlatform().start(() -> client.put(bytes("other"), bytes("3")));
+            other.join();
+            assertEquals(2, client.clusterMap().epoch(), "the client follows the map");
+            assertEquals(1, client.clusterMap().fenceEpoch());
+            assertEquals("2", text(client.get(bytes("during"))));
+            assertEquals(sessions + 1, server.sessionCount(),
+                "the other thread's session is the only new one: the first thread kept its own");
+
+            role.onMap(withSpare(3, 3, ME, SPARE));
+            assertNotEquals(WcStatus.SUCCESS, old.read(index.address(), index.rkey(), 64),
+                "a new member fences every session of an older epoch");
+            assertTrue(server.sessionsFencedByEpoch() >= 3, "the raw session and the client's two: " +
+                server.sessionsFencedByEpoch());
+        }
+    }
+
+    private static byte[] bytes(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(final byte[] b)
+    {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
     @Test
     void aNewEpochFencesSessionsOfOlderOnesAndNewSessionsWork()
     {

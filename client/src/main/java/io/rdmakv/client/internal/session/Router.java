@@ -46,21 +46,71 @@ public final class Router implements AutoCloseable
     private final int[][] copyingNodes;
     private final boolean[] sealed;
     private final SessionOpener opener;
-    private final ThreadLocal<Session[]> mine;
-    private final Set<Session> open = ConcurrentHashMap.newKeySet();
+    private ThreadLocal<Session[]> mine;
+    /** Every session of this router, all threads; shared with the router it was refreshed from (see below). */
+    private final Set<Session> open;
     /** Per node, a session opened but not yet any thread's (see {@link #adopt}). */
     private final AtomicReferenceArray<Session> spares;
-    private final LaneCounters retired = new LaneCounters();
+    private final LaneCounters retired;
     private final List<Object>[] regions;
     private final SlotCache cache;
     private volatile boolean closed;
+    /** Set when a refreshed router took this one's sessions over: closing this one then closes none of them. */
+    private volatile boolean handedOver;
+    /** Set when the last router to hold these sessions closed them: every router that shared them is closed. */
+    private final java.util.concurrent.atomic.AtomicBoolean sessionsClosed;
 
     /** A router whose sessions share {@code cache} (every session, the adopted seed's too). */
     public Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache)
     {
+        this(map, opener, cache, ConcurrentHashMap.newKeySet(), new LaneCounters(),
+            new java.util.concurrent.atomic.AtomicBoolean());
+        mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
+    }
+
+    /**
+     * A router over {@code map} that keeps {@code previous}'s sessions: for a map that fences nobody (the same
+     * fence epoch, {@link ClusterMap#fenceEpoch}), whose nodes keep serving the sessions opened before it.
+     * Each thread's sessions move over, by node id and address, the first time the thread uses this router;
+     * sessions with nodes the map no longer lists stay open and heartbeated until the next fencing change
+     * closes them. {@code previous} is handed over: closing it closes nothing.
+     */
+    public Router(final ClusterMap map, final Router previous)
+    {
+        this(map, previous.opener, previous.cache, previous.open, previous.retired, previous.sessionsClosed);
+        final int[] from = new int[nodes.length];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            from[i] = previous.indexOf(map.nodes().get(i));
+            if (from[i] >= 0)
+            {
+                spares.set(i, previous.spares.getAndSet(from[i], null));
+                regions[i] = previous.regions[from[i]];
+            }
+        }
+        final ThreadLocal<Session[]> before = previous.mine;
+        mine = ThreadLocal.withInitial(() ->
+        {
+            final Session[] old = before.get();
+            final Session[] moved = new Session[nodes.length];
+            for (int i = 0; i < moved.length; i++)
+            {
+                moved[i] = from[i] >= 0 ? old[from[i]] : null;
+            }
+            return moved;
+        });
+        previous.handedOver = true;
+    }
+
+    private Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache, final Set<Session> open,
+        final LaneCounters retired, final java.util.concurrent.atomic.AtomicBoolean sessionsClosed)
+    {
+        this.sessionsClosed = sessionsClosed;
         this.map = map;
         this.opener = opener;
         this.cache = cache;
+        this.open = open;
+        this.retired = retired;
         final List<ClusterNode> list = map.nodes();
         nodes = new InetSocketAddress[list.size()];
         final Map<Integer, Integer> indexById = new HashMap<>();
@@ -93,7 +143,6 @@ public final class Router implements AutoCloseable
             }
             sealed[g] = group.sealed();
         }
-        mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
         @SuppressWarnings("unchecked")
         final List<Object>[] identities = new List[nodes.length];
         regions = identities;
@@ -222,7 +271,7 @@ public final class Router implements AutoCloseable
             sessions[node] = null;
             retire(current);
         }
-        if (closed)
+        if (closed || sessionsClosed.get())
         {
             throw new IllegalStateException("client is closed");
         }
@@ -262,7 +311,7 @@ public final class Router implements AutoCloseable
         {
             if (list.get(i).id() == nodeId)
             {
-                if (closed || !spares.compareAndSet(i, null, session))
+                if (closed || sessionsClosed.get() || !spares.compareAndSet(i, null, session))
                 {
                     return false;
                 }
@@ -374,11 +423,40 @@ public final class Router implements AutoCloseable
         }
     }
 
-    /** Closes every session (BYE to each node). */
+    /** The index of {@code node} (same id and address) in this router's map, or -1. */
+    private int indexOf(final ClusterNode node)
+    {
+        final List<ClusterNode> list = map.nodes();
+        for (int i = 0; i < list.size(); i++)
+        {
+            if (list.get(i).equals(node))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether {@code next} can take this router's sessions over ({@link #Router(ClusterMap, Router)}). */
+    public boolean keepsSessionsFor(final ClusterMap next)
+    {
+        return !closed && !handedOver && !sessionsClosed.get() && !map.isSimple() && !next.isSimple() &&
+            next.fenceEpoch() == map.fenceEpoch();
+    }
+
+    /**
+     * Closes every session (BYE to each node), unless a refreshed router took them over: then it only stops
+     * opening new ones.
+     */
     @Override
     public void close()
     {
+        if (handedOver)
+        {
+            return;
+        }
         closed = true;
+        sessionsClosed.set(true);
         for (final Session s : open)
         {
             retire(s);

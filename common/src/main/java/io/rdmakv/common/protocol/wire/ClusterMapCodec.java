@@ -43,6 +43,7 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVER
  *    replication_factor  u8    1..{@link ReplicaGroup#MAX_REPLICAS}
  *    reserved            u8    zero
  *    group_count         u16   1..partition_count
+ *    fence_epoch         u64   0..epoch: the epoch of the last change that fences ({@link ClusterMap#fenceEpoch})
  *    groups              group_count times: id u32, member_count u8, copying_count u8, flags u8 (bit 0:
  *                              sealed), reserved u8, then member_count + copying_count u16 node indexes
  *                              (members primary first, then copying)
@@ -56,7 +57,7 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVER
 public final class ClusterMapCodec
 {
     /** The encoding's version, its first byte. */
-    public static final int FORMAT = 1;
+    public static final int FORMAT = 2;
     public static final int ROUND_ROBIN = 0;
     public static final int EXPLICIT = 1;
     public static final int GROUPS = 2;
@@ -75,7 +76,7 @@ public final class ClusterMapCodec
         int length = NODES_OFFSET + (isRoundRobin(map) ? 0 : map.partitionCount() * Short.BYTES);
         if (!map.isSimple())
         {
-            length += 4;
+            length += 4 + Long.BYTES;
             for (final ReplicaGroup group : map.groups())
             {
                 length += 8 + (group.memberCount() + group.copyingCount()) * Short.BYTES;
@@ -231,7 +232,8 @@ public final class ClusterMapCodec
     private static void encodeGroups(final ClusterMap map, final ByteBuffer out)
     {
         final List<ClusterNode> nodes = map.nodes();
-        out.put((byte)map.replicationFactor()).put((byte)0).putShort((short)map.groups().size());
+        out.put((byte)map.replicationFactor()).put((byte)0).putShort((short)map.groups().size())
+            .putLong(map.fenceEpoch());
         for (final ReplicaGroup group : map.groups())
         {
             out.putInt(group.id()).put((byte)group.memberCount()).put((byte)group.copyingCount())
@@ -260,6 +262,12 @@ public final class ClusterMapCodec
             throw new MalformedMessageException(BAD_FIELD, "cluster map reserved group field is not zero");
         }
         final int groupCount = in.getShort() & 0xFFFF;
+        final long fenceEpoch = in.getLong();
+        if (fenceEpoch < 0 || fenceEpoch > epoch)
+        {
+            throw new MalformedMessageException(BAD_FIELD, "cluster map fence epoch " + fenceEpoch + " outside 0.." +
+                epoch);
+        }
         if (groupCount < 1 || groupCount > partitions || (long)groupCount * 8 > in.remaining())
         {
             throw new MalformedMessageException(
@@ -321,7 +329,7 @@ public final class ClusterMapCodec
             }
             partitionGroups[p] = groups.get(index).id();
         }
-        return new ClusterMap(epoch, partitions, nodes, factor, groups, partitionGroups);
+        return new ClusterMap(epoch, fenceEpoch, partitions, nodes, factor, groups, partitionGroups);
     }
 
     private static String host(final ByteBuffer in, final int length, final int node)

@@ -20,7 +20,12 @@ import java.util.Objects;
  *   <li><b>promotion</b>: if a node becomes a member of a group without having been a member or a copying node
  *       of that group, under the same incarnation, in the map it replaced: that is how a group is emptied of
  *       its in-sync replicas in favour of an empty node (a lost group stays lost for the same reason). When the
- *       reader holds the map one epoch below, the map's {@code previous} must be that map.</li>
+ *       reader holds the map one epoch below, the map's {@code previous} must be that map;</li>
+ *   <li><b>fence</b>: unless its fence epoch is its own epoch, or the map it replaced's when it places data as
+ *       that one did ({@link ClusterMap#placesLike}, the same placed incarnations). A map that claims an older
+ *       fence epoch than that would leave sessions of the old placement unfenced. A reader
+ *       that missed maps checks what it can against its own: a map placing differently from it must fence
+ *       above its epoch, and no map may fence below the fence epoch it holds.</li>
  * </ul>
  * The map it replaced is its {@code previous} or, without one, the reader's own when that is one epoch below;
  * a reader that missed maps and is given no previous checks the first two rules only. A writer who can forge a
@@ -88,7 +93,38 @@ public final class MapCheck
                 ") is not the one held: " + previous.map() + " instead of " + held.map());
         }
         final StoredMap base = previous != null ? previous : heldIsPrevious ? held.withoutPrevious() : null;
-        return base == null ? null : change(base, next);
+        final Refusal changed = base == null ? null : change(base, next);
+        if (changed != null)
+        {
+            return changed;
+        }
+        if (base != null)
+        {
+            final boolean kept = samePlacement(base, next) && map.fenceEpoch() == base.map().fenceEpoch();
+            if (map.fenceEpoch() != epoch && !kept)
+            {
+                return new Refusal(MapRefusal.FENCE, "fence epoch " + map.fenceEpoch() + " after epoch " +
+                    base.map().epoch() + " (fence epoch " + base.map().fenceEpoch() + "): a map fences at its own " +
+                    "epoch, or keeps the fence epoch of a map that places data as it does");
+            }
+        }
+        else if (held != null)
+        {
+            final long floor = samePlacement(held, next) ? held.map().fenceEpoch() : held.map().epoch() + 1;
+            if (map.fenceEpoch() < floor)
+            {
+                return new Refusal(MapRefusal.FENCE, "fence epoch " + map.fenceEpoch() + " below " + floor +
+                    ", what the map held (epoch " + held.map().epoch() + ", fence epoch " + held.map().fenceEpoch() +
+                    ") allows");
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code next} places data as {@code base} did: no session needs fencing between them. */
+    private static boolean samePlacement(final StoredMap base, final StoredMap next)
+    {
+        return next.map().placesLike(base.map()) && next.incarnations().equals(base.incarnations());
     }
 
     private static Refusal geometry(final ClusterSettings settings, final StoredMap next)

@@ -132,9 +132,13 @@ public final class MapPlanner
         {
             result.add(w.group());
         }
-        final ClusterMap map = new ClusterMap(current.epoch() + 1, current.partitionCount(), nodes,
+        final ClusterMap next = new ClusterMap(current.epoch() + 1, current.partitionCount(), nodes,
             current.replicationFactor(), result, current.partitionGroups());
-        return new Plan(map, incarnations(groups, byId), change.toString(), failovers);
+        final Map<Integer, Long> nextIncarnations = incarnations(groups, byId);
+        // a change that places nothing differently (a spare joining or leaving) fences nobody
+        final ClusterMap map = next.placesLike(current) && nextIncarnations.equals(placedIncarnations) ?
+            next.withFenceEpoch(current.fenceEpoch()) : next;
+        return new Plan(map, nextIncarnations, change.toString(), failovers);
     }
 
     private static Plan create(final int replicas, final int partitions, final Map<Integer, MemberInfo> live)

@@ -13,7 +13,9 @@ public enum MapRefusal
     /** Not the cluster's partitions, factor or groups. */
     GEOMETRY("geometry"),
     /** A node becomes a group's member without having been its member or copying node. */
-    PROMOTION("promotion");
+    PROMOTION("promotion"),
+    /** Its fence epoch would leave sessions of an older placement unfenced (or fences without a change). */
+    FENCE("fence");
 
     private final String label;
 

@@ -69,6 +69,12 @@ public record ZkOptions(String connectString, String clusterName, int replicas, 
             DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_SETTLE_MS);
     }
 
+    /** A copy with another partition count (for a cluster this node creates). */
+    public ZkOptions withPartitions(final int count)
+    {
+        return new ZkOptions(connectString, clusterName, replicas, count, sessionTimeoutMs, settleMs, credentials, tls);
+    }
+
     /** A copy with another session timeout. */
     public ZkOptions withSessionTimeoutMs(final int ms)
     {

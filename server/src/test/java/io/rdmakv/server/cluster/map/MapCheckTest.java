@@ -23,7 +23,10 @@ class MapCheckTest
 {
     private static final ClusterSettings SETTINGS = new ClusterSettings(2, 8);
 
-    /** Group 0 is [0, 1], node 2 a spare; epoch 2 (created, then the spare listed), held by every node. */
+    /**
+     * Group 0 is [0, 1], node 2 a spare; epoch 2 (created, then the spare listed, which fences nobody: fence
+     * epoch 1), held by every node.
+     */
     private StoredMap held;
 
     @BeforeEach
@@ -36,6 +39,7 @@ class MapCheckTest
         held = run.held;
         assertEquals(2, held.map().epoch());
         assertEquals(List.of(0, 1, 2), held.map().nodes().stream().map(ClusterNode::id).toList());
+        assertEquals(1, held.map().fenceEpoch(), "a spare joining fences nobody");
     }
 
     /** {@code held}'s map with {@code groups} at {@code epoch}. */
@@ -129,6 +133,28 @@ class MapCheckTest
             Map.of(2, 1002L)).after(lost);
         refused(MapRefusal.PROMOTION, check(revived, lost));
         assertTrue(check(revived, lost).detail().contains("which was lost"), check(revived, lost).detail());
+    }
+
+    @Test
+    void aMapThatChangesAGroupButKeepsAnOlderFenceEpochIsRefused()
+    {
+        // the backup lost, the spare copying in its place
+        final StoredMap copying = forged(3, List.of(new ReplicaGroup(0, new int[] {0}, new int[] {2}, false)),
+            Map.of(0, held.incarnations().get(0), 2, 1002L));
+        assertNull(check(copying, held), "fencing at its own epoch: accepted");
+        final StoredMap unfenced = new StoredMap(copying.map().withFenceEpoch(1), copying.incarnations()).after(held);
+        refused(MapRefusal.FENCE, check(unfenced, held));
+        refused(MapRefusal.FENCE, check(new StoredMap(copying.map().withFenceEpoch(2), copying.incarnations())
+            .after(held), held));
+        // a reader that missed maps and is given no previous: a group change must fence above what it holds
+        refused(MapRefusal.FENCE, MapCheck.check(SETTINGS, unfenced.withoutPrevious(), 2, held));
+        // the same placement (the spare leaves again) may keep the fence epoch, or fence anyway
+        final StoredMap sparesOnly = new StoredMap(new ClusterMap(3, 1, 8, held.map().nodes().subList(0, 2), 2,
+            held.map().groups(), held.map().partitionGroups()), held.incarnations()).after(held);
+        assertNull(check(sparesOnly, held));
+        assertNull(check(new StoredMap(sparesOnly.map().withFenceEpoch(3), held.incarnations()).after(held), held));
+        refused(MapRefusal.FENCE, check(new StoredMap(sparesOnly.map().withFenceEpoch(0), held.incarnations())
+            .after(held), held));
     }
 
     @Test

@@ -37,6 +37,27 @@ class MapPlannerTest
     }
 
     @Test
+    void sparesJoiningOrLeavingKeepTheFenceEpochAndEveryGroupChangeMovesIt()
+    {
+        final PlannerRun run = new PlannerRun(2, 8).join(0, 1);
+        run.settle();
+        assertEquals(1, run.map.fenceEpoch());
+        run.join(2, 3);
+        run.settle();
+        assertEquals(List.of(0, 1, 2, 3), nodeIds(run.map));
+        assertEquals(1, run.map.fenceEpoch(), "spares joining fence nobody: " + run.plans);
+        run.leave(3);
+        run.settle();
+        assertEquals(1, run.map.fenceEpoch(), "a spare leaving fences nobody");
+        final long before = run.map.epoch();
+        run.leave(1);
+        run.step();
+        assertEquals(before + 1, run.map.epoch());
+        assertEquals(run.map.epoch(), run.map.fenceEpoch(), "a backup lost (and a spare taken to copy) fences: " +
+            run.plans.getLast().change());
+    }
+
+    @Test
     void creationMakesGroupsOfRInIdOrderAndLeavesTheRestSpare()
     {
         for (int nodes = 1; nodes <= 4; nodes++)
