@@ -6,6 +6,8 @@
 #                                   [--replicas R [--zk-port PORT]]
 #   deploy/local-cluster.sh status [--dir RUN_DIR]
 #   deploy/local-cluster.sh stop   [--dir RUN_DIR] [--timeout SECONDS]
+#   deploy/local-cluster.sh add N  [--dir RUN_DIR] [--timeout SECONDS]
+#   deploy/local-cluster.sh remove ID [--dir RUN_DIR] [--timeout SECONDS]
 #
 # start writes, under RUN_DIR: cluster.json (the map: node i at 127.0.0.1:BASE_PORT+i), node-i.yaml (its
 # config file), node-i.log, node-i.pid and, once it ended, node-i.exit; it waits until every node printed
@@ -18,6 +20,13 @@
 # data under RUN_DIR/zookeeper; zookeeper.cfg, zookeeper.log, zookeeper.pid, zookeeper.exit) and waits until
 # it serves, then starts the N nodes with zookeeper, cluster-name "local" and replicas R in their config
 # files. stop stops the nodes, then ZooKeeper last; status shows ZooKeeper too.
+#
+# add and remove change a running replicated cluster (started with --replicas; a static map cannot change
+# while it runs). add starts N more nodes, ids and ports after the highest so far, with the settings start
+# recorded in RUN_DIR/cluster.env, and waits until each is ready: they join as spares (a spare joining fences
+# no session, so clients carry on without a reconnect) and take a group's place when one falls below R.
+# Partitions do not move to them yet (docs/growth.md). remove stops node ID with SIGTERM (it leaves the
+# cluster through ZooKeeper; a group it was in fails over or copies onto a spare) and checks it exited 0.
 # ZooKeeper is locked down (needs openssl): its only client port speaks TLS and asks for a client
 # certificate, and it closes any session that has not authenticated with the digest credential. start makes,
 # once per RUN_DIR (kept for the next start: ZooKeeper's data, and the ACLs on it, are kept too):
@@ -40,16 +49,30 @@ transport=tcp memory=64m base_port=7400 metrics_base_port=0 timeout=60 nodes= re
 kvzk=${RDMAKV_KVZK:-"$root/bin/kvzk"}
 
 usage() {
-  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 [ $# -ge 1 ] || usage
 command=$1; shift
-if [ "$command" = start ]; then
+if [ "$command" = start ] || [ "$command" = add ]; then
   [ $# -ge 1 ] || usage
   nodes=$1; shift
   [[ "$nodes" =~ ^[1-9][0-9]*$ ]] || { echo "local-cluster: N must be a positive number, not '$nodes'" >&2; exit 2; }
+fi
+if [ "$command" = remove ]; then
+  [ $# -ge 1 ] || usage
+  remove_id=$1; shift
+  [[ "$remove_id" =~ ^[0-9]+$ ]] || { echo "local-cluster: ID must be a node id, not '$remove_id'" >&2; exit 2; }
+fi
+if [ "$command" = add ] || [ "$command" = remove ]; then
+  for arg in "$@"; do
+    case "$arg" in
+      --transport|--memory|--base-port|--metrics-base-port|--replicas|--zk-port)
+        echo "local-cluster: $command takes $arg from the running cluster (RUN_DIR/cluster.env), not the command line" >&2
+        exit 2 ;;
+    esac
+  done
 fi
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -216,6 +239,91 @@ stop_nodes() {
   return $failed
 }
 
+# Writes node $1's config file and starts it in the background (RUN_DIR/node-$1.{yaml,log,pid,exit}).
+launch_node() {
+  local id=$1 port=$((base_port + $1))
+  rm -f "$dir/node-$id.pid" "$dir/node-$id.exit" "$dir/node-$id.log"
+  {
+    echo "listen: 127.0.0.1:$port"
+    echo "node-id: $id"
+    if [ -n "$replicas" ]; then
+      echo "zookeeper: 127.0.0.1:$zk_port"
+      echo "cluster-name: local"
+      echo "replicas: $replicas"
+      echo "zk-auth-file: $dir/zk-auth"
+      echo "zk-tls-ca: $dir/zk-tls/ca.pem"
+      echo "zk-tls-cert: $dir/zk-tls/node.pem"
+      echo "zk-tls-key: $dir/zk-tls/node.key"
+    else
+      echo "cluster: $dir/cluster.json"
+    fi
+    echo "memory: $memory"
+    echo "transport: $transport"
+    if [ "$metrics_base_port" -gt 0 ]; then
+      echo "metrics-host: 127.0.0.1"
+      echo "metrics-port: $((metrics_base_port + id))"
+    fi
+  } > "$dir/node-$id.yaml"
+  # The subshell waits for the node and records how it ended; the pid file holds the node's own pid.
+  (
+    "$kvserver" --config "$dir/node-$id.yaml" < /dev/null > "$dir/node-$id.log" 2>&1 &
+    echo $! > "$dir/node-$id.pid"
+    wait $!
+    echo $? > "$dir/node-$id.exit"
+  ) < /dev/null > /dev/null 2>&1 &
+}
+
+# What add needs to start more nodes like the first ones.
+record_settings() {
+  printf 'transport=%s\nmemory=%s\nbase_port=%s\nmetrics_base_port=%s\nreplicas=%s\nzk_port=%s\n' \
+    "$transport" "$memory" "$base_port" "$metrics_base_port" "$replicas" "$zk_port" > "$dir/cluster.env"
+}
+
+# Reads cluster.env (written by start) for add and remove; refuses a run dir without a replicated cluster.
+load_settings() {
+  local line key value
+  if [ ! -s "$dir/cluster.env" ] || [ -z "$(node_ids)" ]; then
+    echo "local-cluster: no cluster in $dir (start one first)" >&2; exit 3
+  fi
+  while IFS= read -r line; do
+    key=${line%%=*} value=${line#*=}
+    case "$key" in
+      transport|memory|base_port|metrics_base_port|replicas|zk_port) printf -v "$key" '%s' "$value" ;;
+    esac
+  done < "$dir/cluster.env"
+  if [ -z "$replicas" ]; then
+    echo "local-cluster: $command needs a replicated cluster (start --replicas R): the static map of" \
+      "$dir/cluster.json cannot change while the nodes run" >&2
+    exit 2
+  fi
+  if ! zk_alive; then echo "local-cluster: the cluster's ZooKeeper in $dir is not running" >&2; exit 1; fi
+}
+
+# Waits until every node in "$@" printed "kvserver: ready"; on failure runs "$on_fail" and exits 1.
+await_ready() {
+  local deadline=$((SECONDS + timeout)) pending id
+  while :; do
+    pending=0
+    for id in "$@"; do
+      if grep -q '^kvserver: ready' "$dir/node-$id.log" 2>/dev/null; then continue; fi
+      if [ -s "$dir/node-$id.exit" ]; then
+        echo "node $id: exited with $(cat "$dir/node-$id.exit") before it was ready:" >&2
+        tail -n 5 "$dir/node-$id.log" >&2
+        $on_fail > /dev/null 2>&1
+        exit 1
+      fi
+      pending=1
+    done
+    [ $pending -eq 0 ] && return 0
+    if [ $SECONDS -ge $deadline ]; then
+      echo "local-cluster: not every node was ready within ${timeout}s; stopping" >&2
+      $on_fail >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+}
+
 start_nodes() {
   local id port
   if [ -n "$(node_ids)" ]; then
@@ -225,7 +333,8 @@ start_nodes() {
   fi
   if zk_alive; then echo "local-cluster: a ZooKeeper is already running in $dir (stop it first)" >&2; exit 1; fi
   mkdir -p "$dir" || exit 1
-  rm -f "$dir"/node-*.pid "$dir"/node-*.exit "$dir"/node-*.log "$dir"/node-*.yaml "$dir"/zookeeper.address
+  rm -f "$dir"/node-*.pid "$dir"/node-*.exit "$dir"/node-*.log "$dir"/node-*.yaml "$dir"/zookeeper.address \
+    "$dir/cluster.env"
   if [ -n "$replicas" ]; then start_zookeeper; rm -f "$dir/cluster.json"; else
   {
     echo '{'
@@ -239,58 +348,9 @@ start_nodes() {
     echo '}'
   } > "$dir/cluster.json"
   fi
-  for ((id = 0; id < nodes; id++)); do
-    port=$((base_port + id))
-    {
-      echo "listen: 127.0.0.1:$port"
-      echo "node-id: $id"
-      if [ -n "$replicas" ]; then
-        echo "zookeeper: 127.0.0.1:$zk_port"
-        echo "cluster-name: local"
-        echo "replicas: $replicas"
-        echo "zk-auth-file: $dir/zk-auth"
-        echo "zk-tls-ca: $dir/zk-tls/ca.pem"
-        echo "zk-tls-cert: $dir/zk-tls/node.pem"
-        echo "zk-tls-key: $dir/zk-tls/node.key"
-      else
-        echo "cluster: $dir/cluster.json"
-      fi
-      echo "memory: $memory"
-      echo "transport: $transport"
-      if [ "$metrics_base_port" -gt 0 ]; then
-        echo "metrics-host: 127.0.0.1"
-        echo "metrics-port: $((metrics_base_port + id))"
-      fi
-    } > "$dir/node-$id.yaml"
-    # The subshell waits for the node and records how it ended; the pid file holds the node's own pid.
-    (
-      "$kvserver" --config "$dir/node-$id.yaml" < /dev/null > "$dir/node-$id.log" 2>&1 &
-      echo $! > "$dir/node-$id.pid"
-      wait $!
-      echo $? > "$dir/node-$id.exit"
-    ) < /dev/null > /dev/null 2>&1 &
-  done
-  local deadline=$((SECONDS + timeout)) pending
-  while :; do
-    pending=0
-    for ((id = 0; id < nodes; id++)); do
-      if grep -q '^kvserver: ready' "$dir/node-$id.log" 2>/dev/null; then continue; fi
-      if [ -s "$dir/node-$id.exit" ]; then
-        echo "node $id: exited with $(cat "$dir/node-$id.exit") before it was ready:" >&2
-        tail -n 5 "$dir/node-$id.log" >&2
-        stop_nodes > /dev/null 2>&1
-        exit 1
-      fi
-      pending=1
-    done
-    [ $pending -eq 0 ] && break
-    if [ $SECONDS -ge $deadline ]; then
-      echo "local-cluster: not every node was ready within ${timeout}s; stopping" >&2
-      stop_nodes >&2
-      exit 1
-    fi
-    sleep 0.2
-  done
+  for ((id = 0; id < nodes; id++)); do launch_node "$id"; done
+  record_settings
+  on_fail=stop_nodes await_ready $(seq 0 $((nodes - 1)))
   local hosts=""
   for ((id = 0; id < nodes; id++)); do hosts="$hosts${hosts:+,}127.0.0.1:$((base_port + id))"; done
   echo "started $nodes node(s), transport $transport, memory $memory each; run dir $dir"
@@ -328,8 +388,64 @@ status_nodes() {
   [ $running -eq $total ]
 }
 
+# add: N more nodes after the highest id so far, each ready before add returns.
+add_nodes() {
+  load_settings
+  local last first id added=()
+  last=$(node_ids | tail -n 1)
+  first=$((last + 1))
+  for ((id = first; id < first + nodes; id++)); do
+    if [ $((base_port + id)) -gt 65535 ]; then echo "local-cluster: no port left for node $id" >&2; exit 2; fi
+    launch_node "$id"
+    added+=("$id")
+  done
+  # a node that fails to start is stopped with the others added, not the cluster
+  on_fail="stop_added" await_ready "${added[@]}"
+  local hosts=""
+  for id in $(node_ids); do alive "$id" && hosts="$hosts${hosts:+,}127.0.0.1:$((base_port + id))"; done
+  echo "added node(s) ${added[*]}: spares until a group needs them (partitions do not move yet); run dir $dir"
+  echo "hosts: $hosts"
+}
+
+stop_added() {
+  local id
+  for id in "${added[@]}"; do
+    if alive "$id"; then kill -TERM "$(pid_of "$id")" 2>/dev/null; wait_exit "$id" "$timeout" > /dev/null; fi
+    rm -f "$dir/node-$id.pid"
+  done
+}
+
+# remove: SIGTERM node ID, wait for it, check exit 0; its log and exit code stay.
+remove_node() {
+  load_settings
+  if [ ! -e "$dir/node-$remove_id.pid" ]; then
+    echo "local-cluster: no node $remove_id in $dir (nodes: $(node_ids | tr '\n' ' '))" >&2; exit 2
+  fi
+  if ! alive "$remove_id"; then
+    echo "node $remove_id: was not running$([ -s "$dir/node-$remove_id.exit" ] && echo " (exit $(cat "$dir/node-$remove_id.exit"))")"
+    rm -f "$dir/node-$remove_id.pid"
+    return 0
+  fi
+  local code pid
+  pid=$(pid_of "$remove_id")
+  kill -TERM "$pid" 2>/dev/null
+  code=$(wait_exit "$remove_id" "$timeout")
+  rm -f "$dir/node-$remove_id.pid"
+  if [ "$code" = timeout ]; then
+    echo "node $remove_id: did not exit within ${timeout}s of SIGTERM; killed" >&2
+    kill -KILL "$pid" 2>/dev/null
+    return 1
+  elif [ "$code" != 0 ]; then
+    echo "node $remove_id: exited with $code (log: $dir/node-$remove_id.log)" >&2
+    return 1
+  fi
+  echo "node $remove_id: removed (exit 0); a group it was in fails over or copies onto a spare"
+}
+
 case "$command" in
   start) start_nodes ;;
+  add) add_nodes ;;
+  remove) remove_node ;;
   stop) stop_nodes ;;
   status) status_nodes ;;
   *) usage ;;

@@ -138,6 +138,10 @@ class LocalClusterScriptTest
             assertEquals(200, ready.statusCode(), "node " + i + " /ready");
         }
 
+        final Run staticAdd = script("add", "1", "--dir", run.toString());
+        assertEquals(2, staticAdd.code(), staticAdd.out());
+        assertTrue(staticAdd.out().contains("needs a replicated cluster"), staticAdd.out());
+
         final Run stopped = script("stop", "--dir", run.toString(), "--timeout", "60");
         assertEquals(0, stopped.code(), stopped.out());
         for (int i = 0; i < 3; i++)
@@ -175,8 +179,8 @@ class LocalClusterScriptTest
     @Test
     void withReplicasALockedDownZooKeeperStartsFirstTheNodesServeAndItStopsLast() throws Exception
     {
-        final int base = contiguous(new int[4]);
-        final int zk = base + 3;
+        final int base = contiguous(new int[5]);
+        final int zk = base + 4;
         final Path run = dir.resolve("run");
         final Run started = script("start", "3", "--replicas", "2", "--transport", "tcp", "--memory", "16m",
             "--base-port", String.valueOf(base), "--zk-port", String.valueOf(zk), "--dir", run.toString(),
@@ -234,6 +238,26 @@ class LocalClusterScriptTest
         assertEquals(0, status.code(), status.out());
         assertTrue(status.out().startsWith("zookeeper: running, pid "), status.out());
 
+        // add: one more node, with the cluster's settings, at the next id and port; it joins as a spare
+        final Run added = script("add", "1", "--dir", run.toString(), "--timeout", "90");
+        assertEquals(0, added.code(), added.out());
+        assertTrue(added.out().contains("added node(s) 3") && added.out().contains("hosts: " + hosts + ",127.0.0.1:" +
+            (base + 3)), added.out());
+        assertTrue(Files.readString(run.resolve("node-3.yaml")).contains("listen: 127.0.0.1:" + (base + 3) +
+            "\nnode-id: 3\nzookeeper: 127.0.0.1:" + zk + "\ncluster-name: local\nreplicas: 2\n"));
+        final String grown = awaitClusterText(common, "node 3  127.0.0.1:" + (base + 3) + "  spare");
+        assertTrue(grown.contains("4 node(s)"), grown);
+        assertEquals("down\n", KvCtlTest.kvctl(Map.of(), concat(common, "get", "locked")).out());
+        assertEquals(2, script("add", "1", "--dir", run.toString(), "--memory", "1g").code(),
+            "add takes the cluster's settings, not its own");
+        // remove: the spare stops cleanly and leaves the map
+        final Run removed = script("remove", "3", "--dir", run.toString(), "--timeout", "30");
+        assertEquals(0, removed.code(), removed.out());
+        assertTrue(removed.out().contains("node 3: removed (exit 0)"), removed.out());
+        assertFalse(Files.exists(run.resolve("node-3.pid")));
+        awaitClusterText(common, "3 node(s)");
+        assertEquals(2, script("remove", "7", "--dir", run.toString()).code(), "no such node");
+
         final Run stopped = script("stop", "--dir", run.toString(), "--timeout", "30");
         assertEquals(0, stopped.code(), stopped.out());
         final List<String> lines = stopped.out().lines().toList();
@@ -242,6 +266,23 @@ class LocalClusterScriptTest
             stopped.out());
         assertThrows(IOException.class, () -> srvr(zk), "ZooKeeper is gone");
         assertEquals(2, script("start", "2", "--replicas", "6").code());
+    }
+
+    /** {@code kvctl cluster}'s text once it contains {@code expected} (the map changes within seconds). */
+    private static String awaitClusterText(final String[] common, final String expected) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String text = "";
+        while (System.nanoTime() < deadline)
+        {
+            text = KvCtlTest.kvctl(Map.of(), concat(common, "cluster")).out();
+            if (text.contains(expected))
+            {
+                return text;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("kvctl cluster never showed '" + expected + "':\n" + text);
     }
 
     /** ZooKeeper's 'srvr' four-letter command on loopback port {@code port}. */

@@ -54,11 +54,15 @@ final class ReplicatedMetricsCluster implements AutoCloseable
 
     private final TestingServer zookeeper;
     private final List<ChildJvm> nodes = new ArrayList<>();
+    private final Path dir;
+    private final int replicas;
     final int[] ports;
     final int[] metricsPorts;
 
     ReplicatedMetricsCluster(final Path dir, final int count, final int replicas) throws Exception
     {
+        this.dir = dir;
+        this.replicas = replicas;
         zookeeper = new TestingServer(true);
         final int[] free = ClusterFiles.freePorts(2 * count);
         ports = new int[count];
@@ -67,13 +71,29 @@ final class ReplicatedMetricsCluster implements AutoCloseable
         {
             ports[i] = free[2 * i];
             metricsPorts[i] = free[2 * i + 1];
-            nodes.add(ChildJvm.start(List.of("-Xmx256m"), KvServerCommand.class, dir,
-                "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
-                "--node-id", Integer.toString(i), "--zookeeper", zookeeper.getConnectString(),
-                "--cluster-name", "dashboard", "--replicas", Integer.toString(replicas),
-                "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
-                "--metrics-host", "127.0.0.1", "--metrics-port", Integer.toString(metricsPorts[i])));
+            nodes.add(launch(i));
         }
+    }
+
+    private ChildJvm launch(final int i)
+    {
+        return ChildJvm.start(List.of("-Xmx256m"), KvServerCommand.class, dir,
+            "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
+            "--node-id", Integer.toString(i), "--zookeeper", zookeeper.getConnectString(),
+            "--cluster-name", "dashboard", "--replicas", Integer.toString(replicas),
+            "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
+            "--metrics-host", "127.0.0.1", "--metrics-port", Integer.toString(metricsPorts[i]));
+    }
+
+    /** Starts node {@code i} again (empty, a new incarnation) after it was killed. */
+    void restart(final int i) throws InterruptedException
+    {
+        if (alive(i))
+        {
+            throw new IllegalStateException("node " + i + " is running");
+        }
+        nodes.get(i).close();
+        nodes.set(i, launch(i));
     }
 
     String seeds()
