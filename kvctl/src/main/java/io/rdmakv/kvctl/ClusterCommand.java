@@ -24,8 +24,9 @@ final class ClusterCommand implements Callable<Integer>
         return parent.withClient((client, out) ->
         {
             final ClusterMap map = client.clusterMap();
-            final StringBuilder text = new StringBuilder(String.format("epoch %d, %d partitions, %d node(s)%s%n",
-                map.epoch(), map.partitionCount(), map.nodes().size(),
+            final StringBuilder text = new StringBuilder(String.format("epoch %d%s, %d partitions, %d node(s)%s%n",
+                map.epoch(), map.fenceEpoch() == map.epoch() ? "" : " (fence epoch " + map.fenceEpoch() + ")",
+                map.partitionCount(), map.nodes().size(),
                 map.isSimple() ? "" : ", " + map.replicationFactor() + " replicas per group"));
             for (final ClusterNode node : map.nodes())
             {

@@ -246,7 +246,8 @@ class LocalClusterScriptTest
         assertTrue(Files.readString(run.resolve("node-3.yaml")).contains("listen: 127.0.0.1:" + (base + 3) +
             "\nnode-id: 3\nzookeeper: 127.0.0.1:" + zk + "\ncluster-name: local\nreplicas: 2\n"));
         final String grown = awaitClusterText(common, "node 3  127.0.0.1:" + (base + 3) + "  spare");
-        assertTrue(grown.contains("4 node(s)"), grown);
+        assertTrue(grown.contains("4 node(s)") && grown.matches("(?s)epoch \\d+ \\(fence epoch \\d+\\), 4096 partitions.*"),
+            "a spare joining fences nobody, and a new cluster has 4096 partitions: " + grown);
         assertEquals("down\n", KvCtlTest.kvctl(Map.of(), concat(common, "get", "locked")).out());
         assertEquals(2, script("add", "1", "--dir", run.toString(), "--memory", "1g").code(),
             "add takes the cluster's settings, not its own");

@@ -85,7 +85,10 @@ public final class Router implements AutoCloseable
             if (from[i] >= 0)
             {
                 spares.set(i, previous.spares.getAndSet(from[i], null));
-                regions[i] = previous.regions[from[i]];
+                synchronized (previous.regions)
+                {
+                    regions[i] = previous.regions[from[i]];
+                }
             }
         }
         final ThreadLocal<Session[]> before = previous.mine;
