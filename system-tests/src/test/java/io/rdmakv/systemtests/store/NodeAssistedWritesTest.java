@@ -49,7 +49,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * send each index CAS as SLOT_CAS, which the node runs. Every write works, so none of them went one-sided (one
  * RDMA CAS would have failed its session); the node's SLOT_CAS counters account for every CAS.
  */
-class NodeAssistedWritesTest
+public class NodeAssistedWritesTest
 {
     private static final String ATOMICS_PROPERTY = "rdmakv.tcp.atomics";
 
@@ -65,7 +65,7 @@ class NodeAssistedWritesTest
     }
 
     /** Starts a node whose device reports no remote atomics (the property is read when its device opens). */
-    static KvServer startWithoutAtomics(final ServerConfig config)
+    public static KvServer startWithoutAtomics(final ServerConfig config)
     {
         final String before = System.getProperty(ATOMICS_PROPERTY);
         System.setProperty(ATOMICS_PROPERTY, "NONE");
