@@ -48,6 +48,10 @@ public final class KvClient implements AutoCloseable
 {
     /** The version of a key that does not exist: {@code putIfVersion(key, value, ABSENT)} inserts only if absent. */
     public static final long ABSENT = 0L;
+    /** {@link #writePath}: the client CASes the node's index with RDMA atomics. */
+    public static final String ONE_SIDED = "one-sided";
+    /** {@link #writePath}: the client sends each index CAS to the node (SLOT_CAS); blocks still go one-sided. */
+    public static final String NODE_ASSISTED = "node-assisted";
 
     /** Operation names in error messages, by {@link Operations} number. */
     private static final String[] API_NAMES = {"get", "put", "delete", "putIfVersion"};
@@ -330,6 +334,19 @@ public final class KvClient implements AutoCloseable
             t.get(ClientCounter.CACHE_MISSES), t.get(ClientCounter.GET_ROUND_TRIPS),
             t.get(ClientCounter.PUT_ROUND_TRIPS), t.get(ClientCounter.DELETE_ROUND_TRIPS),
             t.get(ClientCounter.COMPARE_AND_SET_ROUND_TRIPS));
+    }
+
+    /**
+     * How this client's writes to node {@code nodeId} change its index: {@link #ONE_SIDED} (its own RDMA
+     * compare-and-swap) or {@link #NODE_ASSISTED} (each CAS sent to the node, whose device has no remote atomics or
+     * was told {@code --write-path node-assisted}), as the node said when the session opened.
+     *
+     * @throws KvConnectionException when the node cannot be reached
+     * @throws IllegalArgumentException when the cluster map has no node {@code nodeId}
+     */
+    public String writePath(final int nodeId)
+    {
+        return queries.writePath(nodeId);
     }
 
     /** Asks every node for its statistics (STATS over the control plane), keyed by node id. */

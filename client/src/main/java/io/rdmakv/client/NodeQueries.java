@@ -66,6 +66,26 @@ final class NodeQueries
         throw new IllegalArgumentException("the cluster map has no node " + nodeId);
     }
 
+    /** How this client writes to node {@code nodeId}: {@link KvClient#ONE_SIDED} or {@link KvClient#NODE_ASSISTED}. */
+    String writePath(final int nodeId)
+    {
+        final List<ClusterNode> nodes = routers.get().map().nodes();
+        for (int i = 0; i < nodes.size(); i++)
+        {
+            if (nodes.get(i).id() == nodeId)
+            {
+                final String[] path = new String[1];
+                ask(i, "writePath", session ->
+                {
+                    path[0] = session.hello().nodeAssistedWrites() ? KvClient.NODE_ASSISTED : KvClient.ONE_SIDED;
+                    return true;
+                });
+                return path[0];
+            }
+        }
+        throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+    }
+
     /**
      * SCRUB on node {@code nodeId} (a group's primary): what its pass over its backups did; waits up to {@code
      * timeout} for it.

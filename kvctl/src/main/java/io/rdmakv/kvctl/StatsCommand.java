@@ -44,17 +44,19 @@ final class StatsCommand implements Callable<Integer>
                         .put("error", e.getMessage());
                     continue;
                 }
+                final String writePath = writePath(client, node.id());
                 final double load = s.indexSlotsTotal() == 0 ? 0.0 : (double)s.indexSlotsUsed() / s.indexSlotsTotal();
                 text.append(String.format("node %d %s: memory %d/%d bytes used (%d free), index %d/%d slots (load " +
-                        "%.4f), %d client session(s), %d grants, memory windows %s%n", node.id(), node.address(),
-                    s.memoryUsed(), s.memoryTotal(), s.memoryFree(), s.indexSlotsUsed(), s.indexSlotsTotal(), load,
-                    s.clients(), s.grants(), s.memoryWindows() ? "on (" + s.writeWindows() + " bound)" : "off"));
+                        "%.4f), %d client session(s), %d grants, memory windows %s, write path %s%n", node.id(),
+                    node.address(), s.memoryUsed(), s.memoryTotal(), s.memoryFree(), s.indexSlotsUsed(),
+                    s.indexSlotsTotal(), load, s.clients(), s.grants(),
+                    s.memoryWindows() ? "on (" + s.writeWindows() + " bound)" : "off", writePath));
                 nodes.addObject().put("node", node.id()).put("address", node.address())
                     .put("memoryTotal", s.memoryTotal()).put("memoryUsed", s.memoryUsed())
                     .put("memoryFree", s.memoryFree()).put("indexSlotsUsed", s.indexSlotsUsed())
                     .put("indexSlotsTotal", s.indexSlotsTotal()).put("load", load).put("clients", s.clients())
                     .put("grants", s.grants()).put("memoryWindows", s.memoryWindows())
-                    .put("memoryWindowsBound", Math.max(0, s.writeWindows()));
+                    .put("memoryWindowsBound", Math.max(0, s.writeWindows())).put("writePath", writePath);
             }
             if (!unreachable.isEmpty())
             {
@@ -64,5 +66,18 @@ final class StatsCommand implements Callable<Integer>
             out.print(text.toString(), document);
             return unreachable.isEmpty() ? KvCtl.OK : KvCtl.UNREACHABLE;
         });
+    }
+
+    /** one-sided or node-assisted (the node's HELLO_OK said), or "unknown" when the node stopped answering since. */
+    private static String writePath(final io.rdmakv.client.KvClient client, final int nodeId)
+    {
+        try
+        {
+            return client.writePath(nodeId);
+        }
+        catch (final KvException e)
+        {
+            return "unknown";
+        }
     }
 }

@@ -3,7 +3,10 @@ package io.rdmakv.peer;
 import io.rdmakv.common.protocol.ControlCodec;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.ShutdownMessage;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequest;
 import io.rdmakv.verbs.SendWorkRequests;
 
 import java.lang.foreign.MemorySegment;
@@ -103,6 +106,79 @@ public final class ControlChannel implements AutoCloseable
                 return reply;
             }
         }
+    }
+
+    /**
+     * Makes {@code wr} (of the caller's own work request array, so that the caller's requests can be linked on to
+     * it) a signaled SEND of this channel's send buffer, for {@link #exchange}.
+     */
+    public void prepareSend(final SendWorkRequest wr)
+    {
+        wr.send(io.localAddress(sendOffset()), 0, io.lkey()).sendFlags(SendFlags.SIGNALED).wrId(0).next(null);
+    }
+
+    /**
+     * The data path's call, allocation-free: SENDs the {@code length} bytes already in the send buffer (request id
+     * {@code requestId}) and waits for the message that answers {@code requestId}. With {@code first} null the SEND
+     * goes alone; else {@code first} starts a prebuilt chain of unsignaled requests linked on to {@code send} (one
+     * {@link #prepareSend prepared} in the same array), all in one doorbell, so an RC responder has executed them
+     * when the message arrives. Returns the receive buffer the answer is in (read it at {@link #received}, {@link
+     * #lastReceiveLength()} bytes, then {@link #release} it), or a negative {@link Status}. Messages for other
+     * requests met on the way are dropped; a SHUTDOWN notice among them is remembered.
+     */
+    public int exchange(final SendWorkRequest first, final SendWorkRequest send, final int length,
+        final long requestId)
+    {
+        counters.controlMessage();
+        final SendWorkRequest last = first == null ? sendWr.at(0) : send;
+        last.sge(0, io.localAddress(sendOffset()), length, io.lkey());
+        final int rc = io.ring(first == null ? last : first, last);
+        if (rc != Status.OK)
+        {
+            return rc;
+        }
+        while (true)
+        {
+            final int buffer = io.awaitReceive(timeoutNanos);
+            if (buffer < 0)
+            {
+                return buffer;
+            }
+            final int at = received(buffer);
+            if (io.lastReceiveLength() >= MessageHeaderDescriptor.HEADER_LENGTH &&
+                MessageHeaderDescriptor.requestId(mem, at) == requestId &&
+                MessageHeaderDescriptor.type(mem, at) != MessageType.SHUTDOWN.code())
+            {
+                return buffer;
+            }
+            if (io.lastReceiveLength() >= MessageHeaderDescriptor.HEADER_LENGTH &&
+                MessageHeaderDescriptor.type(mem, at) == MessageType.SHUTDOWN.code())
+            {
+                shutdownNoticed = true;
+            }
+            if (!io.repostReceive(buffer))
+            {
+                return Status.CONNECTION_LOST;
+            }
+        }
+    }
+
+    /** Where receive buffer {@code buffer} starts in {@link #memory()}. */
+    public int received(final int buffer)
+    {
+        return io.controlOffset() + ControlArea.recv(buffer);
+    }
+
+    /** Bytes in the buffer {@link #exchange} returned. */
+    public int lastReceiveLength()
+    {
+        return io.lastReceiveLength();
+    }
+
+    /** Posts the buffer {@link #exchange} returned again; false when the queue pair refused it (the session broke). */
+    public boolean release(final int buffer)
+    {
+        return io.repostReceive(buffer);
     }
 
     /** Looks for notices the node sent (SHUTDOWN) without waiting. */

@@ -96,6 +96,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
+    /** Whether clients send their index CASes to this node (SLOT_CAS) instead of CASing it themselves. */
+    private final boolean nodeAssistedWrites;
     private volatile boolean shuttingDown;
     /** Whether this node may serve (a node of a ZooKeeper cluster: {@code NodeCurrency}); always, otherwise. */
     private volatile java.util.function.BooleanSupplier current = () -> true;
@@ -125,12 +127,15 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             this.clusterMap = config.zookeeper() != null ? null : loadClusterMap(config, bound.port());
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
+            nodeAssistedWrites = writePath(config, opened.attributes().atomicCapability());
             allocated = opened.allocateProtectionDomain();
             // in a replicated group, backups bind windows over their primary's grants (ReplicaWindows)
             memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages(), memoryWindows);
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
-            createdAtomics = LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
+            // node-assisted: no client (and, unreplicated, no peer) CASes the index with RDMA, so the CPU's CAS is atomic
+            createdAtomics = !nodeAssistedWrites &&
+                LoopbackIndexAtomics.neededFor(opened.providerName(), opened.attributes().atomicCapability()) ?
                 new LoopbackIndexAtomics(allocated, created.segment(), created.indexRegion()) :
                 new CpuIndexAtomics(created.segment());
         }
@@ -159,6 +164,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
+        agent.useSlotCas(atomics, geometry, nodeAssistedWrites);
         agent.useChainHelp(new ChainHelp(region.segment(), geometry, atomics, allocator, agent::isLive, counters));
         sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
             agent::execute, counters);
@@ -176,7 +182,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             .start();
         admission = new Admission(config.authToken(), context.providerName(),
             config.effectiveMaxConnections());
-        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving);
+        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving,
+            nodeAssistedWrites);
         context.onFatal(health::fatal);
         scrubs.start();
         listener.start();
@@ -215,6 +222,29 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     public static KvServer start(final ServerConfig config) throws IOException
     {
         return new KvServer(config);
+    }
+
+    /**
+     * Whether clients write node-assisted ({@code --write-path} against the device's atomic capability). Refuses
+     * one-sided on a device without remote atomics, and node-assisted in a replicated cluster: there the group's
+     * primary CASes its backups' index words with RDMA (its sweep and scrub), which such a device cannot take.
+     */
+    private static boolean writePath(final ServerConfig config, final String atomicCapability)
+    {
+        final boolean nodeAssisted = config.writePath().nodeAssistedOn(atomicCapability);
+        if (nodeAssisted && config.zookeeper() != null)
+        {
+            throw new IllegalArgumentException("the node-assisted write path (--write-path " +
+                config.writePath().label() + ", device atomics " + atomicCapability + ") is not supported in a " +
+                "replicated cluster (--zookeeper) yet: a primary CASes its backups' index with RDMA atomics");
+        }
+        return nodeAssisted;
+    }
+
+    /** Whether clients send their index CASes to this node as SLOT_CAS (HELLO_OK says so). */
+    public boolean nodeAssistedWrites()
+    {
+        return nodeAssistedWrites;
     }
 
     /** Heartbeats must come well inside the lease: at least two per timeout. */

@@ -35,10 +35,14 @@ final class SelfCheck
             ": link layer " + device.linkLayer() + ", port " + device.portState() + ", atomics " +
             device.atomicCapability() + " (the node changes lock words with " + (
             "loopback".equals(server.indexAtomics()) ? "RDMA CAS through a loopback queue pair)" : "CPU CAS)"));
+        lines.add(PREFIX + "write path " + (server.nodeAssistedWrites() ?
+            "node-assisted: clients WRITE blocks and READ one-sided, and send each index CAS to the node (SLOT_CAS)" :
+            "one-sided: clients WRITE blocks and CAS the index with RDMA atomics") + " (--write-path " +
+            server.config().writePath().label() + ")");
         if ("NONE".equals(device.atomicCapability()))
         {
-            lines.add(PREFIX + "WARNING: device " + server.deviceName() + " has no atomic operations; clients' " +
-                "compare-and-swap on index slots will fail");
+            lines.add(PREFIX + "WARNING: device " + server.deviceName() + " has no remote atomics: every index CAS " +
+                "is a round trip through the node's control thread (the node-assisted write path)");
         }
         if (!"ACTIVE".equals(device.portState()))
         {

@@ -46,11 +46,15 @@ final class SessionOpener
     private final ControlAgent agent;
     private final Supplier<ClusterMap> clusterMap;
     private final java.util.function.BooleanSupplier serving;
+    /** Whether HELLO_OK tells clients to send their index CASes as SLOT_CAS (the node-assisted write path). */
+    private final boolean nodeAssistedWrites;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
 
     SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
-        final ControlAgent agent, final Supplier<ClusterMap> clusterMap, final java.util.function.BooleanSupplier serving)
+        final ControlAgent agent, final Supplier<ClusterMap> clusterMap, final java.util.function.BooleanSupplier serving,
+        final boolean nodeAssistedWrites)
     {
+        this.nodeAssistedWrites = nodeAssistedWrites;
         this.serving = serving;
         this.config = config;
         this.pd = pd;
@@ -124,7 +128,8 @@ final class SessionOpener
                 new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
                     region.dataRegion().rkey()),
                 region.geometry(), map, session.id(), config.graceNanos(),
-                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()));
+                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()),
+                nodeAssistedWrites ? HelloOkMessage.NODE_ASSISTED_WRITES : 0);
             return new BootstrapListener.Outcome(ok, end ->
             {
                 switch (end.kind())

@@ -137,8 +137,8 @@ class KvCtlTest
         kvctl("put", "stats-key", "x");
         final Run text = kvctl("stats");
         assertEquals(0, text.code(), text.err());
-        assertTrue(text.out().matches("(?s)node 0 127\\.0\\.0\\.1:\\d+: memory .*node 1 127\\.0\\.0\\.1:\\d+: memory .*"),
-            text.out());
+        assertTrue(text.out().matches("(?s)node 0 127\\.0\\.0\\.1:\\d+: memory .*write path one-sided\n" +
+            "node 1 127\\.0\\.0\\.1:\\d+: memory .*write path one-sided\n.*"), text.out());
         final JsonNode json = kvctl("--json", "stats").json().path("nodes");
         assertEquals(2, json.size());
         long used = 0;
@@ -146,6 +146,7 @@ class KvCtlTest
         {
             assertTrue(node.path("indexSlotsTotal").asLong() > 0);
             assertTrue(node.path("memoryTotal").asLong() >= node.path("memoryUsed").asLong());
+            assertEquals("one-sided", node.path("writePath").asText(), "a device with atomics: one-sided");
             used += node.path("indexSlotsUsed").asLong();
         }
         assertTrue(used >= 1, "the key is counted on its node");

@@ -40,6 +40,36 @@ class SharedClientTest
         cluster.close();
     }
 
+    /** The binding's report names the write path: one-sided on this node, node-assisted on one without atomics. */
+    @Test
+    void theReportSaysWhichWritePathIsInUse() throws DBException
+    {
+        final RdmaKvClient db = Bindings.db(cluster);
+        try
+        {
+            assertEquals(KvClient.ONE_SIDED, SharedClient.writePath(db.client()));
+            final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            new BindingCounters().report(db.client().stats(), SharedClient.writePath(db.client()),
+                new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+            assertTrue(bytes.toString(java.nio.charset.StandardCharsets.UTF_8)
+                .startsWith("[RDMAKV], WritePath, one-sided\n"), bytes.toString());
+        }
+        finally
+        {
+            db.cleanup();
+        }
+        if (!"tcp".equals(LocalCluster.TRANSPORT))
+        {
+            return; // only the tcp provider plays a device without atomics
+        }
+        try (io.rdmakv.server.KvServer node = io.rdmakv.systemtests.store.NodeAssistedWritesTest.startWithoutAtomics(
+            io.rdmakv.server.config.ServerConfig.local(LocalCluster.NODE_MEMORY));
+            KvClient client = LocalCluster.client(node))
+        {
+            assertEquals(KvClient.NODE_ASSISTED, SharedClient.writePath(client));
+        }
+    }
+
     @Test
     void instancesShareOneClientThatTheLastCleanupCloses() throws DBException
     {

@@ -46,9 +46,13 @@ final class BindingCounters
         return errors.values().stream().mapToLong(LongAdder::sum).sum();
     }
 
-    /** Prints the counters; a ratio whose denominator is zero is left out. */
-    void report(final ClientStats client, final PrintStream out)
+    /**
+     * Prints the counters; a ratio whose denominator is zero is left out. {@code writePath} is how the client writes
+     * to the nodes ({@code one-sided}, {@code node-assisted}, or both joined by {@code +} when they differ).
+     */
+    void report(final ClientStats client, final String writePath, final PrintStream out)
     {
+        out.println("[RDMAKV], WritePath, " + writePath);
         final long operations = operations();
         final long updateCount = updates.sum();
         line(out, "Operations", operations);

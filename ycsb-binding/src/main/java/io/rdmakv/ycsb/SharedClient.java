@@ -108,7 +108,7 @@ final class SharedClient
             RunStatsFile.write();
             if (print)
             {
-                last.counters().report(last.client().stats(), System.out);
+                last.counters().report(last.client().stats(), writePath(last.client()), System.out);
             }
         }
         finally
@@ -120,5 +120,23 @@ final class SharedClient
     static synchronized int references()
     {
         return references;
+    }
+
+    /** The nodes' write paths, distinct, joined by {@code +} ({@code unknown} for a node that did not answer). */
+    static String writePath(final io.rdmakv.client.KvClient client)
+    {
+        final java.util.TreeSet<String> paths = new java.util.TreeSet<>();
+        for (final io.rdmakv.common.cluster.ClusterNode node : client.clusterMap().nodes())
+        {
+            try
+            {
+                paths.add(client.writePath(node.id()));
+            }
+            catch (final RuntimeException e)
+            {
+                paths.add("unknown");
+            }
+        }
+        return String.join("+", paths);
     }
 }

@@ -75,6 +75,8 @@ public final class ControlCodec
             case ScrubOkMessage m -> m.encodeBody(writer);
             case GrantMessage m -> m.encodeBody(writer);
             case GrantReplyMessage m -> m.encodeBody(writer);
+            case SlotCasMessage m -> m.encodeBody(writer);
+            case SlotCasReplyMessage m -> m.encodeBody(writer);
             case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _, ScrubMessage _ ->
             {
                 // header only
@@ -181,6 +183,8 @@ public final class ControlCodec
                 case SCRUB_OK -> ScrubOkMessage.decode(reader, requestId);
                 case BIND_WINDOW, CHECK_GRANT, REVOKE_GRANT -> GrantMessage.decode(type, reader, requestId);
                 case WINDOW_BOUND, GRANT_CHECKED, GRANT_REVOKED -> GrantReplyMessage.decode(type, reader, requestId);
+                case SLOT_CAS -> SlotCasMessage.decode(reader, requestId);
+                case SLOT_CAS_REPLY -> SlotCasReplyMessage.decode(reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

@@ -12,7 +12,8 @@ public sealed interface ControlMessage permits
     HelloMessage, HelloOkMessage, CodedRefusalMessage, AllocMessage, AllocOkMessage, FreeMessage,
     StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, HeartbeatMessage, RepairMessage,
     RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage,
-    FenceWritersMessage, FenceWritersOkMessage, ScrubMessage, ScrubOkMessage, GrantMessage, GrantReplyMessage
+    FenceWritersMessage, FenceWritersOkMessage, ScrubMessage, ScrubOkMessage, GrantMessage, GrantReplyMessage,
+    SlotCasMessage, SlotCasReplyMessage
 {
     /** The message's type. */
     MessageType type();

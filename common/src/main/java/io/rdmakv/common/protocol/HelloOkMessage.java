@@ -27,7 +27,9 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_
  * <pre>
  *   16 protocol_version     u32
  *   20 endpoint_length      u16   at most {@value HelloMessage#MAX_ENDPOINT_LENGTH}
- *   22 reserved             u16   zero
+ *   22 flags                u16   bit 0 ({@link #NODE_ASSISTED_WRITES}): clients cannot CAS this node's index (its
+ *                                device has no remote atomics, or the operator said so): they send each index CAS
+ *                                as SLOT_CAS ({@link SlotCasMessage}); other bits zero (a reader refuses them)
  *   24 index_mr_address     u64   memory region 1: header + index (REMOTE_READ | REMOTE_ATOMIC)
  *   32 index_mr_length      u64
  *   40 index_mr_rkey        u32
@@ -64,8 +66,14 @@ public record HelloOkMessage(
     ClusterMap clusterMap,
     long sessionId,
     long graceNanos,
-    int heartbeatIntervalMs) implements ControlMessage
+    int heartbeatIntervalMs,
+    int flags) implements ControlMessage
 {
+    /** {@link #flags()}: clients must not CAS the index with RDMA atomics; they ask the node ({@link SlotCasMessage}). */
+    public static final int NODE_ASSISTED_WRITES = 1;
+    /** Every flag this build knows. */
+    public static final int KNOWN_FLAGS = NODE_ASSISTED_WRITES;
+
     /** Where the variable part (endpoint, cluster map) starts: the fixed part's length. */
     public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 + RegionHeaderDescriptor.USED_LENGTH;
 
@@ -92,6 +100,11 @@ public record HelloOkMessage(
         {
             throw new IllegalArgumentException("HELLO_OK needs a cluster map");
         }
+        if ((flags & ~KNOWN_FLAGS) != 0)
+        {
+            throw new IllegalArgumentException("HELLO_OK flags 0x" + Integer.toHexString(flags) + ": this build knows 0x" +
+                Integer.toHexString(KNOWN_FLAGS));
+        }
         final int mapLength = ClusterMapCodec.encodedLength(clusterMap);
         if (mapLength > MAX_CLUSTER_MAP_LENGTH)
         {
@@ -112,7 +125,7 @@ public record HelloOkMessage(
         }
     }
 
-    /** A HELLO_OK of this build's protocol version. */
+    /** A HELLO_OK of this build's protocol version, one-sided writes (no flags). */
     public HelloOkMessage(
         final long requestId,
         final int nodeId,
@@ -127,7 +140,13 @@ public record HelloOkMessage(
     {
         this(
             requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs);
+            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs, 0);
+    }
+
+    /** Whether clients send this node's index CASes as SLOT_CAS instead of RDMA atomics. */
+    public boolean nodeAssistedWrites()
+    {
+        return (flags & NODE_ASSISTED_WRITES) != 0;
     }
 
     @Override
@@ -148,7 +167,7 @@ public record HelloOkMessage(
         final byte[] map = ClusterMapCodec.encode(clusterMap);
         final byte[] header = new byte[RegionHeaderDescriptor.USED_LENGTH];
         new RegionHeader().wrap(MemorySegment.ofArray(header)).initialise(geometry, nodeId);
-        writer.u32(protocolVersion).u16(endpointBytes.length).u16(0)
+        writer.u32(protocolVersion).u16(endpointBytes.length).u16(flags)
             .u64(indexRegion.address()).u64(indexRegion.length()).u32(indexRegion.rkey())
             .u32(dataRegion.rkey()).u64(dataRegion.address()).u64(dataRegion.length())
             .u64(sessionId).u64(graceNanos).u32(map.length).u32(heartbeatIntervalMs)
@@ -166,7 +185,7 @@ public record HelloOkMessage(
         }
         final int endpointLength = reader.length(
             reader.u16("endpoint length"), HelloMessage.MAX_ENDPOINT_LENGTH, "endpoint");
-        reader.u16("reserved");
+        final int flags = reader.u16("flags");
         final long indexAddress = reader.u64("index region address");
         final long indexLength = reader.u64("index region length");
         final int indexRkey = reader.u32("index region rkey");
@@ -196,7 +215,7 @@ public record HelloOkMessage(
             return new HelloOkMessage(
                 requestId, version, header.nodeId(), endpoint, new RemoteRegion(indexAddress, indexLength, indexRkey),
                 new RemoteRegion(dataAddress, dataLength, dataRkey), header.geometry(), clusterMap, sessionId,
-                graceNanos, heartbeatIntervalMs);
+                graceNanos, heartbeatIntervalMs, flags);
         }
         catch (final IllegalArgumentException | RegionLayoutException ex)
         {
@@ -211,7 +230,7 @@ public record HelloOkMessage(
             nodeId == m.nodeId && serverEndpoint.equals(m.serverEndpoint) && indexRegion.equals(m.indexRegion) &&
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
             clusterMap.equals(m.clusterMap) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
-            heartbeatIntervalMs == m.heartbeatIntervalMs;
+            heartbeatIntervalMs == m.heartbeatIntervalMs && flags == m.flags;
     }
 
     @Override
@@ -226,6 +245,6 @@ public record HelloOkMessage(
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
             " geometry=" + geometry +  " clusterMap=" + clusterMap + " sessionId=" + sessionId + " graceNanos=" + graceNanos +
-            " heartbeatIntervalMs=" + heartbeatIntervalMs + "}";
+            " heartbeatIntervalMs=" + heartbeatIntervalMs + " flags=" + flags + "}";
     }
 }

@@ -49,7 +49,7 @@ class ControlCodecTest
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
         assertEquals(7, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "7: the cluster map (format 2) carries its fence epoch; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+            "7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -59,7 +59,7 @@ class ControlCodecTest
         final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
             "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", "HEARTBEAT", "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
             "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK", "SCRUB", "SCRUB_OK", "BIND_WINDOW", "WINDOW_BOUND",
-            "CHECK_GRANT", "GRANT_CHECKED", "REVOKE_GRANT", "GRANT_REVOKED"};
+            "CHECK_GRANT", "GRANT_CHECKED", "REVOKE_GRANT", "GRANT_REVOKED", "SLOT_CAS", "SLOT_CAS_REPLY"};
         int known = 0;
         for (int code = 1; code <= names.length; code++)
         {
@@ -70,7 +70,7 @@ class ControlCodecTest
         }
         assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(30));
+        assertEquals(null, MessageType.of(32));
         assertEquals(null, MessageType.of(-1));
     }
 

@@ -34,6 +34,15 @@ final class Samples
             MAP, 0x5E55_1000L, 100_000_000L, 500);
     }
 
+    /** {@link #helloOk()} of a node whose clients send their index CASes as SLOT_CAS. */
+    static HelloOkMessage helloOkNodeAssisted()
+    {
+        final HelloOkMessage ok = helloOk();
+        return new HelloOkMessage(ok.requestId(), ok.protocolVersion(), ok.nodeId(), ok.serverEndpoint(),
+            ok.indexRegion(), ok.dataRegion(), ok.geometry(), ok.clusterMap(), ok.sessionId(), ok.graceNanos(),
+            ok.heartbeatIntervalMs(), HelloOkMessage.NODE_ASSISTED_WRITES);
+    }
+
     static List<ControlMessage> all()
     {
         return List.of(
@@ -45,6 +54,7 @@ final class Samples
             new ScrubMessage(23),
             new ScrubOkMessage(24, 2, 1L << 20, 5000, 1, 2, 4, 3, 0, 123_456_789L),
             helloOk(),
+            helloOkNodeAssisted(),
             CodedRefusalMessage.helloRefused(3, ReasonCode.AUTH_FAILED, "bad token"),
             new AllocMessage(4, 1 << 20),
             new AllocOkMessage(5, 64L << 20, 1 << 20, 0x8000_12AB),
@@ -56,6 +66,11 @@ final class Samples
             GrantReplyMessage.checked(29, true),
             GrantReplyMessage.checked(30, false),
             GrantReplyMessage.revoked(31, 2),
+            new SlotCasMessage(32, new long[] {4096 + 72}, new long[] {0}, new long[] {0x2A00_4000_0000_0040L}),
+            new SlotCasMessage(33, new long[] {4096 + 8, 4096 + 64}, new long[] {0, 0x5E55_1000L},
+                new long[] {-1L, 0}),
+            new SlotCasReplyMessage(34, new long[] {0}),
+            new SlotCasReplyMessage(35, new long[SlotCasMessage.MAX_ENTRIES]),
             CodedRefusalMessage.allocFailed(6, ReasonCode.OUT_OF_MEMORY, "no free chunk"),
             new FreeMessage(7, new long[] {64, 4096, 1L << 40}, new int[] {64, 128, 262080}),
             new StatsMessage(8),

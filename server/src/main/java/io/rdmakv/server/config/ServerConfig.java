@@ -42,6 +42,8 @@ import java.util.concurrent.TimeUnit;
  *                      from the process's descriptor limit ({@link #effectiveMaxConnections})
  * @param scrubIntervalNanos how often a primary scrubs its backups (compares and mends their index words and
  *                      blocks); 0: never
+ * @param writePath     how clients change the index: their own RDMA CAS or SLOT_CAS to the node ({@link WritePath};
+ *                      null: {@link WritePath#AUTO}, from the device's atomic capability)
  */
 public record ServerConfig(
     String listenHost,
@@ -68,7 +70,8 @@ public record ServerConfig(
     boolean insecure,
     ZooKeeper zookeeper,
     int maxConnections,
-    long scrubIntervalNanos)
+    long scrubIntervalNanos,
+    WritePath writePath)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -90,6 +93,7 @@ public record ServerConfig(
         authToken = authToken == null ? "" : authToken;
         metricsHost = metricsHost == null ? DEFAULT_METRICS_HOST : metricsHost;
         memoryWindows = memoryWindows == null ? MemoryWindowMode.AUTO : memoryWindows;
+        writePath = writePath == null ? WritePath.AUTO : writePath;
         if (maxConnections < 0)
         {
             throw new IllegalArgumentException("a connection limit of " + maxConnections + " (0: the default)");
@@ -111,7 +115,7 @@ public record ServerConfig(
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos, heartbeatIntervalNanos,
             sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure, zookeeper, 0,
-            DEFAULT_SCRUB_INTERVAL_NANOS);
+            DEFAULT_SCRUB_INTERVAL_NANOS, WritePath.AUTO);
     }
 
     /** {@link #maxConnections}, or when that is 0 the default for this process's descriptor limit. */
@@ -128,7 +132,7 @@ public record ServerConfig(
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
             DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null, 0,
-            DEFAULT_SCRUB_INTERVAL_NANOS);
+            DEFAULT_SCRUB_INTERVAL_NANOS, WritePath.AUTO);
     }
 
     /**
@@ -297,6 +301,11 @@ public record ServerConfig(
         return toBuilder().memoryWindows(mode).build();
     }
 
+    public ServerConfig withWritePath(final WritePath path)
+    {
+        return toBuilder().writePath(path).build();
+    }
+
     public ServerConfig withMetrics(final String host, final int port)
     {
         return toBuilder().metrics(host, port).build();
@@ -335,6 +344,7 @@ public record ServerConfig(
         private String advertiseHost;
         private int advertisePort;
         private MemoryWindowMode memoryWindows = MemoryWindowMode.AUTO;
+        private WritePath writePath = WritePath.AUTO;
         private ServerTls tls;
         private boolean insecure;
         private ZooKeeper zookeeper;
@@ -369,6 +379,7 @@ public record ServerConfig(
             tls = c.tls;
             insecure = c.insecure;
             memoryWindows = c.memoryWindows;
+            writePath = c.writePath;
             zookeeper = c.zookeeper;
             maxConnections = c.maxConnections;
             scrubIntervalNanos = c.scrubIntervalNanos;
@@ -378,6 +389,12 @@ public record ServerConfig(
         public Builder zookeeper(final ZooKeeper settings)
         {
             zookeeper = settings;
+            return this;
+        }
+
+        public Builder writePath(final WritePath path)
+        {
+            writePath = path;
             return this;
         }
 
@@ -517,7 +534,7 @@ public record ServerConfig(
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
                 heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure,
-                zookeeper, maxConnections, scrubIntervalNanos);
+                zookeeper, maxConnections, scrubIntervalNanos, writePath);
         }
     }
 }

@@ -21,6 +21,13 @@ public final class TransportOptions
         description = "Port number of the RDMA device (ibverbs). Default: ${DEFAULT-VALUE}.")
     private int devicePort;
 
+    @Option(names = "--write-path", paramLabel = "auto|one-sided|node-assisted", defaultValue = "auto",
+        description = "How clients change the index. one-sided: their own RDMA compare-and-swap; node-assisted: " +
+            "each CAS is a control message the node runs with its own atomics (a device without remote atomics; " +
+            "blocks are still written and read one-sided); auto: one-sided unless the device has no remote atomics. " +
+            "Default: ${DEFAULT-VALUE}.")
+    private String writePath;
+
     /** Sets transport and device; refuses an unknown transport name. */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
     {
@@ -32,6 +39,11 @@ public final class TransportOptions
         {
             throw Invalid.value(spec, "--device-port", devicePort, "a port number in 1..255");
         }
-        builder.transport(transport).device(device == null || device.isBlank() ? null : device, devicePort);
+        final WritePath path = WritePath.parse(writePath);
+        if (path == null)
+        {
+            throw Invalid.value(spec, "--write-path", writePath, "auto, one-sided or node-assisted");
+        }
+        builder.writePath(path).transport(transport).device(device == null || device.isBlank() ? null : device, devicePort);
     }
 }

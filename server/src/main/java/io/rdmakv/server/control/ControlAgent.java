@@ -1,6 +1,7 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.server.space.IndexAtomics;
 import io.rdmakv.common.protocol.ShutdownMessage;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.FreeJob;
@@ -138,6 +139,16 @@ public final class ControlAgent implements Agent
     public void useChainHelp(final ChainHelp help)
     {
         requests.useChainHelp(help);
+    }
+
+    /**
+     * Serves SLOT_CAS through {@code atomics} when {@code nodeAssisted} (this node's clients cannot CAS its index),
+     * refuses it otherwise (before the thread starts; see {@link SlotCas}).
+     */
+    public void useSlotCas(final IndexAtomics atomics, final RegionGeometry geometry,
+        final boolean nodeAssisted)
+    {
+        requests.useSlotCas(new SlotCas(atomics, geometry, counters, nodeAssisted));
     }
 
     /** Sweeps the backups before departed space is reclaimed ({@link ChainSweeps}; before the thread starts). */

@@ -18,6 +18,8 @@ import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.common.protocol.wire.MalformedMessageException;
+import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.Extent;
@@ -62,6 +64,8 @@ final class ControlRequests
     private final ArrayDeque<ServerSession> ready = new ArrayDeque<>();
     /** Set once before the agent's thread starts; null: HELP is refused as unexpected. */
     private ChainHelp chainHelp;
+    /** Set once before the agent's thread starts; null: SLOT_CAS is decoded and refused as unexpected. */
+    private SlotCas slotCas;
     /** Set once before the agent's thread starts; null: SCRUB is refused as unexpected. */
     private Scrubs scrubs;
     private Consumer<Runnable> later;
@@ -121,6 +125,12 @@ final class ControlRequests
         }
     }
 
+    /** Answers SLOT_CAS with {@code cas} (before the agent's thread starts); without, it is refused as unexpected. */
+    void useSlotCas(final SlotCas cas)
+    {
+        this.slotCas = cas;
+    }
+
     /** Answers HELP with {@code help} (before the agent's thread starts). */
     void useChainHelp(final ChainHelp help)
     {
@@ -159,6 +169,12 @@ final class ControlRequests
             return;
         }
         final int buffer = (int)wc.wrId();
+        if (slotCas != null && wc.byteLen() >= MessageHeaderDescriptor.HEADER_LENGTH &&
+            MessageHeaderDescriptor.type(session.buffers(), session.bufferOffset(buffer)) == MessageType.SLOT_CAS.code())
+        {
+            casForClient(session, buffer, wc.byteLen());
+            return;
+        }
         ControlMessage message = null;
         try
         {
@@ -181,6 +197,28 @@ final class ControlRequests
         if (session.inbox.size() == 1)
         {
             ready.add(session);
+        }
+    }
+
+    /**
+     * Serves a SLOT_CAS at once, in place, ahead of the session's waiting requests: it stands for an RDMA CAS the
+     * client's device could not send, which would not have waited behind them either; the client waits for its
+     * answer before it sends anything else on the session, so the reply buffer is free. A departed session's is
+     * dropped unanswered (its queue pair is in ERR). Allocation-free unless refused.
+     */
+    private void casForClient(final ServerSession session, final int buffer, final int length)
+    {
+        if (session.departed() || session.departure != null)
+        {
+            repost(session, buffer);
+            return;
+        }
+        final int replyLength = slotCas.serve(session.id(), session.buffers(), session.bufferOffset(buffer), length,
+            session.bufferOffset(ServerSession.REPLY_BUFFER));
+        repost(session, buffer);
+        if (!session.send(ServerSession.REPLY_BUFFER, replyLength))
+        {
+            depart(session, "a reply could not be posted");
         }
     }
 

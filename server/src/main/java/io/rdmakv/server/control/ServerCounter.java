@@ -99,6 +99,16 @@ public enum ServerCounter
     REPLICA_WINDOWS_REVOKED(ServerMetric.REPLICA_GRANT_EVENTS, "revoked"),
     /** On a primary: revocations a replica did not confirm (the ALLOC was refused). */
     REPLICA_REVOKES_FAILED(ServerMetric.REPLICA_GRANT_EVENTS, "revoke_failed"),
+    /** A gauge: 1 when clients write node-assisted (SLOT_CAS), 0 when they CAS the index themselves. */
+    NODE_ASSISTED_WRITES(ServerMetric.NODE_ASSISTED_WRITES),
+    /** SLOT_CAS requests served (each one or more words). */
+    SLOT_CAS_REQUESTS(ServerMetric.CONTROL_REQUESTS, "slot_cas"),
+    /** SLOT_CAS words that swapped. */
+    SLOT_CAS_SWAPPED(ServerMetric.SLOT_CAS, "swapped"),
+    /** SLOT_CAS words whose expected word was not there (the client lost a race, as a one-sided CAS does). */
+    SLOT_CAS_LOST(ServerMetric.SLOT_CAS, "lost"),
+    /** SLOT_CAS words in requests refused whole (ERROR BAD_SLOT_CAS, or UNEXPECTED_MESSAGE on a one-sided node). */
+    SLOT_CAS_REFUSED(ServerMetric.SLOT_CAS, "refused"),
     /** Failed work completions, all statuses (exported by status: {@code rdmakv_completion_errors_total}). */
     COMPLETION_ERRORS(null),
     /** FREE entries of a block in another session's latest extent, held until it moves on. Not exported. */

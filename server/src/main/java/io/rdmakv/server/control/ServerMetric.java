@@ -12,7 +12,7 @@ public enum ServerMetric
     SESSIONS_CLOSED("rdmakv_sessions_closed_total", Type.COUNTER,
         "Client sessions ended since start (BYE, closed connection or failed queue pair)"),
     CONTROL_REQUESTS("rdmakv_control_requests_total", Type.COUNTER,
-        "Control-plane requests served, by type (alloc, free, stats, bye)", "type"),
+        "Control-plane requests served, by type (alloc, free, stats, bye, slot_cas)", "type"),
     CONTROL_ERRORS("rdmakv_control_errors_total", Type.COUNTER,
         "Control-plane requests refused, by error: alloc_failed (data area full, session quota or too " +
         "large), free_refused (FREE entries refused, by reason in rdmakv_space_refusals_total), malformed (an " +
@@ -89,7 +89,15 @@ public enum ServerMetric
         "Sessions fenced at their group's primary's request, because their writer's session on the primary ended " +
         "(before the primary swept this node for that writer's words)"),
     STALE_INSERT_LOCKS_CLEARED("rdmakv_stale_insert_locks_cleared_total", Type.COUNTER,
-        "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep");
+        "Insert locks holding a value that was no live session's, cleared by the node's periodic sweep"),
+    NODE_ASSISTED_WRITES("rdmakv_node_assisted_writes", Type.GAUGE,
+        "The write path clients are told to use: 1 node-assisted (each index CAS sent to the node as SLOT_CAS: the " +
+        "device has no remote atomics, or --write-path node-assisted), 0 one-sided (clients' own RDMA CAS)"),
+    SLOT_CAS("rdmakv_slot_cas_total", Type.COUNTER,
+        "Index words compare-and-swapped for clients on the node-assisted write path (SLOT_CAS), by outcome: " +
+        "swapped, lost (the word was not the expected one), refused (in a request naming a word that is no slot " +
+        "or insert lock, or a lock the session may not take or give back that way: the whole request refused)",
+        "outcome");
 
     /** How Prometheus reads the family: a counter only grows, a gauge goes up and down. */
     public enum Type

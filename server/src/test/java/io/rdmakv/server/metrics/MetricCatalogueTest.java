@@ -34,7 +34,15 @@ class MetricCatalogueTest
             "rdmakv_space_refusals_total), malformed (an undecodable or unexpected message)",
         "# HELP rdmakv_connections_refused_total Bootstrap connections closed as soon as they were accepted " +
             "because the node held --max-connections already (handshakes and sessions)",
-        "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye)",
+        "# HELP rdmakv_control_requests_total Control-plane requests served, by type (alloc, free, stats, bye, " +
+            "slot_cas)",
+        "# HELP rdmakv_node_assisted_writes The write path clients are told to use: 1 node-assisted (each index CAS " +
+            "sent to the node as SLOT_CAS: the device has no remote atomics, or --write-path node-assisted), 0 " +
+            "one-sided (clients' own RDMA CAS)",
+        "# HELP rdmakv_slot_cas_total Index words compare-and-swapped for clients on the node-assisted write path " +
+            "(SLOT_CAS), by outcome: swapped, lost (the word was not the expected one), refused (in a request naming " +
+            "a word that is no slot or insert lock, or a lock the session may not take or give back that way: the " +
+            "whole request refused)",
         "# HELP rdmakv_data_area_capacity_bytes Bytes of the data area that can hold key-value blocks: used + " +
             "free + grace period",
         "# HELP rdmakv_chain_helps_total HELP requests (a replicated write stuck between its first backup and this " +
@@ -169,6 +177,8 @@ class MetricCatalogueTest
         "# TYPE rdmakv_stale_insert_locks_cleared_total counter",
         "# TYPE rdmakv_memory_window_events_total counter",
         "# TYPE rdmakv_memory_windows_bound gauge",
+        "# TYPE rdmakv_node_assisted_writes gauge",
+        "# TYPE rdmakv_slot_cas_total counter",
         "# TYPE rdmakv_memory_windows_enabled gauge",
         "# TYPE rdmakv_node_info gauge",
         "# TYPE rdmakv_ready gauge",
@@ -206,7 +216,7 @@ class MetricCatalogueTest
                 "{" + metric.labelName() + "=\"" + counter.labelValue() + "\"}");
             assertTrue(s.samples().containsKey(sample), sample + " in\n" + s.text());
         }
-        assertEquals(4, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_requests_total{"))
+        assertEquals(5, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_requests_total{"))
             .count());
         assertEquals(3, s.samples().keySet().stream().filter(k -> k.startsWith("rdmakv_control_errors_total{"))
             .count());

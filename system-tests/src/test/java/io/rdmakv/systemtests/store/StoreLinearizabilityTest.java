@@ -36,7 +36,7 @@ class StoreLinearizabilityTest
     private static final int OPS_PER_THREAD = 300;
 
     /** Whether odd threads read with {@code getAll} (every key in one batch) instead of {@code getVersioned}. */
-    private static volatile boolean batchReads;
+    static volatile boolean batchReads;
 
     @Test
     void hotKeysStayLinearizable() throws Exception
@@ -87,9 +87,9 @@ class StoreLinearizabilityTest
 
     /**
      * Runs {@link #THREADS} threads on {@code keys} keys, even ones on {@code even} and odd ones on {@code odd},
-     * and checks every key's history.
+     * and checks every key's history (also the node-assisted write path's, {@code NodeAssistedWritesTest}).
      */
-    private static void checkLinearizable(final KvClient even, final KvClient odd, final int keys) throws Exception
+    static void checkLinearizable(final KvClient even, final KvClient odd, final int keys) throws Exception
     {
         final KvClient[] clients = {even, odd};
         final KeyedHistory<Integer> history = new KeyedHistory<>();

@@ -29,6 +29,12 @@ final class TcpContext extends VerbsResource implements Context
 {
     static final DeviceAttributes ATTRIBUTES = new DeviceAttributes(
         16_384, 16, 1 << 20, Long.MAX_VALUE, 16, "GLOB", 1024, "ACTIVE", "TCP");
+    /**
+     * The device's atomic capability, read when it opens: {@code GLOB} (the default: its responder executes
+     * remote atomics as CPU CAS, atomic against the host's own) or {@code NONE}, a device without remote atomics
+     * (siw, some iWARP NICs), whose responder refuses every atomic request as such a device does.
+     */
+    static final String ATOMICS_PROPERTY = "rdmakv.tcp.atomics";
 
     private static final System.Logger LOG = System.getLogger(TcpContext.class.getName());
 
@@ -40,12 +46,14 @@ final class TcpContext extends VerbsResource implements Context
     private final FatalLatch fatal = new FatalLatch();
     private final Map<Integer, TcpQueuePair> queuePairs = new ConcurrentHashMap<>();
     private final TcpResponderEngine engine;
+    private final DeviceAttributes attributes;
 
     TcpContext(final VerbsConfig config)
     {
         super("ibv_close_device");
         this.host = config.tcpBindHost();
         this.handshakeTimeoutMs = config.handshakeTimeoutMs();
+        attributes = attributesFromSystemProperties();
         try
         {
             engine = TcpResponderEngine.fromSystemProperties("rdmakv-tcp-responder-engine");
@@ -188,7 +196,31 @@ final class TcpContext extends VerbsResource implements Context
     @Override
     public DeviceAttributes attributes()
     {
-        return ATTRIBUTES;
+        return attributes;
+    }
+
+    /** Whether the device executes remote atomics ({@value #ATOMICS_PROPERTY} not {@code NONE}). */
+    boolean atomics()
+    {
+        return !"NONE".equals(attributes.atomicCapability());
+    }
+
+    /** {@link #ATTRIBUTES} with the atomic capability {@value #ATOMICS_PROPERTY} asks for (a bad value fails the open). */
+    private static DeviceAttributes attributesFromSystemProperties()
+    {
+        final String text = System.getProperty(ATOMICS_PROPERTY);
+        if (text == null || text.isBlank() || "GLOB".equals(text.trim()))
+        {
+            return ATTRIBUTES;
+        }
+        if (!"NONE".equals(text.trim()))
+        {
+            throw new VerbsException("ibv_open_device", Errno.EINVAL, "tcp0: " + ATOMICS_PROPERTY +
+                " must be GLOB or NONE, not '" + text + "'");
+        }
+        final DeviceAttributes a = ATTRIBUTES;
+        return new DeviceAttributes(a.maxQpWr(), a.maxSge(), a.maxCqe(), a.maxMrSize(), a.maxQpRdAtomic(), "NONE",
+            a.maxInlineData(), a.portState(), a.linkLayer());
     }
 
     @Override

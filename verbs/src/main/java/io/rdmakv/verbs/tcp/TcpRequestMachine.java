@@ -44,6 +44,8 @@ final class TcpRequestMachine
     private final TcpRemoteAccess access;
     private final int requesterRnrRetry;
     private final TcpReceiveTarget target = new TcpReceiveTarget();
+    /** False on a device without remote atomics ({@link TcpContext#ATOMICS_PROPERTY}): every atomic is refused. */
+    private final boolean atomics;
 
     private int state = HEADER;
     private int pad;
@@ -63,6 +65,7 @@ final class TcpRequestMachine
         this.socket = socket;
         this.access = new TcpRemoteAccess(qp, pd);
         this.requesterRnrRetry = requesterRnrRetry;
+        this.atomics = ((TcpContext)pd.context()).atomics();
     }
 
     /** Ends the machine: no step is taken again. */
@@ -210,9 +213,14 @@ final class TcpRequestMachine
         return true;
     }
 
+    /**
+     * A CAS or fetch-and-add. A device without remote atomics answers it as an RC responder that does not support
+     * the opcode does (IB spec: an Invalid Request NAK, which the requester completes with {@code REM_INV_REQ_ERR}
+     * and which is not retried), and the queue pair fails; memory is not touched.
+     */
     private void atomic(final int opcode, final long addr, final int rkey, final long compareAdd, final long swap)
     {
-        if ((addr & 7) != 0)
+        if (!atomics || (addr & 7) != 0)
         {
             respondWith(WcStatus.REM_INV_REQ_ERR, opcode, 0, 0L, DRAIN_THEN_ERROR);
             return;

@@ -39,6 +39,12 @@ import java.lang.foreign.ValueLayout;
  *
  * Results land in the lane's buffers ({@link LaneBuffers}); read them with {@link #casResult()},
  * {@link #lockResult()} and {@link #slotRead()}.
+ *
+ * <p>The one place index CASes are posted. On a node whose clients cannot CAS its index (the node-assisted write
+ * path, {@link NodeCas}) each doorbell's CASes go to the node as one SLOT_CAS instead, behind its other requests in
+ * the same post, and their original values land in the same buffers: the protocols run unchanged. There a
+ * doorbell whose READs must follow its CAS (the insert lock) is two round trips, and {@link #unlock} waits for its
+ * answer instead of riding ahead of the next doorbell.
  */
 public final class LaneRequests implements AutoCloseable
 {
@@ -56,7 +62,10 @@ public final class LaneRequests implements AutoCloseable
     private static final int REPLICA_WRITE = 21;
     private static final int REPLICA_WRITE_CAS = 22;
     private static final int REPLICA_CAS = 24;
-    private static final int COUNT = 25;
+    /** The node-assisted write path's SLOT_CAS SENDs that the WRITE ahead of a CAS is linked on to. */
+    private static final int WRITE_CAS_SEND = 25;
+    private static final int REPLICA_WRITE_CAS_SEND = 26;
+    private static final int COUNT = 27;
 
     private final SessionIo io;
     private final RemoteIndex remote;
@@ -64,9 +73,18 @@ public final class LaneRequests implements AutoCloseable
     private int replicaWriteRkey;
     private final MemorySegment mem;
     private final SendWorkRequests wrs = SendWorkRequests.allocate(COUNT, 1);
+    /** The node-assisted write path's CASes, or null: this lane CASes the index itself. */
+    private final NodeCas nodeCas;
 
     public LaneRequests(final SessionIo io, final RemoteIndex remote, final MemorySegment mem)
     {
+        this(io, remote, mem, null);
+    }
+
+    /** @param nodeCas where index CASes go on the node-assisted write path; null: RDMA atomics (one-sided) */
+    public LaneRequests(final SessionIo io, final RemoteIndex remote, final MemorySegment mem, final NodeCas nodeCas)
+    {
+        this.nodeCas = nodeCas;
         this.io = io;
         this.remote = remote;
         this.replicaWriteRkey = remote.dataRkey();
@@ -105,6 +123,26 @@ public final class LaneRequests implements AutoCloseable
         link(REPLICA_WRITE_CAS, 2);
         link(REPLICA_CAS, 1);
         wrs.at(UNLOCK).sendFlags(0).wrId(0).next(null);
+        if (nodeCas != null)
+        {
+            // the WRITE ahead of a CAS goes unsignaled, linked on to the SLOT_CAS's SEND instead of the CAS
+            nodeCas.prepareSend(wrs.at(WRITE_CAS_SEND));
+            nodeCas.prepareSend(wrs.at(REPLICA_WRITE_CAS_SEND));
+            wrs.at(WRITE_CAS_SLOT).next(wrs.at(WRITE_CAS_SEND));
+            wrs.at(REPLICA_WRITE_CAS).next(wrs.at(REPLICA_WRITE_CAS_SEND));
+        }
+    }
+
+    /** Whether this lane's index CASes go to the node (SLOT_CAS) instead of RDMA atomics. */
+    public boolean nodeAssisted()
+    {
+        return nodeCas != null;
+    }
+
+    /** The node-assisted write path's CASes, or null (one-sided). */
+    public NodeCas nodeCas()
+    {
+        return nodeCas;
     }
 
     // ---- the doorbells ----------------------------------------------------------------------
@@ -143,6 +181,11 @@ public final class LaneRequests implements AutoCloseable
 
     public int casSlot(final long slotAddress, final long expected, final long swap)
     {
+        if (nodeCas != null)
+        {
+            nodeCas.add(slotAddress, expected, swap, LaneBuffers.ATOMIC);
+            return nodeCas.call(null, null);
+        }
         wrs.at(CAS_SLOT).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(CAS_SLOT, 1);
     }
@@ -151,6 +194,11 @@ public final class LaneRequests implements AutoCloseable
         final long swap)
     {
         patchBlockWrite(WRITE_CAS_SLOT, blockWord, writeRkey);
+        if (nodeCas != null)
+        {
+            nodeCas.add(slotAddress, expected, swap, LaneBuffers.ATOMIC);
+            return nodeCas.call(wrs.at(WRITE_CAS_SLOT), wrs.at(WRITE_CAS_SEND));
+        }
         wrs.at(WRITE_CAS_SLOT + 1).atomic(slotAddress, remote.indexRkey(), expected, swap);
         return ring(WRITE_CAS_SLOT, 2);
     }
@@ -169,6 +217,18 @@ public final class LaneRequests implements AutoCloseable
      */
     public int lockAndReadGroups(final KeyLocation key, final long lockWord)
     {
+        if (nodeCas != null)
+        {
+            // the READs must see the lock taken: they follow the node's answer
+            nodeCas.add(key.lockAddress(), 0L, lockWord, LaneBuffers.LOCK);
+            final int rc = nodeCas.call(null, null);
+            if (rc != Status.OK)
+            {
+                return rc;
+            }
+            patchGroups(LOCK_READ_GROUPS + 1, key);
+            return ring(LOCK_READ_GROUPS + 1, 2);
+        }
         wrs.at(LOCK_READ_GROUPS).atomic(key.lockAddress(), remote.indexRkey(), 0L, lockWord);
         patchGroups(LOCK_READ_GROUPS + 1, key);
         return ring(LOCK_READ_GROUPS, 3);
@@ -176,6 +236,12 @@ public final class LaneRequests implements AutoCloseable
 
     public int casSlotAndUnlock(final long slotAddress, final long swap, final KeyLocation key, final long lockWord)
     {
+        if (nodeCas != null)
+        {
+            nodeCas.add(slotAddress, 0L, swap, LaneBuffers.ATOMIC);
+            nodeCas.add(key.lockAddress(), lockWord, 0L, LaneBuffers.UNLOCK);
+            return nodeCas.call(null, null);
+        }
         wrs.at(CAS_SLOT_UNLOCK).atomic(slotAddress, remote.indexRkey(), 0L, swap);
         wrs.at(CAS_SLOT_UNLOCK + 1).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
         return ring(CAS_SLOT_UNLOCK, 2);
@@ -184,6 +250,11 @@ public final class LaneRequests implements AutoCloseable
     /** Releases the insert lock without waiting (it completes before the next doorbell's requests). */
     public int unlock(final KeyLocation key, final long lockWord)
     {
+        if (nodeCas != null)
+        {
+            nodeCas.add(key.lockAddress(), lockWord, 0L, LaneBuffers.UNLOCK);
+            return nodeCas.call(null, null);
+        }
         wrs.at(UNLOCK).atomic(key.lockAddress(), remote.indexRkey(), lockWord, 0L);
         return io.postUnsignaled(wrs.at(UNLOCK));
     }
@@ -325,12 +396,22 @@ public final class LaneRequests implements AutoCloseable
         final long expected)
     {
         patchForeignBlock(REPLICA_WRITE_CAS, localAddress, lkey, word);
+        if (nodeCas != null)
+        {
+            nodeCas.add(remote.indexAddress() + slotOffset, expected, word, LaneBuffers.ATOMIC);
+            return nodeCas.call(wrs.at(REPLICA_WRITE_CAS), wrs.at(REPLICA_WRITE_CAS_SEND));
+        }
         wrs.at(REPLICA_WRITE_CAS + 1).atomic(remote.indexAddress() + slotOffset, remote.indexRkey(), expected, word);
         return ring(REPLICA_WRITE_CAS, 2);
     }
 
     public int replicaCas(final long slotOffset, final long expected, final long swap)
     {
+        if (nodeCas != null)
+        {
+            nodeCas.add(remote.indexAddress() + slotOffset, expected, swap, LaneBuffers.ATOMIC);
+            return nodeCas.call(null, null);
+        }
         wrs.at(REPLICA_CAS).atomic(remote.indexAddress() + slotOffset, remote.indexRkey(), expected, swap);
         return ring(REPLICA_CAS, 1);
     }

@@ -3,6 +3,7 @@ package io.rdmakv.client.internal.op;
 import io.rdmakv.client.internal.lane.KeyLocation;
 import io.rdmakv.client.internal.lane.LaneBuffers;
 import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.NodeCas;
 import io.rdmakv.client.internal.lane.RemoteIndex;
 import io.rdmakv.peer.Status;
 import io.rdmakv.peer.SessionIo;
@@ -27,11 +28,20 @@ final class BatchRequests implements AutoCloseable
     private final SessionIo io;
     private final RemoteIndex remote;
     private final MemorySegment mem;
-    private final SendWorkRequests wrs = SendWorkRequests.allocate(3 * LaneBuffers.BATCH, 1);
+    /** A chain's requests, then (node-assisted) the SLOT_CAS SEND its last one is linked on to. */
+    private final SendWorkRequests wrs = SendWorkRequests.allocate(3 * LaneBuffers.BATCH + 1, 1);
+    private static final int SEND = 3 * LaneBuffers.BATCH;
     private int count;
+    /** The node-assisted write path's CASes (a batch's go in one SLOT_CAS behind its chain), or null. */
+    private final NodeCas nodeCas;
 
     BatchRequests(final LaneRequests requests, final MemorySegment mem)
     {
+        this.nodeCas = requests.nodeCas();
+        if (nodeCas != null)
+        {
+            nodeCas.prepareSend(wrs.at(SEND));
+        }
         this.io = requests.io();
         this.remote = requests.remote();
         this.mem = mem;
@@ -41,6 +51,10 @@ final class BatchRequests implements AutoCloseable
     void clear()
     {
         count = 0;
+        if (nodeCas != null)
+        {
+            nodeCas.clear();
+        }
     }
 
     /** Appends READ slot and READ the block it names, for key {@code i}. */
@@ -78,6 +92,11 @@ final class BatchRequests implements AutoCloseable
     /** Appends CAS of the slot at {@code slotAddress} from {@code expected} to {@code swap}, for key {@code i}. */
     void casSlot(final int i, final long slotAddress, final long expected, final long swap)
     {
+        if (nodeCas != null)
+        {
+            nodeCas.add(slotAddress, expected, swap, LaneBuffers.batchCas(i));
+            return;
+        }
         next().compareAndSwap(io.localAddress(LaneBuffers.batchCas(i)), io.lkey(), slotAddress, remote.indexRkey(),
             expected, swap);
     }
@@ -88,15 +107,27 @@ final class BatchRequests implements AutoCloseable
         return mem.get(ValueLayout.JAVA_LONG_UNALIGNED, LaneBuffers.batchCas(i));
     }
 
-    /** Requests appended since {@link #clear()}. */
+    /** Requests appended since {@link #clear()} (CASes sent to the node included). */
     int size()
     {
-        return count;
+        return count + (nodeCas == null ? 0 : nodeCas.size());
     }
 
-    /** Rings the chain (one doorbell, one round trip); nothing to ring is {@link Status#OK}. */
+    /**
+     * Rings the chain (one doorbell, one round trip); nothing to ring is {@link Status#OK}. On the node-assisted
+     * write path its CASes follow the chain's other requests as one SLOT_CAS in the same post (a CAS still runs
+     * after its block's WRITE); its READs then run before the CASes instead of among them.
+     */
     int ring()
     {
+        if (nodeCas != null && nodeCas.size() > 0)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                wrs.at(i).sendFlags(0).wrId(0).next(i == count - 1 ? wrs.at(SEND) : wrs.at(i + 1));
+            }
+            return count == 0 ? nodeCas.call(null, null) : nodeCas.call(wrs.at(0), wrs.at(SEND));
+        }
         if (count == 0)
         {
             return Status.OK;

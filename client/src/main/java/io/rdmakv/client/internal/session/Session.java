@@ -3,6 +3,7 @@ package io.rdmakv.client.internal.session;
 import io.rdmakv.client.internal.lane.LaneBuffers;
 import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.client.internal.lane.LaneRequests;
+import io.rdmakv.client.internal.lane.NodeCas;
 import io.rdmakv.client.internal.lane.RemoteIndex;
 import io.rdmakv.client.internal.lane.SpaceLease;
 import io.rdmakv.client.internal.op.Lane;
@@ -13,6 +14,7 @@ import io.rdmakv.common.protocol.DamageScanOkMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.peer.NodeSession;
+import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.peer.WaitStrategy;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -46,7 +48,15 @@ public final class Session implements AutoCloseable
         final HelloOkMessage hello = node.hello();
         final RemoteIndex remote = new RemoteIndex(hello.indexRegion().address(), hello.indexRegion().rkey(),
             hello.dataRegion().address(), hello.dataRegion().rkey(), hello.geometry());
-        requests = new LaneRequests(node.io(), remote, node.memory());
+        if (hello.nodeAssistedWrites() && hello.clusterMap() != null && hello.clusterMap().replicationFactor() > 1)
+        {
+            throw SessionRefusedException.incompatible(node.address(), "it writes node-assisted (its device has no " +
+                "remote atomics, or --write-path node-assisted) in a cluster of " +
+                hello.clusterMap().replicationFactor() + " replicas: this build supports the node-assisted write " +
+                "path on unreplicated nodes only");
+        }
+        requests = new LaneRequests(node.io(), remote, node.memory(), hello.nodeAssistedWrites() ?
+            new NodeCas(node.control(), node.memory(), hello.indexRegion().address()) : null);
         space = new SpaceLease(node.control(), counters, SystemNanoClock.INSTANCE, hello.sessionId());
         lane = new Lane(node.memory(), requests, remote, space, node.control(), counters, hello.sessionId(),
             hello.graceNanos(), SystemNanoClock.INSTANCE);

@@ -35,7 +35,9 @@ public final class MessageHeaderDescriptor
      * in binary, and ALLOC_OK the rkey a chunk is written with (a memory window per grant). 4: the map may
      * carry replica groups (kind 2). 5: HELLO carries the writer id; FENCE_WRITERS. 6: ALLOC_OK carries the
      * grant's secret; BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT (windows on a replicated group's backups).
-     * 7: the map (format 2) carries its fence epoch.
+     * 7: the map (format 2) carries its fence epoch; HELLO_OK's flags (its reserved u16 at 22) say whether
+     * clients CAS the index themselves or send SLOT_CAS (the node-assisted write path, a device without remote
+     * atomics).
      */
     public static final int PROTOCOL_VERSION = 7;
 

@@ -16,6 +16,8 @@ import io.rdmakv.common.protocol.HelpReplyMessage;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.RepairReplyMessage;
 import io.rdmakv.common.protocol.ScrubOkMessage;
+import io.rdmakv.common.protocol.SlotCasMessage;
+import io.rdmakv.common.protocol.SlotCasReplyMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 
 import static io.rdmakv.common.protocol.wire.MessageHeaderDescriptor.HEADER_LENGTH;
@@ -82,7 +84,11 @@ public enum MessageType
     /** Primary to a backup or copying node: drop every window bound for this grant. */
     REVOKE_GRANT(28, GrantMessage.LENGTH, GrantMessage.LENGTH),
     /** Node to primary: they are gone. */
-    GRANT_REVOKED(29, GrantReplyMessage.LENGTH, GrantReplyMessage.LENGTH);
+    GRANT_REVOKED(29, GrantReplyMessage.LENGTH, GrantReplyMessage.LENGTH),
+    /** Client to a node whose clients cannot CAS its index: compare-and-swap these index words for me. */
+    SLOT_CAS(30, SlotCasMessage.lengthOf(1), SlotCasMessage.MAX_LENGTH),
+    /** Node to client: the word each held before. */
+    SLOT_CAS_REPLY(31, SlotCasReplyMessage.lengthOf(1), SlotCasReplyMessage.MAX_LENGTH);
 
     private static final MessageType[] BY_CODE;
 

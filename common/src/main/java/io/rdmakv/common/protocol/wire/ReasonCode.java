@@ -42,7 +42,13 @@ public enum ReasonCode
      * BIND_WINDOW naming a grant that the node's replica group's primary does not hold for the session's writer
      * (never granted, another writer's, or already superseded or revoked).
      */
-    GRANT_UNKNOWN(15);
+    GRANT_UNKNOWN(15),
+    /**
+     * SLOT_CAS naming a word that is no slot or insert lock of the node's index (misaligned, in the region header,
+     * a bucket group's reserved word, outside the index), or an insert lock the asking session may not take or
+     * give back that way; nothing of the request ran.
+     */
+    BAD_SLOT_CAS(16);
 
     private final int code;
 
