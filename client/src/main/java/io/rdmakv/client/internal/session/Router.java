@@ -294,6 +294,15 @@ public final class Router implements AutoCloseable
         {
             throw new StaleMapException(seen, session);
         }
+        if (seen != null && !map.isSimple() && seen.epoch() < map.fenceEpoch())
+        {
+            // the node has not applied this router's map yet, and will fence this session when it does: an
+            // operation started on it now could be cut off after its word was taken (its effect then unknown)
+            session.close();
+            throw new SessionFailedException(nodes[node], new IllegalStateException("it serves map epoch " +
+                seen.epoch() + ", older than the fence epoch " + map.fenceEpoch() + " of this client's map: it " +
+                "fences this session once it applies that map; trying again"));
+        }
         shareCache(node, session);
         open.add(session);
         sessions[node] = session;
