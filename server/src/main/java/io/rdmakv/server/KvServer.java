@@ -86,6 +86,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final NodeHealth health = new NodeHealth();
     private final Admission admission;
     private final SessionOpener opener;
+    private final RdmaCmSessions cmSessions;
     private final ControlAgent agent;
     private final IndexScanner scanner;
     private final IndexAtomics atomics;
@@ -117,6 +118,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         Region created = null;
         CompletionQueue createdCq = null;
         IndexAtomics createdAtomics = null;
+        RdmaCmSessions cm = null;
         try
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()), tls,
@@ -125,6 +127,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             this.clusterMap = config.zookeeper() != null ? null : loadClusterMap(config, bound.port());
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
+            cm = RdmaCmSessions.listenIfUsed(config, opened);
             allocated = opened.allocateProtectionDomain();
             // in a replicated group, backups bind windows over their primary's grants (ReplicaWindows)
             memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
@@ -140,6 +143,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             closeQuietly(createdCq);
             closeQuietly(created);
             closeQuietly(allocated);
+            closeQuietly(cm);
             closeQuietly(opened);
             closeQuietly(bound);
             throw e;
@@ -150,6 +154,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         region = created;
         cq = createdCq;
         atomics = createdAtomics;
+        cmSessions = cm;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(atomics, geometry);
@@ -176,7 +181,11 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             .start();
         admission = new Admission(config.authToken(), context.providerName(),
             config.effectiveMaxConnections());
-        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving);
+        if (cmSessions != null)
+        {
+            cmSessions.start(agent);
+        }
+        opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving, cmSessions);
         context.onFatal(health::fatal);
         scrubs.start();
         listener.start();
@@ -527,6 +536,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(cmSessions); // after the sessions closed their connections
         closeQuietly(sweeps);
         closeQuietly(copier);
         closeQuietly(atomics);

@@ -4,6 +4,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.verbs.ConnectionSetup;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,10 +26,14 @@ import java.time.Duration;
 public final class LocalCluster implements AutoCloseable
 {
     public static final String TRANSPORT_PROPERTY = "rdmakv.test.transport";
+    /** How nodes and clients started here connect queue pairs: {@code auto} (default), {@code rdmacm}, {@code exchange}. */
+    public static final String CM_PROPERTY = "rdmakv.test.cm";
     /** Per-operation timeout of the test clients in milliseconds (an emulated VM may want more). */
     public static final String OP_TIMEOUT_PROPERTY = "rdmakv.test.opTimeoutMs";
     /** The transport of every node and client started here. */
     public static final String TRANSPORT = transport();
+    /** The connection setup ({@code --cm}) of every node and client started here. */
+    public static final ConnectionSetup CM = ConnectionSetup.parse(System.getProperty(CM_PROPERTY, "auto").trim());
     /** The per-operation timeout of every client configured here. */
     public static final Duration OP_TIMEOUT = Duration.ofMillis(Long.getLong(OP_TIMEOUT_PROPERTY, 10_000));
     /** Memory of an instance's node when the test does not say: 32 MiB. */
@@ -86,7 +91,8 @@ public final class LocalCluster implements AutoCloseable
     {
         try
         {
-            return KvServer.start(config.toBuilder().transport(TRANSPORT).build());
+            return KvServer.start(config.toBuilder().transport(TRANSPORT)
+                .connectionSetup(CM, config.cmAddress()).build());
         }
         catch (final IOException e)
         {
@@ -109,7 +115,7 @@ public final class LocalCluster implements AutoCloseable
     /** A client configuration for {@code hosts} on {@link #TRANSPORT} with {@link #OP_TIMEOUT}. */
     public static KvClientConfig clientConfig(final String hosts)
     {
-        return KvClientConfig.of(hosts).withTransport(TRANSPORT).withOpTimeout(OP_TIMEOUT);
+        return KvClientConfig.of(hosts).withTransport(TRANSPORT).withConnectionSetup(CM).withOpTimeout(OP_TIMEOUT);
     }
 
     public static KvClient client(final KvServer server)

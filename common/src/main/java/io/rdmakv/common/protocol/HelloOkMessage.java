@@ -27,7 +27,8 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_
  * <pre>
  *   16 protocol_version     u32
  *   20 endpoint_length      u16   at most {@value HelloMessage#MAX_ENDPOINT_LENGTH}
- *   22 reserved             u16   zero
+ *   22 cm_port              u16   0: connect the queue pairs by exchanging their endpoints (the one below); else
+ *                                the port of the node's rdma_cm listener: connect through rdma_cm ({@link CmTicket})
  *   24 index_mr_address     u64   memory region 1: header + index (REMOTE_READ | REMOTE_ATOMIC)
  *   32 index_mr_length      u64
  *   40 index_mr_rkey        u32
@@ -42,7 +43,10 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_
  *   88 region_header        {@link RegionHeaderDescriptor#USED_LENGTH} bytes: the node's region header exactly as
  *                                it lies at the start of the region (magic, layout version, node id, geometry; see
  *                                {@link RegionHeaderDescriptor}): the one encoding of the geometry
- *  224 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
+ *  224 cm_token             16 bytes: the token of the session's rdma_cm connect request (zero with cm_port 0)
+ *  240 cm_address           16 bytes: the rdma_cm listener's IPv6 address, IPv4 as ::ffff:a.b.c.d (zero with
+ *                                cm_port 0)
+ *  256 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
  *   .. cluster map          cluster_map_length bytes, the map in binary ({@link ClusterMapCodec}; no JSON parser
  *                                on a client's connect path)
  * </pre>
@@ -64,10 +68,12 @@ public record HelloOkMessage(
     ClusterMap clusterMap,
     long sessionId,
     long graceNanos,
-    int heartbeatIntervalMs) implements ControlMessage
+    int heartbeatIntervalMs,
+    CmTicket cmTicket) implements ControlMessage
 {
     /** Where the variable part (endpoint, cluster map) starts: the fixed part's length. */
-    public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 + RegionHeaderDescriptor.USED_LENGTH;
+    public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 +
+        RegionHeaderDescriptor.USED_LENGTH + CmTicket.TOKEN_LENGTH + CmTicket.ADDRESS_LENGTH;
 
     /** The longest cluster map that fits beside the longest endpoint. */
     public static final int MAX_CLUSTER_MAP_LENGTH =
@@ -112,7 +118,7 @@ public record HelloOkMessage(
         }
     }
 
-    /** A HELLO_OK of this build's protocol version. */
+    /** A HELLO_OK of this build's protocol version, for queue pairs connected by exchange (no rdma_cm ticket). */
     public HelloOkMessage(
         final long requestId,
         final int nodeId,
@@ -127,7 +133,25 @@ public record HelloOkMessage(
     {
         this(
             requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs);
+            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs, null);
+    }
+
+    /** A HELLO_OK of this build's protocol version; {@code cmTicket} null: by exchange. */
+    public HelloOkMessage(
+        final long requestId,
+        final int protocolVersion,
+        final int nodeId,
+        final QueuePairEndpoint serverEndpoint,
+        final RemoteRegion indexRegion,
+        final RemoteRegion dataRegion,
+        final RegionGeometry geometry,
+        final ClusterMap clusterMap,
+        final long sessionId,
+        final long graceNanos,
+        final int heartbeatIntervalMs)
+    {
+        this(requestId, protocolVersion, nodeId, serverEndpoint, indexRegion, dataRegion, geometry, clusterMap,
+            sessionId, graceNanos, heartbeatIntervalMs, null);
     }
 
     @Override
@@ -148,11 +172,14 @@ public record HelloOkMessage(
         final byte[] map = ClusterMapCodec.encode(clusterMap);
         final byte[] header = new byte[RegionHeaderDescriptor.USED_LENGTH];
         new RegionHeader().wrap(MemorySegment.ofArray(header)).initialise(geometry, nodeId);
-        writer.u32(protocolVersion).u16(endpointBytes.length).u16(0)
+        writer.u32(protocolVersion).u16(endpointBytes.length).u16(cmTicket == null ? 0 : cmTicket.port())
             .u64(indexRegion.address()).u64(indexRegion.length()).u32(indexRegion.rkey())
             .u32(dataRegion.rkey()).u64(dataRegion.address()).u64(dataRegion.length())
             .u64(sessionId).u64(graceNanos).u32(map.length).u32(heartbeatIntervalMs)
-            .bytes(header).bytes(endpointBytes).bytes(map);
+            .bytes(header)
+            .bytes(cmTicket == null ? new byte[CmTicket.TOKEN_LENGTH] : cmTicket.token())
+            .bytes(cmTicket == null ? new byte[CmTicket.ADDRESS_LENGTH] : CmTicket.addressBytes(cmTicket.address()))
+            .bytes(endpointBytes).bytes(map);
     }
 
     static HelloOkMessage decode(final MessageReader reader, final long requestId)
@@ -166,7 +193,7 @@ public record HelloOkMessage(
         }
         final int endpointLength = reader.length(
             reader.u16("endpoint length"), HelloMessage.MAX_ENDPOINT_LENGTH, "endpoint");
-        reader.u16("reserved");
+        final int cmPort = reader.u16("cm port");
         final long indexAddress = reader.u64("index region address");
         final long indexLength = reader.u64("index region length");
         final int indexRkey = reader.u32("index region rkey");
@@ -179,6 +206,8 @@ public record HelloOkMessage(
         final int heartbeatIntervalMs = reader.u32("heartbeat interval");
         final RegionHeader header = new RegionHeader().wrap(MemorySegment.ofArray(
             reader.bytes(RegionHeaderDescriptor.USED_LENGTH, "region header")));
+        final byte[] cmToken = reader.bytes(CmTicket.TOKEN_LENGTH, "cm token");
+        final byte[] cmAddress = reader.bytes(CmTicket.ADDRESS_LENGTH, "cm address");
         final QueuePairEndpoint endpoint = HelloMessage.decodeEndpoint(
             reader.bytes(endpointLength, "endpoint"), reader.type());
         final byte[] mapBytes = reader.bytes(mapLength, "cluster map");
@@ -196,7 +225,8 @@ public record HelloOkMessage(
             return new HelloOkMessage(
                 requestId, version, header.nodeId(), endpoint, new RemoteRegion(indexAddress, indexLength, indexRkey),
                 new RemoteRegion(dataAddress, dataLength, dataRkey), header.geometry(), clusterMap, sessionId,
-                graceNanos, heartbeatIntervalMs);
+                graceNanos, heartbeatIntervalMs,
+                cmPort == 0 ? null : new CmTicket(CmTicket.address(cmAddress), cmPort, cmToken));
         }
         catch (final IllegalArgumentException | RegionLayoutException ex)
         {
@@ -211,7 +241,7 @@ public record HelloOkMessage(
             nodeId == m.nodeId && serverEndpoint.equals(m.serverEndpoint) && indexRegion.equals(m.indexRegion) &&
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
             clusterMap.equals(m.clusterMap) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
-            heartbeatIntervalMs == m.heartbeatIntervalMs;
+            heartbeatIntervalMs == m.heartbeatIntervalMs && java.util.Objects.equals(cmTicket, m.cmTicket);
     }
 
     @Override
@@ -226,6 +256,6 @@ public record HelloOkMessage(
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
             " geometry=" + geometry +  " clusterMap=" + clusterMap + " sessionId=" + sessionId + " graceNanos=" + graceNanos +
-            " heartbeatIntervalMs=" + heartbeatIntervalMs + "}";
+            " heartbeatIntervalMs=" + heartbeatIntervalMs + " cmTicket=" + cmTicket + "}";
     }
 }

@@ -140,13 +140,13 @@ class MalformedMessageTest
         final byte[] hello = bytes(new HelloMessage(1, new byte[4], Samples.CLIENT));
         final MalformedMessageException ex = malformed(
             withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 1), Kind.BAD_VERSION);
-        assertEquals("HELLO of protocol version 1: this build speaks version 6", ex.getMessage());
+        assertEquals("HELLO of protocol version 1: this build speaks version 7", ex.getMessage());
         // a HELLO of another version is refused on its version, whatever follows
         malformed(
-            withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 7), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
+            withU16(withU32(hello, HelloMessage.PROTOCOL_VERSION_OFFSET, 8), HelloMessage.TOKEN_LENGTH_OFFSET, 999),
             Kind.BAD_VERSION);
         malformed(withU32(bytes(Samples.helloOk()), 16, 0), Kind.BAD_VERSION);
-        malformed(bytes(new HelloMessage(1, 7, 5L, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
+        malformed(bytes(new HelloMessage(1, 8, 5L, new byte[0], Samples.CLIENT)), Kind.BAD_VERSION);
     }
 
     @Test

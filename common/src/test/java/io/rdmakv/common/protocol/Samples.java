@@ -9,6 +9,7 @@ import io.rdmakv.common.protocol.wire.RepairRefusal;
 import io.rdmakv.verbs.QueuePairEndpoint;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.List;
 
 /** One valid message of every type, for round trips and for corrupting. */
@@ -34,6 +35,25 @@ final class Samples
             MAP, 0x5E55_1000L, 100_000_000L, 500);
     }
 
+    static final byte[] CM_TOKEN = HexFormat.of().parseHex("00112233445566778899aabbccddeeff");
+
+    /** {@link #helloOk()} telling the client to connect through rdma_cm at 10.77.0.1:4791. */
+    static HelloOkMessage helloOkThroughRdmaCm()
+    {
+        final HelloOkMessage ok = helloOk();
+        try
+        {
+            return new HelloOkMessage(ok.requestId(), ok.protocolVersion(), ok.nodeId(), ok.serverEndpoint(),
+                ok.indexRegion(), ok.dataRegion(), ok.geometry(), ok.clusterMap(), ok.sessionId(), ok.graceNanos(),
+                ok.heartbeatIntervalMs(),
+                new CmTicket(java.net.InetAddress.getByName("10.77.0.1"), 4791, CM_TOKEN));
+        }
+        catch (final java.net.UnknownHostException e)
+        {
+            throw new IllegalStateException(e);
+        }
+    }
+
     static List<ControlMessage> all()
     {
         return List.of(
@@ -45,6 +65,7 @@ final class Samples
             new ScrubMessage(23),
             new ScrubOkMessage(24, 2, 1L << 20, 5000, 1, 2, 4, 3, 0, 123_456_789L),
             helloOk(),
+            helloOkThroughRdmaCm(),
             CodedRefusalMessage.helloRefused(3, ReasonCode.AUTH_FAILED, "bad token"),
             new AllocMessage(4, 1 << 20),
             new AllocOkMessage(5, 64L << 20, 1 << 20, 0x8000_12AB),

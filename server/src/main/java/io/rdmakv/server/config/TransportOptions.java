@@ -1,5 +1,6 @@
 package io.rdmakv.server.config;
 
+import io.rdmakv.verbs.ConnectionSetup;
 import io.rdmakv.verbs.Providers;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -21,7 +22,20 @@ public final class TransportOptions
         description = "Port number of the RDMA device (ibverbs). Default: ${DEFAULT-VALUE}.")
     private int devicePort;
 
-    /** Sets transport and device; refuses an unknown transport name. */
+    @Option(names = "--cm", paramLabel = "auto|rdmacm|exchange", defaultValue = "auto",
+        description = "How the sessions' queue pairs are connected after the bootstrap: exchange (their numbers and " +
+            "GIDs travel in HELLO/HELLO_OK; InfiniBand, RoCE), rdmacm (the RDMA connection manager, librdmacm; " +
+            "needed on iWARP) or auto (rdmacm on an iWARP device, else exchange). The tcp transport always " +
+            "exchanges. Default: ${DEFAULT-VALUE}.")
+    private String cm;
+
+    @Option(names = "--cm-address", paramLabel = "IP",
+        description = "With rdma_cm: the address its listener binds and clients connect to (on an interface with " +
+            "an RDMA device). Default: --listen's host, or the device's own address when that is a loopback or " +
+            "wildcard address.")
+    private String cmAddress;
+
+    /** Sets transport, device and connection setup; refuses an unknown transport or setup name. */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
     {
         if (!Providers.NAMES.contains(transport))
@@ -32,6 +46,21 @@ public final class TransportOptions
         {
             throw Invalid.value(spec, "--device-port", devicePort, "a port number in 1..255");
         }
-        builder.transport(transport).device(device == null || device.isBlank() ? null : device, devicePort);
+        final ConnectionSetup setup;
+        try
+        {
+            setup = ConnectionSetup.parse(cm);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw Invalid.value(spec, "--cm", cm, "one of " + String.join(", ", ConnectionSetup.NAMES));
+        }
+        if (setup == ConnectionSetup.RDMACM && Providers.TCP.equals(transport))
+        {
+            throw Invalid.value(spec, "--cm", cm, "auto or exchange with --transport tcp (the tcp transport " +
+                "connects its queue pairs itself; rdma_cm needs --transport ibverbs)");
+        }
+        builder.transport(transport).device(device == null || device.isBlank() ? null : device, devicePort)
+            .connectionSetup(setup, cmAddress);
     }
 }

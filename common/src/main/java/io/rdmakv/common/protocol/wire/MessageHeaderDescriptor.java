@@ -34,9 +34,10 @@ public final class MessageHeaderDescriptor
      * The version of the control protocol, carried in HELLO and HELLO_OK. 3: HELLO_OK carries the cluster map
      * in binary, and ALLOC_OK the rkey a chunk is written with (a memory window per grant). 4: the map may
      * carry replica groups (kind 2). 5: HELLO carries the writer id; FENCE_WRITERS. 6: ALLOC_OK carries the
-     * grant's secret; BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT (windows on a replicated group's backups).
+     * grant's secret; BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT (windows on a replicated group's backups). 7: HELLO_OK carries an rdma_cm
+     * ticket (cm_port, cm_token, cm_address: {@code CmTicket}).
      */
-    public static final int PROTOCOL_VERSION = 6;
+    public static final int PROTOCOL_VERSION = 7;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;
