@@ -140,7 +140,12 @@ echo "[softroce-verbs] built in $(( $(date +%s) - start ))s (JUnit Platform $PLA
 JVM_FLAGS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xshare:auto"
 LAUNCHER="-jar $ROOT/$OUT/junit-platform-console-standalone.jar execute --details=tree --disable-banner --disable-ansi-colors"
 NOCAP="setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock --"
-GUEST=""
+# what the tests run over: the device's link, active MTU and GID types (the path MTU of an rdma_cm connection is
+# the route's, of an exchange the smaller active MTU; both are rxe0's on one host)
+GUEST="echo '[guest] device:' \$(rdma link show 2>&1 | head -3 | tr '\n' ' ');
+ibv_devinfo -d rxe0 2>&1 | grep -E 'transport|active_mtu|link_layer' | sed 's/^[[:space:]]*/[guest]   /';
+for i in 0 1; do echo \"[guest]   GID[\$i] \$(cat /sys/class/infiniband/rxe0/ports/1/gids/\$i 2>/dev/null) \$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/\$i 2>/dev/null)\"; done;
+"
 if [ $MODE_VERBS = 1 ]; then
   # One JVM, C1 only (start-up is ~15x slower under TCG). Without CAP_IPC_LOCK and with a finite
   # memlock limit, so that the memlock test runs and everything else proves it fits in the limit.

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 
@@ -282,7 +283,9 @@ final class RdmaCmSessions implements AutoCloseable
             {
                 if (!closed)
                 {
+                    // a listener that fails at once (its device gone) is not spun on
                     LOG.log(System.Logger.Level.WARNING, "rdma_cm listener: " + e.getMessage());
+                    LockSupport.parkNanos(POLL_NANOS);
                 }
             }
         }

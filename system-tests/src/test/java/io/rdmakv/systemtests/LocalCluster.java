@@ -36,6 +36,13 @@ public final class LocalCluster implements AutoCloseable
     public static final ConnectionSetup CM = ConnectionSetup.parse(System.getProperty(CM_PROPERTY, "auto").trim());
     /** The per-operation timeout of every client configured here. */
     public static final Duration OP_TIMEOUT = Duration.ofMillis(Long.getLong(OP_TIMEOUT_PROPERTY, 10_000));
+    /**
+     * How long the test clients may take to open a session: 5 s (the default) on {@code tcp}; on a device the
+     * per-operation timeout if longer, since under emulation a child JVM's session over rdma_cm (bootstrap,
+     * resolution, connect, establishment) took longer than 5 s.
+     */
+    public static final Duration CONNECT_TIMEOUT = "tcp".equals(TRANSPORT) ||
+        OP_TIMEOUT.compareTo(Duration.ofSeconds(5)) <= 0 ? Duration.ofSeconds(5) : OP_TIMEOUT;
     /** Memory of an instance's node when the test does not say: 32 MiB. */
     public static final long MEMORY = 32L << 20;
     /** Memory of a node from {@link #startNode()}: 16 MiB. */
@@ -115,7 +122,8 @@ public final class LocalCluster implements AutoCloseable
     /** A client configuration for {@code hosts} on {@link #TRANSPORT} with {@link #OP_TIMEOUT}. */
     public static KvClientConfig clientConfig(final String hosts)
     {
-        return KvClientConfig.of(hosts).withTransport(TRANSPORT).withConnectionSetup(CM).withOpTimeout(OP_TIMEOUT);
+        return KvClientConfig.of(hosts).withTransport(TRANSPORT).withConnectionSetup(CM).withOpTimeout(OP_TIMEOUT)
+            .withConnectTimeout(CONNECT_TIMEOUT);
     }
 
     public static KvClient client(final KvServer server)
