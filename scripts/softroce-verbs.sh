@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the verbs module's ibverbs tests, the verbs conformance suite and the store's end-to-end tests
+# Runs the verbs module's ibverbs tests, the verbs conformance suite and the store's end-to-end tests (queue
+# pairs connected by exchange, and a subset through rdma_cm: SOFTROCE_STORE_CM)
 # against a real kernel RDMA device: a Soft-RoCE device (rxe0) in a throwaway qemu VM started by
 # ../shared/softroce/run-in-softroce-vm.sh. Builds on this machine first; the VM runs precompiled
 # classes, one JVM per test set.
@@ -41,7 +42,8 @@
 #                          RDMACM_STORE_DEFAULT below; "all": every class the exchange run has)
 #      SOFTROCE_MIN_RDMACM_STORE_TESTS  tests that must succeed in the rdmacm run (default 20 for the subset)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
-# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, reports/{verbs,store}/, latency.log)
+# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, store-rdmacm.log,
+#   reports/{verbs,store,store-rdmacm}/, latency.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -62,7 +64,7 @@ for arg in "$@"; do
     --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
     --all) MODE_VERBS=1; MODE_STORE=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done

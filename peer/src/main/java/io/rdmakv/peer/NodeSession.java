@@ -26,6 +26,7 @@ import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.resource.VerbsException;
 import org.agrona.CloseHelper;
 
 import javax.net.ssl.SSLContext;
@@ -231,14 +232,25 @@ public final class NodeSession implements AutoCloseable
                 (cm == null ? "the " + context.providerName() + " transport has no rdma_cm: use --transport ibverbs" :
                 "this side asks for the exchange (--cm exchange): use --cm auto or rdmacm"));
         }
-        return cm.connect(qp, ok.cmTicket().socketAddress(), ok.cmTicket().privateData(ok.sessionId()),
-            ConnectOptions.DEFAULT, Math.max(1, deadline - System.nanoTime()), initialized ->
-            {
-                if (receivesDeferred)
+        try
+        {
+            return cm.connect(qp, ok.cmTicket().socketAddress(), ok.cmTicket().privateData(ok.sessionId()),
+                ConnectOptions.DEFAULT, Math.max(1, deadline - System.nanoTime()), initialized ->
                 {
-                    io.postAllReceives();
-                }
-            });
+                    if (receivesDeferred)
+                    {
+                        io.postAllReceives();
+                    }
+                });
+        }
+        catch (final VerbsException e)
+        {
+            // still a VerbsException: a rejection (the session was fenced meanwhile) is worth another try
+            throw new VerbsException("rdma_cm", "connecting the queue pair through rdma_cm to " +
+                ok.cmTicket().socketAddress() + ", where node " + address + " listens: " + e.getMessage() +
+                " (that address must be on an interface with an RDMA device and routable from here: kvserver " +
+                "--cm-address sets it; --cm exchange on both sides does without rdma_cm on InfiniBand and RoCE)", e);
+        }
     }
 
     /**
