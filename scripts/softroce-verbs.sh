@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the verbs module's ibverbs tests, the verbs conformance suite and the store's end-to-end tests
+# Runs the verbs module's ibverbs tests, the verbs conformance suite and the store's end-to-end tests (queue
+# pairs connected by exchange, and a subset through rdma_cm: SOFTROCE_STORE_CM)
 # against a real kernel RDMA device: a Soft-RoCE device (rxe0) in a throwaway qemu VM started by
 # ../shared/softroce/run-in-softroce-vm.sh. Builds on this machine first; the VM runs precompiled
 # classes, one JVM per test set.
@@ -34,8 +35,15 @@
 #                          softroce-store (default 8000: 2000 on a real machine)
 #      SOFTROCE_STORE_OP_TIMEOUT_MS  the store test clients' per-operation timeout (default 60000: under TCG
 #                          emulation a single operation over rxe was seen to stall for more than 10 s)
+#      SOFTROCE_STORE_CM  the connection setups (kvserver/KvClient --cm) to run the store tests with, one test JVM
+#                          each (default "exchange rdmacm"); rdmacm needs an addressed netdev, so with it in the list
+#                          rxe0 sits on a dummy interface (SOFTROCE_NETDEV=dummy, 10.77.0.1) instead of lo
+#      SOFTROCE_RDMACM_STORE_ONLY  simple names of the store test classes of the rdmacm run (default: a subset,
+#                          RDMACM_STORE_DEFAULT below; "all": every class the exchange run has)
+#      SOFTROCE_MIN_RDMACM_STORE_TESTS  tests that must succeed in the rdmacm run (default 20 for the subset)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
-# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, reports/{verbs,store}/, latency.log)
+# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, store-rdmacm.log,
+#   reports/{verbs,store,store-rdmacm}/, latency.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -56,7 +64,7 @@ for arg in "$@"; do
     --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
     --all) MODE_VERBS=1; MODE_STORE=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -74,6 +82,16 @@ TEST_TIMEOUT=${SOFTROCE_TEST_TIMEOUT:-900}
 STORE_TIMEOUT=${SOFTROCE_STORE_TIMEOUT:-780}
 MEMLOCK_KB=${SOFTROCE_MEMLOCK_KB:-65536}
 STORE_MEMLOCK_KB=${SOFTROCE_STORE_MEMLOCK_KB:-262144}
+STORE_CMS=${SOFTROCE_STORE_CM:-exchange rdmacm}
+# the rdmacm run: a subset that covers a session's whole life through rdma_cm (connect with the ticket, GET/PUT/
+# DELETE, batches, the binding, a lease expiring and a departure fencing the session, windows), for CI's time
+RDMACM_STORE_DEFAULT="KvClientBasicsTest LeaseTest WriteWindowsTest RdmaKvClientTest"
+RDMACM_STORE_ONLY=${SOFTROCE_RDMACM_STORE_ONLY:-$RDMACM_STORE_DEFAULT}
+MIN_RDMACM_STORE_TESTS=${SOFTROCE_MIN_RDMACM_STORE_TESTS:-20}
+if [[ " $STORE_CMS " == *" rdmacm "* ]] && [ $MODE_STORE = 1 ]; then
+  # rdma_cm cannot resolve a route over lo on rxe (ENODEV): rxe0 on a dummy interface with 10.77.0.1
+  export SOFTROCE_NETDEV=${SOFTROCE_NETDEV:-dummy}
+fi
 LAT_ITERS=${LAT_ITERS:-5000}
 LAT_WARMUP=${LAT_WARMUP:-20000}
 OUT=verbs/target/softroce
@@ -97,7 +115,7 @@ scripts/mvn -B -q -pl verbs dependency:copy \
 without_junit() { tr ':' '\n' < "$1" | grep -vE '/org/junit/|/org/opentest4j/|/org/apiguardian/' | paste -sd: -; }
 CP=$(without_junit "$OUT/classpath.full")
 CLASSES=$ROOT/verbs/target/test-classes:$ROOT/verbs/target/classes${CP:+:$CP}
-STORE_CLASSES=""; STORE_SELECT=""
+STORE_CLASSES=""; STORE_SELECT=""; RDMACM_SELECT=""
 if [ $MODE_STORE = 1 ]; then
   STORE_CP=$(without_junit system-tests/target/softroce/classpath.full)
   # system-tests has test classes only
@@ -112,6 +130,9 @@ if [ $MODE_STORE = 1 ]; then
       echo "[softroce-verbs] NOT running $class (SOFTROCE_STORE_EXCLUDE)"; continue
     fi
     STORE_SELECT+=" --select-class $class"
+    if [ "$RDMACM_STORE_ONLY" = all ] || [[ " $RDMACM_STORE_ONLY " == *" ${class##*.} "* ]]; then
+      RDMACM_SELECT+=" --select-class $class"
+    fi
   done
   [ -n "$STORE_SELECT" ] || { echo "softroce-verbs: no system test class starts a LocalCluster" >&2; exit 1; }
 fi
@@ -121,7 +142,12 @@ echo "[softroce-verbs] built in $(( $(date +%s) - start ))s (JUnit Platform $PLA
 JVM_FLAGS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xshare:auto"
 LAUNCHER="-jar $ROOT/$OUT/junit-platform-console-standalone.jar execute --details=tree --disable-banner --disable-ansi-colors"
 NOCAP="setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock --"
-GUEST=""
+# what the tests run over: the device's link, active MTU and GID types (the path MTU of an rdma_cm connection is
+# the route's, of an exchange the smaller active MTU; both are rxe0's on one host)
+GUEST="echo '[guest] device:' \$(rdma link show 2>&1 | head -3 | tr '\n' ' ');
+ibv_devinfo -d rxe0 2>&1 | grep -E 'transport|active_mtu|link_layer' | sed 's/^[[:space:]]*/[guest]   /';
+for i in 0 1; do echo \"[guest]   GID[\$i] \$(cat /sys/class/infiniband/rxe0/ports/1/gids/\$i 2>/dev/null) \$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/\$i 2>/dev/null)\"; done;
+"
 if [ $MODE_VERBS = 1 ]; then
   # One JVM, C1 only (start-up is ~15x slower under TCG). Without CAP_IPC_LOCK and with a finite
   # memlock limit, so that the memlock test runs and everything else proves it fits in the limit.
@@ -135,20 +161,30 @@ rc=\${PIPESTATUS[0]}; echo \"[guest] verbs test JVM exit \$rc after \$(echo \"\$
 "
 fi
 if [ $MODE_STORE = 1 ]; then
-  # kvserver and KvClient in one JVM on rxe0, the same way (C1, no CAP_IPC_LOCK, a finite memlock limit)
-  GUEST+="echo '[guest] store tests over ibverbs: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
+  # kvserver and KvClient in one JVM on rxe0, the same way (C1, no CAP_IPC_LOCK, a finite memlock limit); one JVM
+  # per connection setup: store.log for exchange (every class), store-rdmacm.log for rdmacm (RDMACM_SELECT)
+  for cm in $STORE_CMS; do
+    case "$cm" in
+      exchange) name=store; select=$STORE_SELECT ;;
+      rdmacm) name=store-rdmacm; select=$RDMACM_SELECT ;;
+      *) echo "softroce-verbs: SOFTROCE_STORE_CM: unknown setup $cm (exchange, rdmacm)" >&2; exit 2 ;;
+    esac
+    [ -n "$select" ] || { echo "softroce-verbs: no store test class for --cm $cm" >&2; exit 1; }
+    GUEST+="echo '[guest] store tests over ibverbs, --cm $cm: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
-  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
-  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $STORE_SELECT \
-  --reports-dir $ROOT/$OUT/reports/store) 2>&1 | tee $ROOT/$OUT/store.log;
-rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store.rc;
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=$cm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
+  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $select \
+  --reports-dir $ROOT/$OUT/reports/$name) 2>&1 | tee $ROOT/$OUT/$name.log;
+rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (--cm $cm) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/$name.rc;
 "
+  done
 fi
 if [ $MODE_LATENCY = 1 ]; then
-  # perftest: server and client in the guest, GID index 1 (::ffff:127.0.0.1 on lo), 8 bytes
+  # perftest: server and client in the guest, GID index 1 (::ffff:127.0.0.1 on lo, ::ffff:10.77.0.1 on dummy), 8 bytes
+  LAT_ADDR=127.0.0.1; [ "${SOFTROCE_NETDEV:-lo}" = dummy ] && LAT_ADDR=10.77.0.1
   for t in ib_read_lat ib_write_lat ib_atomic_lat; do
     GUEST+="echo '[guest] $t'; (timeout 300 $t -d rxe0 -x 1 -s 8 -n $LAT_ITERS >/dev/null 2>&1 &); sleep 2;
-timeout 300 $t -d rxe0 -x 1 -s 8 -n $LAT_ITERS 127.0.0.1 2>&1 | grep -E '#bytes|^ *8 ' ; sleep 1;
+timeout 300 $t -d rxe0 -x 1 -s 8 -n $LAT_ITERS $LAT_ADDR 2>&1 | grep -E '#bytes|^ *8 ' ; sleep 1;
 "
   done
   GUEST+="echo '[guest] java'; timeout 900 $GUEST_JAVA $JVM_FLAGS -cp '$CLASSES' io.rdmakv.verbs.ibverbs.IbverbsLatency $LAT_ITERS $LAT_WARMUP 8;
@@ -191,7 +227,14 @@ check() {
   echo "[softroce-verbs] $1 OK"
 }
 if [ $MODE_VERBS = 1 ]; then check verbs "$OUT/verbs.log" "$OUT/verbs.rc" "$MIN_TESTS" || status=1; fi
-if [ $MODE_STORE = 1 ]; then check store "$OUT/store.log" "$OUT/store.rc" "$MIN_STORE_TESTS" || status=1; fi
+if [ $MODE_STORE = 1 ]; then
+  for cm in $STORE_CMS; do
+    case "$cm" in
+      exchange) check "store (--cm exchange)" "$OUT/store.log" "$OUT/store.rc" "$MIN_STORE_TESTS" || status=1 ;;
+      rdmacm) check "store (--cm rdmacm)" "$OUT/store-rdmacm.log" "$OUT/store-rdmacm.rc" "$MIN_RDMACM_STORE_TESTS" || status=1 ;;
+    esac
+  done
+fi
 if [ "$vm_rc" != 0 ]; then echo "[softroce-verbs] the VM run itself failed (exit $vm_rc)" >&2; status=1; fi
 [ $status = 0 ] && echo "[softroce-verbs] OK" || echo "[softroce-verbs] FAILED" >&2
 exit $status

@@ -217,6 +217,17 @@ static void structs(void)
     S(ibv_context_ops, _compat_detach_mcast);
     S(ibv_context_ops, _compat_async_event);
 
+    STRUCT(ibv_device);
+    S(ibv_device, _ops);
+    S(ibv_device, _ops._dummy1);
+    S(ibv_device, _ops._dummy2);
+    S(ibv_device, node_type);
+    S(ibv_device, transport_type);
+    S(ibv_device, name);
+    S(ibv_device, dev_name);
+    S(ibv_device, dev_path);
+    S(ibv_device, ibdev_path);
+
     STRUCT(ibv_context);
     S(ibv_context, device);
     S(ibv_context, ops);
@@ -462,6 +473,8 @@ static void constants(void)
     CONST(ibv_gid_type, IBV_GID_TYPE_IB);
     CONST(ibv_gid_type, IBV_GID_TYPE_ROCE_V1);
     CONST(ibv_gid_type, IBV_GID_TYPE_ROCE_V2);
+    CONST(ibv_transport_type, IBV_TRANSPORT_IB);
+    CONST(ibv_transport_type, IBV_TRANSPORT_IWARP);
 
     CONST(ibv_atomic_cap, IBV_ATOMIC_NONE);
     CONST(ibv_atomic_cap, IBV_ATOMIC_HCA);

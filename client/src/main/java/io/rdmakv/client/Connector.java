@@ -39,13 +39,23 @@ final class Connector
         {
             throw new KvConnectionException("cannot open transport '" + config.transport() + "': " + e.getMessage(), e);
         }
+        try
+        {
+            config.connectionSetup().usesConnectionManager(context); // rdmacm on tcp, exchange on iWARP: say so now
+        }
+        catch (final IllegalArgumentException e)
+        {
+            context.close();
+            throw new KvConnectionException(e.getMessage(), e);
+        }
         ProtectionDomain pd = null;
         try
         {
             pd = context.allocateProtectionDomain();
             final Router.SessionOpener opener = Router.opener(context, pd,
                 config.authToken().getBytes(StandardCharsets.UTF_8), config.tls() == null ? null : config.tls().context(),
-                config.connectTimeout().toNanos(), config.opTimeout().toNanos(), config.waitStrategy());
+                config.connectTimeout().toNanos(), config.opTimeout().toNanos(), config.waitStrategy(),
+                config.connectionSetup());
             final long deadline = System.nanoTime() + config.connectTimeout().toNanos();
             while (true)
             {

@@ -2,6 +2,8 @@ package io.rdmakv.client;
 
 import io.rdmakv.client.internal.op.SlotCache;
 import io.rdmakv.peer.WaitStrategy;
+import io.rdmakv.verbs.ConnectionSetup;
+import io.rdmakv.verbs.Providers;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.net.InetSocketAddress;
@@ -28,6 +30,8 @@ import java.util.List;
  *                       (rounded up to a power of two; 32 bytes each; 0 turns the cache off); see
  *                       {@link #DEFAULT_CACHE_ENTRIES}
  * @param tls            TLS on the bootstrap connections ({@link #withTls}), or null for plaintext
+ * @param connectionSetup how the sessions' queue pairs are connected ({@link #withConnectionSetup}): {@code auto}
+ *                       (default) as each node chose, {@code rdmacm} or {@code exchange} only so
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -40,7 +44,8 @@ public record KvClientConfig(
     PrometheusRegistry metrics,
     WaitStrategy waitStrategy,
     int cacheEntries,
-    ClientTls tls)
+    ClientTls tls,
+    ConnectionSetup connectionSetup)
 {
     public static final int DEFAULT_PORT = 7400;
     /** 2^20 entries (32 MiB): about a million keys, most of them cached (4-way sets). */
@@ -63,11 +68,26 @@ public record KvClientConfig(
             throw new IllegalArgumentException("asyncThreads must be at least 1");
         }
         waitStrategy = waitStrategy == null ? WaitStrategy.ADAPTIVE : waitStrategy;
+        connectionSetup = connectionSetup == null ? ConnectionSetup.AUTO : connectionSetup;
+        if (connectionSetup == ConnectionSetup.RDMACM && Providers.TCP.equals(transport))
+        {
+            throw new IllegalArgumentException("connection setup rdmacm needs the ibverbs transport, not tcp (the tcp " +
+                "transport connects its queue pairs itself): use auto or exchange, or transport ibverbs");
+        }
         if (cacheEntries < 0 || cacheEntries > SlotCache.MAX_ENTRIES)
         {
             throw new IllegalArgumentException("cacheEntries must be 0 (off) to " + SlotCache.MAX_ENTRIES + ", not " +
                 cacheEntries);
         }
+    }
+
+    /** A configuration whose queue pairs are connected as each node chose (the form before connection setups). */
+    public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
+        final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
+        final PrometheusRegistry metrics, final WaitStrategy waitStrategy, final int cacheEntries, final ClientTls tls)
+    {
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics, waitStrategy,
+            cacheEntries, tls, ConnectionSetup.AUTO);
     }
 
     /** A configuration with the default wait strategy and slot cache and no TLS (the form before those existed). */
@@ -76,7 +96,7 @@ public record KvClientConfig(
         final PrometheusRegistry metrics)
     {
         this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics,
-            WaitStrategy.ADAPTIVE, DEFAULT_CACHE_ENTRIES, null);
+            WaitStrategy.ADAPTIVE, DEFAULT_CACHE_ENTRIES, null, ConnectionSetup.AUTO);
     }
 
     /** A configuration without metrics (the form before metrics existed). */
@@ -96,31 +116,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
     }
 
     /**
@@ -131,21 +151,21 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry, waitStrategy, cacheEntries, tls);
+            registry, waitStrategy, cacheEntries, tls, connectionSetup);
     }
 
     /** How a thread waits for each round trip: {@code busy-spin}, {@code adaptive} (default) or {@code blocking}. */
     public KvClientConfig withWaitStrategy(final WaitStrategy strategy)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, strategy, cacheEntries, tls);
+            metrics, strategy, cacheEntries, tls, connectionSetup);
     }
 
     /** How many keys' slots the client caches (0: none); see {@link #DEFAULT_CACHE_ENTRIES}. */
     public KvClientConfig withCacheEntries(final int entries)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, entries, tls);
+            metrics, waitStrategy, entries, tls, connectionSetup);
     }
 
     /**
@@ -171,7 +191,19 @@ public record KvClientConfig(
     public KvClientConfig withTls(final ClientTls settings)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, settings);
+            metrics, waitStrategy, cacheEntries, settings, connectionSetup);
+    }
+
+    /**
+     * How the sessions' queue pairs are connected after the bootstrap: {@code auto} (default) as each node chose
+     * (kvserver {@code --cm}), {@code rdmacm} (the RDMA connection manager) or {@code exchange} (queue-pair
+     * numbers and GIDs in HELLO/HELLO_OK) only so: a node that chose the other is refused, saying so.
+     * {@code rdmacm} needs the {@code ibverbs} transport.
+     */
+    public KvClientConfig withConnectionSetup(final ConnectionSetup setup)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, waitStrategy, cacheEntries, tls, setup);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

@@ -5,6 +5,7 @@ import io.rdmakv.client.ClientTls;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvConnectionException;
 import io.rdmakv.client.KvException;
+import io.rdmakv.verbs.ConnectionSetup;
 import io.rdmakv.verbs.Providers;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -50,6 +51,12 @@ public final class KvCtl implements Callable<Integer>
         description = "Transport; must match the nodes'. Default: ${DEFAULT-VALUE}.",
         scope = CommandLine.ScopeType.INHERIT)
     String transport;
+
+    @Option(names = "--cm", paramLabel = "auto|rdmacm|exchange", defaultValue = "auto",
+        description = "How queue pairs are connected: auto (as each node chose, kvserver --cm), rdmacm (the RDMA " +
+            "connection manager; ibverbs only) or exchange. Default: ${DEFAULT-VALUE}.",
+        scope = CommandLine.ScopeType.INHERIT)
+    String cm;
 
     @Option(names = "--auth-token", paramLabel = "TOKEN",
         description = "The cluster's token. Default: $" + TOKEN_ENV + ", else none.",
@@ -116,7 +123,8 @@ public final class KvCtl implements Callable<Integer>
         try
         {
             final String token = authToken != null ? authToken : environment.getOrDefault(TOKEN_ENV, "");
-            config = KvClientConfig.of(hosts).withTransport(transport).withAuthToken(token)
+            config = KvClientConfig.of(hosts).withTransport(transport).withConnectionSetup(ConnectionSetup.parse(cm))
+                .withAuthToken(token)
                 .withOpTimeout(Duration.ofMillis(timeoutMs)).withConnectTimeout(Duration.ofMillis(timeoutMs))
                 .withAsyncThreads(1).withTls(tls());
         }

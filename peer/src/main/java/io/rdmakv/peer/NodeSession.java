@@ -15,14 +15,18 @@ import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.common.protocol.wire.MalformedMessageException;
 import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.ConnectionManager;
+import io.rdmakv.verbs.ConnectionSetup;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.resource.VerbsException;
 import org.agrona.CloseHelper;
 
 import javax.net.ssl.SSLContext;
@@ -53,6 +57,7 @@ public final class NodeSession implements AutoCloseable
     private final MemoryRegion mr;
     private final CompletionQueue cq;
     private final QueuePair qp;
+    private final ConnectionManager.Connection cmConnection;
     private final SessionIo io;
     private final ControlChannel control;
     private final BootstrapConnection bootstrap;
@@ -105,14 +110,18 @@ public final class NodeSession implements AutoCloseable
 
     private NodeSession(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
-        final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape)
+        final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape, final ConnectionSetup setup)
     {
         this.address = address;
+        // --cm rdmacm on tcp, or exchange on an iWARP device: refused before anything is made
+        final boolean throughCm = setup.usesConnectionManager(context);
+        final long deadline = System.nanoTime() + connectTimeoutNanos;
         mem = arena.allocate(shape.memoryLength(), 4096);
         MemoryRegion registered = null;
         CompletionQueue createdCq = null;
         QueuePair createdQp = null;
         SessionIo createdIo = null;
+        ConnectionManager.Connection cm = null;
         BootstrapConnection connection = null;
         long helloSentAt = 0;
         final HelloOkMessage ok;
@@ -122,10 +131,17 @@ public final class NodeSession implements AutoCloseable
             createdCq = context.createCompletionQueue(SEND_QUEUE_DEPTH + ControlArea.RECV_BUFFERS);
             createdQp = pd.createQueuePair(new QueuePairConfig(createdCq, createdCq, SEND_QUEUE_DEPTH,
                 ControlArea.RECV_BUFFERS, 1, 1, 64));
-            createdQp.modifyToInit(ConnectOptions.DEFAULT);
             createdIo = new SessionIo(createdQp, createdCq, registered, shape.controlOffset(), shape.counters(),
                 opTimeoutNanos, waitStrategy);
-            createdIo.postAllReceives();
+            if (!throughCm)
+            {
+                // ready for the node's RTR toward it (exchange); through rdma_cm the queue pair stays in RESET
+                // until the connect, which posts the receives once it is in INIT (a node on exchange after all
+                // is refused below). A client on auto follows the node: a node through rdma_cm finds this
+                // queue pair in INIT, which rdma_cm takes as it is.
+                createdQp.modifyToInit(ConnectOptions.DEFAULT);
+                createdIo.postAllReceives();
+            }
             connection = BootstrapConnection.open(address, connectTimeoutNanos, tls);
             helloSentAt = System.nanoTime();
             final ControlMessage reply = hello(connection, new HelloMessage(1, writerId, authToken,
@@ -139,12 +155,28 @@ public final class NodeSession implements AutoCloseable
                 throw new IOException("node " + address + " answered HELLO with " + reply.type());
             }
             ok = helloOk;
-            createdQp.modifyToRtr(ok.serverEndpoint(), ConnectOptions.DEFAULT);
-            createdQp.modifyToRts(ConnectOptions.DEFAULT);
+            if (ok.cmTicket() != null)
+            {
+                cm = connectThroughCm(context, address, createdQp, createdIo, ok, setup, throughCm, deadline);
+            }
+            else if (throughCm)
+            {
+                throw new SessionRefusedException(address, ReasonCode.UNEXPECTED_MESSAGE.code(),
+                    "node " + address + " connects queue pairs by exchanging their endpoints (kvserver --cm " +
+                    "exchange, or auto on an InfiniBand or RoCE device), but this side connects through rdma_cm (" +
+                    (setup == ConnectionSetup.RDMACM ? "--cm rdmacm" : "device " + context.deviceName() +
+                    " is iWARP") + "): run both with the same --cm, or auto");
+            }
+            else
+            {
+                createdQp.modifyToRtr(ok.serverEndpoint(), ConnectOptions.DEFAULT);
+                createdQp.modifyToRts(ConnectOptions.DEFAULT);
+            }
         }
         catch (final IOException | RuntimeException e)
         {
             CloseHelper.quietClose(connection);
+            CloseHelper.quietClose(cm);
             CloseHelper.quietClose(createdQp);
             CloseHelper.quietClose(createdCq);
             CloseHelper.quietClose(registered);
@@ -170,6 +202,7 @@ public final class NodeSession implements AutoCloseable
         mr = registered;
         cq = createdCq;
         qp = createdQp;
+        cmConnection = cm;
         io = createdIo;
         bootstrap = connection;
         control = new ControlChannel(io, mem, shape.counters(), Math.max(opTimeoutNanos, TimeUnit.SECONDS.toNanos(5)));
@@ -182,15 +215,68 @@ public final class NodeSession implements AutoCloseable
     }
 
     /**
+     * The queue pair connected through rdma_cm as the node's HELLO_OK asks: a connect request to the node's
+     * listener carrying the session id and the session's token, within what is left of the connect timeout.
+     */
+    private static ConnectionManager.Connection connectThroughCm(final Context context,
+        final InetSocketAddress address, final QueuePair qp,
+        final SessionIo io, final HelloOkMessage ok, final ConnectionSetup setup, final boolean receivesDeferred,
+        final long deadline)
+    {
+        final ConnectionManager cm = context.connectionManager();
+        if (setup == ConnectionSetup.EXCHANGE || cm == null)
+        {
+            throw new SessionRefusedException(address,
+                ReasonCode.UNEXPECTED_MESSAGE.code(), "node " + address +
+                " connects queue pairs through rdma_cm (kvserver --cm rdmacm, or auto on an iWARP device), but " +
+                (cm == null ? "the " + context.providerName() + " transport has no rdma_cm: use --transport ibverbs" :
+                "this side asks for the exchange (--cm exchange): use --cm auto or rdmacm"));
+        }
+        try
+        {
+            return cm.connect(qp, ok.cmTicket().socketAddress(), ok.cmTicket().privateData(ok.sessionId()),
+                ConnectOptions.DEFAULT, Math.max(1, deadline - System.nanoTime()), initialized ->
+                {
+                    if (receivesDeferred)
+                    {
+                        io.postAllReceives();
+                    }
+                });
+        }
+        catch (final VerbsException e)
+        {
+            // still a VerbsException: a rejection (the session was fenced meanwhile) is worth another try
+            throw new VerbsException("rdma_cm", "connecting the queue pair through rdma_cm to " +
+                ok.cmTicket().socketAddress() + ", where node " + address + " listens: " + e.getMessage() +
+                " (that address must be on an interface with an RDMA device and routable from here: kvserver " +
+                "--cm-address sets it; --cm exchange on both sides does without rdma_cm on InfiniBand and RoCE)", e);
+        }
+    }
+
+    /**
      * Opens a session (its bootstrap connection over TLS with {@code tls}, plaintext when null), or throws
-     * {@link SessionRefusedException} / {@link SessionFailedException}.
+     * {@link SessionRefusedException} / {@link SessionFailedException}; its queue pair connected as the node
+     * chooses ({@link ConnectionSetup#AUTO}).
      */
     public static NodeSession open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
         final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape)
     {
+        return open(context, pd, address, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
+            waitStrategy, shape, ConnectionSetup.AUTO);
+    }
+
+    /**
+     * As {@link #open(Context, ProtectionDomain, InetSocketAddress, long, byte[], SSLContext, long, long,
+     * WaitStrategy, Shape)}, connecting the queue pair as {@code setup} says: {@code auto} as the node chose,
+     * {@code rdmacm} or {@code exchange} only so (a node that chose the other is refused, saying so).
+     */
+    public static NodeSession open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
+        final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
+        final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape, final ConnectionSetup setup)
+    {
         return new NodeSession(context, pd, address, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
-            waitStrategy, shape);
+            waitStrategy, shape, setup);
     }
 
     public HelloOkMessage hello()
@@ -335,6 +421,7 @@ public final class NodeSession implements AutoCloseable
         }
         closed = true;
         CloseHelper.quietClose(bootstrap);
+        CloseHelper.quietClose(cmConnection); // before its queue pair
         CloseHelper.quietClose(qp);
         CloseHelper.quietClose(cq);
         CloseHelper.quietClose(mr);

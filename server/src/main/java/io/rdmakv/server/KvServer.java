@@ -86,6 +86,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final NodeHealth health = new NodeHealth();
     private final Admission admission;
     private final SessionOpener opener;
+    private final RdmaCmSessions cmSessions;
     private final ControlAgent agent;
     private final IndexScanner scanner;
     private final IndexAtomics atomics;
@@ -119,6 +120,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         Region created = null;
         CompletionQueue createdCq = null;
         IndexAtomics createdAtomics = null;
+        RdmaCmSessions cm = null;
         try
         {
             bound = new BootstrapListener(new InetSocketAddress(config.listenHost(), config.listenPort()), tls,
@@ -128,6 +130,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             nodeAssistedWrites = writePath(config, opened.attributes().atomicCapability());
+            cm = RdmaCmSessions.listenIfUsed(config, opened);
             allocated = opened.allocateProtectionDomain();
             // in a replicated group, backups bind windows over their primary's grants (ReplicaWindows)
             memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
@@ -145,6 +148,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             closeQuietly(createdCq);
             closeQuietly(created);
             closeQuietly(allocated);
+            closeQuietly(cm);
             closeQuietly(opened);
             closeQuietly(bound);
             throw e;
@@ -155,6 +159,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         region = created;
         cq = createdCq;
         atomics = createdAtomics;
+        cmSessions = cm;
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(atomics, geometry);
@@ -182,8 +187,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             .start();
         admission = new Admission(config.authToken(), context.providerName(),
             config.effectiveMaxConnections());
+        if (cmSessions != null)
+        {
+            cmSessions.start(agent);
+        }
         opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving,
-            nodeAssistedWrites);
+            nodeAssistedWrites, cmSessions);
         context.onFatal(health::fatal);
         scrubs.start();
         listener.start();
@@ -557,6 +566,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             agent.onClose(); // the loop ended with an Error, before the runner could close the agent
         }
         listener.closeConnections();
+        closeQuietly(cmSessions); // after the sessions closed their connections
         closeQuietly(sweeps);
         closeQuietly(copier);
         closeQuietly(atomics);

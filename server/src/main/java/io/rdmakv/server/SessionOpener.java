@@ -1,6 +1,7 @@
 package io.rdmakv.server;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.protocol.CmTicket;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.wire.MessageHeaderDescriptor;
@@ -48,13 +49,15 @@ final class SessionOpener
     private final java.util.function.BooleanSupplier serving;
     /** Whether HELLO_OK tells clients to send their index CASes as SLOT_CAS (the node-assisted write path). */
     private final boolean nodeAssistedWrites;
+    private final RdmaCmSessions cm;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
 
     SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
         final ControlAgent agent, final Supplier<ClusterMap> clusterMap, final java.util.function.BooleanSupplier serving,
-        final boolean nodeAssistedWrites)
+        final boolean nodeAssistedWrites, final RdmaCmSessions cm)
     {
         this.nodeAssistedWrites = nodeAssistedWrites;
+        this.cm = cm;
         this.serving = serving;
         this.config = config;
         this.pd = pd;
@@ -80,12 +83,13 @@ final class SessionOpener
                 "(not yet placed, or removed): ask another node of the cluster");
         }
         final QueuePairEndpoint remote = PeerEndpoint.pin(hello.endpoint(), socket.getInetAddress());
-        if (remote == null)
+        if (remote == null && cm == null)
         {
             LOG.log(System.Logger.Level.WARNING, "refused " + peer + ": its queue pair endpoint names another host");
             return Admission.refused(ReasonCode.UNEXPECTED_MESSAGE, PeerEndpoint.NOT_HELLO_HOST);
         }
         ServerSession session = null;
+        RdmaCmSessions.Link link = null;
         try
         {
             session = new ServerSession(nextSessionId.getAndIncrement(), hello.writerId(), peer, pd,
@@ -93,6 +97,14 @@ final class SessionOpener
             final QueuePair qp = pd.createQueuePair(new QueuePairConfig(cq, cq, 16, ServerSession.RECV_BUFFERS, 1,
                 1, 64));
             session.attach(qp, null);
+            if (cm != null)
+            {
+                // rdma_cm: the queue pair stays in RESET; the client connects it with the ticket HELLO_OK carries,
+                // and the listener posts its receives in INIT (RdmaCmSessions)
+                link = cm.expect(session);
+                session.attachConnection(link);
+                return opened(hello, socket, session, qp, map, link.ticket());
+            }
             qp.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.ALL_REMOTE));
             for (int i = 0; i < ServerSession.RECV_BUFFERS; i++)
             {
@@ -116,36 +128,47 @@ final class SessionOpener
                 return Admission.refused(ReasonCode.INTERNAL, PeerEndpoint.CANNOT_CONNECT);
             }
             qp.modifyToRts(ConnectOptions.DEFAULT);
-            // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
-            session.attach(qp, socket);
-            session.openedUnder(map.epoch());
-            agent.register(session);
-            final ServerSession opened = session;
-            final HelloOkMessage ok = new HelloOkMessage(hello.requestId(), MessageHeaderDescriptor.PROTOCOL_VERSION,
-                config.nodeId(), qp.localEndpoint(),
-                new RemoteRegion(region.indexRegion().address(), region.indexRegion().length(),
-                    region.indexRegion().rkey()),
-                new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
-                    region.dataRegion().rkey()),
-                region.geometry(), map, session.id(), config.graceNanos(),
-                (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()),
-                nodeAssistedWrites ? HelloOkMessage.NODE_ASSISTED_WRITES : 0);
-            return new BootstrapListener.Outcome(ok, end ->
-            {
-                switch (end.kind())
-                {
-                    case CLOSED -> agent.departed(opened);
-                    case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
-                    case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
-                }
-            }, new io.rdmakv.server.bootstrap.HeartbeatAnswers(serving, config.heartbeatIntervalNanos()));
+            return opened(hello, socket, session, qp, map, null);
         }
         catch (final RuntimeException e)
         {
             LOG.log(System.Logger.Level.WARNING, "cannot open a session for " + peer + ": " + e.getMessage());
+            if (link != null)
+            {
+                cm.cancel(link);
+            }
             CloseHelper.quietClose(session);
             return Admission.refused(ReasonCode.INTERNAL, "cannot open a session: " + e.getMessage());
         }
+    }
+
+    /** Registers the session with the agent and answers HELLO_OK ({@code ticket}: through rdma_cm, else null). */
+    private BootstrapListener.Outcome opened(final HelloMessage hello, final Socket socket, final ServerSession session,
+        final QueuePair qp, final ClusterMap map, final CmTicket ticket)
+    {
+        // Only an open session owns the bootstrap socket: a failed one must still answer HELLO_REFUSED on it.
+        session.attach(qp, socket);
+        session.openedUnder(map.epoch());
+        agent.register(session);
+        final ServerSession opened = session;
+        final HelloOkMessage ok = new HelloOkMessage(hello.requestId(), MessageHeaderDescriptor.PROTOCOL_VERSION,
+            config.nodeId(), qp.localEndpoint(),
+            new RemoteRegion(region.indexRegion().address(), region.indexRegion().length(),
+                region.indexRegion().rkey()),
+            new RemoteRegion(region.dataRegion().address(), region.dataRegion().length(),
+                region.dataRegion().rkey()),
+            region.geometry(), map, session.id(), config.graceNanos(),
+            (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()),
+            nodeAssistedWrites ? HelloOkMessage.NODE_ASSISTED_WRITES : 0, ticket);
+        return new BootstrapListener.Outcome(ok, end ->
+        {
+            switch (end.kind())
+            {
+                case CLOSED -> agent.departed(opened);
+                case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
+                case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
+            }
+        }, new io.rdmakv.server.bootstrap.HeartbeatAnswers(serving, config.heartbeatIntervalNanos()));
     }
 
 }

@@ -5,6 +5,7 @@ import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.metrics.BuildInfo;
+import io.rdmakv.verbs.ConnectionSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -222,6 +223,36 @@ class KvServerCommandTest
         assertEquals(KvServerCommand.EXIT_USAGE, NodeRunner.run(config, new java.io.PrintWriter(out),
             new java.io.PrintWriter(err)), err.toString());
         assertTrue(err.toString().contains(expected), err.toString());
+    }
+
+    @Test
+    void connectionSetupComesFromCmAndRdmacmNeedsIbverbs()
+    {
+        assertEquals(ConnectionSetup.AUTO, CommandRun.of().config().connectionSetup(), "default: auto");
+        assertNull(CommandRun.of().config().cmAddress(), "default: derived");
+        final ServerConfig cm = CommandRun.of("--cm", "rdmacm", "--cm-address", "10.77.0.1", "--transport", "ibverbs")
+            .config();
+        assertEquals(ConnectionSetup.RDMACM, cm.connectionSetup());
+        assertEquals("10.77.0.1", cm.cmAddress());
+        assertEquals(ConnectionSetup.EXCHANGE, CommandRun.of("--cm", "exchange").config().connectionSetup());
+        assertEquals(ConnectionSetup.EXCHANGE, CommandRun.of(Map.of("RDMAKV_CM", "exchange")).config()
+            .connectionSetup(), "from the environment too");
+        assertEquals(ConnectionSetup.EXCHANGE, cm.toBuilder().connectionSetup(ConnectionSetup.EXCHANGE, null).build()
+            .connectionSetup());
+        assertBadUsage("'--cm'", "--cm", "iwarp");
+        assertBadUsage("rdma_cm needs --transport ibverbs", "--cm", "rdmacm", "--transport", "tcp");
+    }
+
+    @Test
+    void aNodeAskedForRdmacmOnTheTcpTransportDoesNotStartAndSaysWhatToUse() throws InterruptedException
+    {
+        final ServerConfig config = ServerConfig.local(16L << 20).toBuilder()
+            .connectionSetup(ConnectionSetup.RDMACM, null).build(); // as --transport auto resolves here: tcp
+        final java.io.StringWriter err = new java.io.StringWriter();
+        assertEquals(KvServerCommand.EXIT_START_FAILED, NodeRunner.run(config, new java.io.PrintWriter(
+            new java.io.StringWriter()), new java.io.PrintWriter(err)), err.toString());
+        assertTrue(err.toString().contains("--cm rdmacm needs the ibverbs transport") &&
+            err.toString().contains("use --cm auto or exchange"), err.toString());
     }
 
     @Test

@@ -230,6 +230,13 @@ class KvCtlTest
         assertEquals(KvCtl.USAGE, transport.code());
         assertTrue(transport.err().contains("--transport must be one of"), transport.err());
         assertEquals(KvCtl.USAGE, kvctl(Map.of(), "--hosts", "127.0.0.1:notaport", "get", "k").code());
+        final Run cm = kvctl(Map.of(), "--cm", "iwarp", "get", "k");
+        assertEquals(KvCtl.USAGE, cm.code());
+        assertTrue(cm.err().contains("unknown connection setup 'iwarp' (--cm): expected one of auto, rdmacm, exchange"),
+            cm.err());
+        final Run tcpCm = kvctl(Map.of(), "--cm", "rdmacm", "--transport", "tcp", "get", "k");
+        assertEquals(KvCtl.USAGE, tcpCm.code());
+        assertTrue(tcpCm.err().contains("rdmacm needs the ibverbs transport"), tcpCm.err());
         assertEquals(0, kvctl(Map.of(), "--help").code());
     }
 

@@ -4,6 +4,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.verbs.ConnectionSetup;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,12 +26,25 @@ import java.time.Duration;
 public final class LocalCluster implements AutoCloseable
 {
     public static final String TRANSPORT_PROPERTY = "rdmakv.test.transport";
+    /** How nodes and clients started here connect queue pairs: {@code auto} (default), {@code rdmacm}, {@code exchange}. */
+    public static final String CM_PROPERTY = "rdmakv.test.cm";
     /** Per-operation timeout of the test clients in milliseconds (an emulated VM may want more). */
     public static final String OP_TIMEOUT_PROPERTY = "rdmakv.test.opTimeoutMs";
     /** The transport of every node and client started here. */
     public static final String TRANSPORT = transport();
+    /** The connection setup ({@code --cm}) of every node and client started here. */
+    public static final ConnectionSetup CM = ConnectionSetup.parse(System.getProperty(CM_PROPERTY, "auto").trim());
     /** The per-operation timeout of every client configured here. */
     public static final Duration OP_TIMEOUT = Duration.ofMillis(Long.getLong(OP_TIMEOUT_PROPERTY, 10_000));
+    /**
+     * How long a client in a child JVM ({@code HolderMain}) or a raw session may take to open a session: 5 s (the
+     * default) on {@code tcp}; on a device the per-operation timeout if longer, since under emulation a child
+     * JVM's first session over rdma_cm (bootstrap, resolution, connect, establishment) took longer than 5 s.
+     * Not for {@link #clientConfig}: a client that opens sessions to a stopped node waits this long for each
+     * (StoppedPrimaryReadTest never read the new value in its 3 op timeouts with 60 s here).
+     */
+    public static final Duration CONNECT_TIMEOUT = "tcp".equals(TRANSPORT) ||
+        OP_TIMEOUT.compareTo(Duration.ofSeconds(5)) <= 0 ? Duration.ofSeconds(5) : OP_TIMEOUT;
     /** Memory of an instance's node when the test does not say: 32 MiB. */
     public static final long MEMORY = 32L << 20;
     /** Memory of a node from {@link #startNode()}: 16 MiB. */
@@ -86,7 +100,8 @@ public final class LocalCluster implements AutoCloseable
     {
         try
         {
-            return KvServer.start(config.toBuilder().transport(TRANSPORT).build());
+            return KvServer.start(config.toBuilder().transport(TRANSPORT)
+                .connectionSetup(CM, config.cmAddress()).build());
         }
         catch (final IOException e)
         {
@@ -109,7 +124,7 @@ public final class LocalCluster implements AutoCloseable
     /** A client configuration for {@code hosts} on {@link #TRANSPORT} with {@link #OP_TIMEOUT}. */
     public static KvClientConfig clientConfig(final String hosts)
     {
-        return KvClientConfig.of(hosts).withTransport(TRANSPORT).withOpTimeout(OP_TIMEOUT);
+        return KvClientConfig.of(hosts).withTransport(TRANSPORT).withConnectionSetup(CM).withOpTimeout(OP_TIMEOUT);
     }
 
     public static KvClient client(final KvServer server)

@@ -20,6 +20,7 @@ final class Bindings
         final Properties p = new Properties();
         p.setProperty(RdmaKvClient.HOSTS_PROPERTY, cluster.hosts());
         p.setProperty(RdmaKvClient.TRANSPORT_PROPERTY, LocalCluster.TRANSPORT);
+        p.setProperty(RdmaKvClient.CM_PROPERTY, LocalCluster.CM.label());
         p.setProperty(RdmaKvClient.TIMEOUT_PROPERTY, Long.toString(LocalCluster.OP_TIMEOUT.toMillis()));
         p.setProperty(RdmaKvClient.PRINT_STATS_PROPERTY, "false");
         return p;

@@ -41,6 +41,21 @@ public interface Context extends AutoCloseable
     {
     }
 
+    /** The device's RDMA connection manager (rdma_cm), or null where the provider has none ({@code tcp}). */
+    default ConnectionManager connectionManager()
+    {
+        return null;
+    }
+
+    /**
+     * Whether queue pairs of this device can only be connected through {@link #connectionManager()}: an iWARP
+     * device (siw, Chelsio, E810 in iWARP mode) has no queue-pair number exchange.
+     */
+    default boolean requiresConnectionManager()
+    {
+        return false;
+    }
+
     /** Idempotent. Throws {@link VerbsException} while children are still open. */
     @Override
     void close();

@@ -6,6 +6,7 @@ import io.rdmakv.peer.WaitStrategy;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterMapJson;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.verbs.ConnectionSetup;
 import site.ycsb.DBException;
 
 import java.io.IOException;
@@ -19,6 +20,8 @@ import java.util.Properties;
 
 import static io.rdmakv.ycsb.RdmaKvClient.CACHE_ENTRIES_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.CLUSTER_PROPERTY;
+import static io.rdmakv.ycsb.RdmaKvClient.CM_DEFAULT;
+import static io.rdmakv.ycsb.RdmaKvClient.CM_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.CONNECT_TIMEOUT_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.HOSTS_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.HOSTS_PROPERTY;
@@ -72,6 +75,14 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
         catch (final IllegalArgumentException e)
         {
             throw new DBException("rdmakv: " + e.getMessage(), e);
+        }
+        try
+        {
+            client = client.withConnectionSetup(ConnectionSetup.parse(p.getProperty(CM_PROPERTY, CM_DEFAULT).trim()));
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw new DBException(CM_PROPERTY + ": " + e.getMessage(), e);
         }
         try
         {

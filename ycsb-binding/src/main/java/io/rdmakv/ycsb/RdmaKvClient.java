@@ -36,6 +36,9 @@ public final class RdmaKvClient extends DB
     /** {@code auto}, {@code tcp} or {@code ibverbs}. */
     public static final String TRANSPORT_PROPERTY = "rdmakv.transport";
     public static final String TRANSPORT_DEFAULT = "auto";
+    /** How queue pairs are connected: {@code auto} (as each node chose), {@code rdmacm} or {@code exchange}. */
+    public static final String CM_PROPERTY = "rdmakv.cm";
+    public static final String CM_DEFAULT = "auto";
     /** The address the tcp transport's endpoint listens on; the nodes must reach it. */
     public static final String TCP_BIND_HOST_PROPERTY = "rdmakv.tcp.bindhost";
     public static final String TCP_BIND_HOST_DEFAULT = "127.0.0.1";

@@ -1,6 +1,7 @@
 package io.rdmakv.ycsb;
 
 import io.rdmakv.peer.WaitStrategy;
+import io.rdmakv.verbs.ConnectionSetup;
 import org.junit.jupiter.api.Test;
 import site.ycsb.DBException;
 
@@ -10,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The binding's {@code rdmakv.wait} property. */
+/** The binding's {@code rdmakv.wait} and {@code rdmakv.cm} properties. */
 final class BindingConfigTest
 {
     @Test
@@ -22,6 +23,31 @@ final class BindingConfigTest
         assertEquals(WaitStrategy.BUSY_SPIN, BindingConfig.from(p).client().waitStrategy());
         p.setProperty(RdmaKvClient.WAIT_PROPERTY, "blocking");
         assertEquals(WaitStrategy.BLOCKING, BindingConfig.from(p).client().waitStrategy());
+    }
+
+    @Test
+    void connectionSetupIsAutoByDefaultAndFollowsTheProperty() throws DBException
+    {
+        assertEquals(ConnectionSetup.AUTO, BindingConfig.from(new Properties()).client().connectionSetup());
+        final Properties p = new Properties();
+        p.setProperty(RdmaKvClient.CM_PROPERTY, "rdmacm");
+        p.setProperty(RdmaKvClient.TRANSPORT_PROPERTY, "ibverbs");
+        assertEquals(ConnectionSetup.RDMACM, BindingConfig.from(p).client().connectionSetup());
+        p.setProperty(RdmaKvClient.CM_PROPERTY, "exchange");
+        assertEquals(ConnectionSetup.EXCHANGE, BindingConfig.from(p).client().connectionSetup());
+    }
+
+    @Test
+    void aBadConnectionSetupFailsInitNamingThePropertyAndRdmacmNeedsIbverbs()
+    {
+        final Properties p = new Properties();
+        p.setProperty(RdmaKvClient.CM_PROPERTY, "iwarp");
+        final DBException e = assertThrows(DBException.class, () -> BindingConfig.from(p));
+        assertTrue(e.getMessage().contains("rdmakv.cm") && e.getMessage().contains("'iwarp'"), e.getMessage());
+        p.setProperty(RdmaKvClient.CM_PROPERTY, "rdmacm");
+        p.setProperty(RdmaKvClient.TRANSPORT_PROPERTY, "tcp");
+        final DBException tcp = assertThrows(DBException.class, () -> BindingConfig.from(p));
+        assertTrue(tcp.getMessage().contains("rdmacm needs the ibverbs transport"), tcp.getMessage());
     }
 
     @Test

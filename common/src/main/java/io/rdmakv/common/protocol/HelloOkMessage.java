@@ -44,7 +44,14 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_
  *   88 region_header        {@link RegionHeaderDescriptor#USED_LENGTH} bytes: the node's region header exactly as
  *                                it lies at the start of the region (magic, layout version, node id, geometry; see
  *                                {@link RegionHeaderDescriptor}): the one encoding of the geometry
- *  224 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
+ *  224 cm_port              u16   0: connect the queue pairs by exchanging their endpoints (the one below); else
+ *                                the port of the node's rdma_cm listener: connect through rdma_cm ({@link CmTicket})
+ *  226 reserved             u16   zero
+ *  228 reserved             u32   zero
+ *  232 cm_token             16 bytes: the token of the session's rdma_cm connect request (zero with cm_port 0)
+ *  248 cm_address           16 bytes: the rdma_cm listener's IPv6 address, IPv4 as ::ffff:a.b.c.d (zero with
+ *                                cm_port 0)
+ *  264 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
  *   .. cluster map          cluster_map_length bytes, the map in binary ({@link ClusterMapCodec}; no JSON parser
  *                                on a client's connect path)
  * </pre>
@@ -67,15 +74,19 @@ public record HelloOkMessage(
     long sessionId,
     long graceNanos,
     int heartbeatIntervalMs,
-    int flags) implements ControlMessage
+    int flags,
+    CmTicket cmTicket) implements ControlMessage
 {
     /** {@link #flags()}: clients must not CAS the index with RDMA atomics; they ask the node ({@link SlotCasMessage}). */
     public static final int NODE_ASSISTED_WRITES = 1;
     /** Every flag this build knows. */
     public static final int KNOWN_FLAGS = NODE_ASSISTED_WRITES;
+    /** The rdma_cm part's fixed fields before the token: port u16, two reserved fields (u16, u32). */
+    private static final int CM_FIELDS_LENGTH = 8;
 
     /** Where the variable part (endpoint, cluster map) starts: the fixed part's length. */
-    public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 + RegionHeaderDescriptor.USED_LENGTH;
+    public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 +
+        RegionHeaderDescriptor.USED_LENGTH + CM_FIELDS_LENGTH + CmTicket.TOKEN_LENGTH + CmTicket.ADDRESS_LENGTH;
 
     /** The longest cluster map that fits beside the longest endpoint. */
     public static final int MAX_CLUSTER_MAP_LENGTH =
@@ -125,7 +136,7 @@ public record HelloOkMessage(
         }
     }
 
-    /** A HELLO_OK of this build's protocol version, one-sided writes (no flags). */
+    /** A HELLO_OK of this build's protocol version, for queue pairs connected by exchange (no rdma_cm ticket). */
     public HelloOkMessage(
         final long requestId,
         final int nodeId,
@@ -140,7 +151,25 @@ public record HelloOkMessage(
     {
         this(
             requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs, 0);
+            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs, 0, null);
+    }
+
+    /** A HELLO_OK of this build's protocol version; {@code cmTicket} null: by exchange. */
+    public HelloOkMessage(
+        final long requestId,
+        final int protocolVersion,
+        final int nodeId,
+        final QueuePairEndpoint serverEndpoint,
+        final RemoteRegion indexRegion,
+        final RemoteRegion dataRegion,
+        final RegionGeometry geometry,
+        final ClusterMap clusterMap,
+        final long sessionId,
+        final long graceNanos,
+        final int heartbeatIntervalMs)
+    {
+        this(requestId, protocolVersion, nodeId, serverEndpoint, indexRegion, dataRegion, geometry, clusterMap,
+            sessionId, graceNanos, heartbeatIntervalMs, 0, null);
     }
 
     /** Whether clients send this node's index CASes as SLOT_CAS instead of RDMA atomics. */
@@ -171,7 +200,11 @@ public record HelloOkMessage(
             .u64(indexRegion.address()).u64(indexRegion.length()).u32(indexRegion.rkey())
             .u32(dataRegion.rkey()).u64(dataRegion.address()).u64(dataRegion.length())
             .u64(sessionId).u64(graceNanos).u32(map.length).u32(heartbeatIntervalMs)
-            .bytes(header).bytes(endpointBytes).bytes(map);
+            .bytes(header)
+            .u16(cmTicket == null ? 0 : cmTicket.port()).u16(0).u32(0)
+            .bytes(cmTicket == null ? new byte[CmTicket.TOKEN_LENGTH] : cmTicket.token())
+            .bytes(cmTicket == null ? new byte[CmTicket.ADDRESS_LENGTH] : CmTicket.addressBytes(cmTicket.address()))
+            .bytes(endpointBytes).bytes(map);
     }
 
     static HelloOkMessage decode(final MessageReader reader, final long requestId)
@@ -198,6 +231,13 @@ public record HelloOkMessage(
         final int heartbeatIntervalMs = reader.u32("heartbeat interval");
         final RegionHeader header = new RegionHeader().wrap(MemorySegment.ofArray(
             reader.bytes(RegionHeaderDescriptor.USED_LENGTH, "region header")));
+        final int cmPort = reader.u16("cm port");
+        if (reader.u16("reserved") != 0 || reader.u32("reserved") != 0)
+        {
+            throw new MalformedMessageException(BAD_FIELD, "HELLO_OK: reserved bytes after the cm port are not zero");
+        }
+        final byte[] cmToken = reader.bytes(CmTicket.TOKEN_LENGTH, "cm token");
+        final byte[] cmAddress = reader.bytes(CmTicket.ADDRESS_LENGTH, "cm address");
         final QueuePairEndpoint endpoint = HelloMessage.decodeEndpoint(
             reader.bytes(endpointLength, "endpoint"), reader.type());
         final byte[] mapBytes = reader.bytes(mapLength, "cluster map");
@@ -215,7 +255,8 @@ public record HelloOkMessage(
             return new HelloOkMessage(
                 requestId, version, header.nodeId(), endpoint, new RemoteRegion(indexAddress, indexLength, indexRkey),
                 new RemoteRegion(dataAddress, dataLength, dataRkey), header.geometry(), clusterMap, sessionId,
-                graceNanos, heartbeatIntervalMs, flags);
+                graceNanos, heartbeatIntervalMs, flags,
+                cmPort == 0 ? null : new CmTicket(CmTicket.address(cmAddress), cmPort, cmToken));
         }
         catch (final IllegalArgumentException | RegionLayoutException ex)
         {
@@ -230,7 +271,8 @@ public record HelloOkMessage(
             nodeId == m.nodeId && serverEndpoint.equals(m.serverEndpoint) && indexRegion.equals(m.indexRegion) &&
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
             clusterMap.equals(m.clusterMap) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
-            heartbeatIntervalMs == m.heartbeatIntervalMs && flags == m.flags;
+            heartbeatIntervalMs == m.heartbeatIntervalMs && flags == m.flags &&
+            java.util.Objects.equals(cmTicket, m.cmTicket);
     }
 
     @Override
@@ -245,6 +287,6 @@ public record HelloOkMessage(
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
             " geometry=" + geometry +  " clusterMap=" + clusterMap + " sessionId=" + sessionId + " graceNanos=" + graceNanos +
-            " heartbeatIntervalMs=" + heartbeatIntervalMs + " flags=" + flags + "}";
+            " heartbeatIntervalMs=" + heartbeatIntervalMs + " flags=" + flags + " cmTicket=" + cmTicket + "}";
     }
 }

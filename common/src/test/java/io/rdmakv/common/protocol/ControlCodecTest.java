@@ -49,7 +49,7 @@ class ControlCodecTest
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
         assertEquals(7, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+            "7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists, and HELLO_OK carries an rdma_cm ticket; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -84,7 +84,8 @@ class ControlCodecTest
         assertEquals(32, HelloMessage.TOKEN_OFFSET);
         assertEquals(296, HelloMessage.MAX_ENDPOINT_LENGTH, "a tcp endpoint with the longest host and its secret");
 
-        assertEquals(224, HelloOkMessage.ENDPOINT_OFFSET, "HELLO_OK's fixed part: 72 bytes of fields, the header");
+        assertEquals(256, HelloOkMessage.ENDPOINT_OFFSET,
+            "HELLO_OK's fixed part: 72 bytes of fields, the header, the rdma_cm token and address");
 
         assertEquals(16, CodedText.CODE_OFFSET);
         assertEquals(20, CodedText.TEXT_LENGTH_OFFSET);
@@ -195,6 +196,26 @@ class ControlCodecTest
         assertEquals(1, header.nodeId());
         assertEquals(Samples.GEOMETRY, header.geometry());
         assertEquals(Samples.MAP, message.clusterMap());
+        assertEquals(0, LittleEndian.u16(s, 22), "cm_port 0: connected by exchange");
+        assertArrayEquals(new byte[32], s.asSlice(224, 32).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+            "no rdma_cm token or address");
+    }
+
+    @Test
+    void encodesTheRdmaCmTicketOfHelloOkWhereTheDiagramSays() throws Exception
+    {
+        final HelloOkMessage message = Samples.helloOkThroughRdmaCm();
+        final byte[] bytes = ControlCodec.toBytes(message);
+        final MemorySegment s = MemorySegment.ofArray(bytes);
+        assertEquals(4791, LittleEndian.u16(s, 22));
+        assertArrayEquals(Samples.CM_TOKEN, s.asSlice(224, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        assertEquals("00000000000000000000ffff0a4d0001",
+            HexFormat.of().formatHex(s.asSlice(240, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)),
+            "an IPv4 address as ::ffff:a.b.c.d");
+        final HelloOkMessage decoded = (HelloOkMessage)ControlCodec.fromBytes(bytes);
+        assertEquals(message, decoded);
+        assertEquals(new java.net.InetSocketAddress("10.77.0.1", 4791), decoded.cmTicket().socketAddress());
+        assertTrue(decoded.cmTicket().address() instanceof java.net.Inet4Address);
     }
 
     @Test

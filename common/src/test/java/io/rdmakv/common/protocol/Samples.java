@@ -9,6 +9,7 @@ import io.rdmakv.common.protocol.wire.RepairRefusal;
 import io.rdmakv.verbs.QueuePairEndpoint;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.List;
 
 /** One valid message of every type, for round trips and for corrupting. */
@@ -40,7 +41,26 @@ final class Samples
         final HelloOkMessage ok = helloOk();
         return new HelloOkMessage(ok.requestId(), ok.protocolVersion(), ok.nodeId(), ok.serverEndpoint(),
             ok.indexRegion(), ok.dataRegion(), ok.geometry(), ok.clusterMap(), ok.sessionId(), ok.graceNanos(),
-            ok.heartbeatIntervalMs(), HelloOkMessage.NODE_ASSISTED_WRITES);
+            ok.heartbeatIntervalMs(), HelloOkMessage.NODE_ASSISTED_WRITES, null);
+    }
+
+    static final byte[] CM_TOKEN = HexFormat.of().parseHex("00112233445566778899aabbccddeeff");
+
+    /** {@link #helloOk()} telling the client to connect through rdma_cm at 10.77.0.1:4791. */
+    static HelloOkMessage helloOkThroughRdmaCm()
+    {
+        final HelloOkMessage ok = helloOk();
+        try
+        {
+            return new HelloOkMessage(ok.requestId(), ok.protocolVersion(), ok.nodeId(), ok.serverEndpoint(),
+                ok.indexRegion(), ok.dataRegion(), ok.geometry(), ok.clusterMap(), ok.sessionId(), ok.graceNanos(),
+                ok.heartbeatIntervalMs(), 0,
+                new CmTicket(java.net.InetAddress.getByName("10.77.0.1"), 4791, CM_TOKEN));
+        }
+        catch (final java.net.UnknownHostException e)
+        {
+            throw new IllegalStateException(e);
+        }
     }
 
     static List<ControlMessage> all()
@@ -55,6 +75,7 @@ final class Samples
             new ScrubOkMessage(24, 2, 1L << 20, 5000, 1, 2, 4, 3, 0, 123_456_789L),
             helloOk(),
             helloOkNodeAssisted(),
+            helloOkThroughRdmaCm(),
             CodedRefusalMessage.helloRefused(3, ReasonCode.AUTH_FAILED, "bad token"),
             new AllocMessage(4, 1 << 20),
             new AllocOkMessage(5, 64L << 20, 1 << 20, 0x8000_12AB),

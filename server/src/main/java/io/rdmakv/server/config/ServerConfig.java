@@ -2,6 +2,7 @@ package io.rdmakv.server.config;
 
 import io.rdmakv.common.SpaceTiming;
 import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.verbs.ConnectionSetup;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,10 @@ import java.util.concurrent.TimeUnit;
  *                      blocks); 0: never
  * @param writePath     how clients change the index: their own RDMA CAS or SLOT_CAS to the node ({@link WritePath};
  *                      null: {@link WritePath#AUTO}, from the device's atomic capability)
+ * @param connectionSetup how the sessions' queue pairs are connected after the bootstrap ({@code --cm}): by
+ *                      exchanging their endpoints, through rdma_cm, or {@code auto} (rdma_cm on iWARP devices)
+ * @param cmAddress     the address the rdma_cm listener binds and clients connect to ({@code --cm-address}); null:
+ *                      the listen host, or where that is a loopback or wildcard address the device's own
  */
 public record ServerConfig(
     String listenHost,
@@ -71,7 +76,9 @@ public record ServerConfig(
     ZooKeeper zookeeper,
     int maxConnections,
     long scrubIntervalNanos,
-    WritePath writePath)
+    WritePath writePath,
+    ConnectionSetup connectionSetup,
+    String cmAddress)
 {
     public static final int DEFAULT_PORT = 7400;
     public static final String DEFAULT_LISTEN_HOST = "127.0.0.1";
@@ -94,6 +101,8 @@ public record ServerConfig(
         metricsHost = metricsHost == null ? DEFAULT_METRICS_HOST : metricsHost;
         memoryWindows = memoryWindows == null ? MemoryWindowMode.AUTO : memoryWindows;
         writePath = writePath == null ? WritePath.AUTO : writePath;
+        connectionSetup = connectionSetup == null ? ConnectionSetup.AUTO : connectionSetup;
+        cmAddress = cmAddress == null || cmAddress.isBlank() ? null : cmAddress;
         if (maxConnections < 0)
         {
             throw new IllegalArgumentException("a connection limit of " + maxConnections + " (0: the default)");
@@ -102,6 +111,21 @@ public record ServerConfig(
         {
             throw new IllegalArgumentException("a scrub interval of " + scrubIntervalNanos + " ns (0: off)");
         }
+    }
+
+    /** A configuration whose write path and queue-pair connection are {@code auto}. */
+    public ServerConfig(final String listenHost, final int listenPort, final long memoryBytes, final String transport,
+        final int nodeId, final Path clusterFile, final String authToken, final long graceNanos, final int chunkSize,
+        final String device, final int devicePort, final boolean hugePages, final String metricsHost,
+        final int metricsPort, final long leaseTimeoutNanos, final long heartbeatIntervalNanos,
+        final long sessionQuotaBytes, final String advertiseHost, final int advertisePort,
+        final MemoryWindowMode memoryWindows, final ServerTls tls, final boolean insecure, final ZooKeeper zookeeper,
+        final int maxConnections, final long scrubIntervalNanos)
+    {
+        this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
+            device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos, heartbeatIntervalNanos,
+            sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure, zookeeper, maxConnections,
+            scrubIntervalNanos, WritePath.AUTO, ConnectionSetup.AUTO, null);
     }
 
     /** A configuration with the connection limit derived from the descriptor limit and the default scrub interval. */
@@ -115,7 +139,7 @@ public record ServerConfig(
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos, heartbeatIntervalNanos,
             sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure, zookeeper, 0,
-            DEFAULT_SCRUB_INTERVAL_NANOS, WritePath.AUTO);
+            DEFAULT_SCRUB_INTERVAL_NANOS, WritePath.AUTO, ConnectionSetup.AUTO, null);
     }
 
     /** {@link #maxConnections}, or when that is 0 the default for this process's descriptor limit. */
@@ -132,7 +156,7 @@ public record ServerConfig(
         this(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken, graceNanos, chunkSize,
             null, DEFAULT_DEVICE_PORT, false, DEFAULT_METRICS_HOST, 0, DEFAULT_LEASE_TIMEOUT_NANOS,
             DEFAULT_HEARTBEAT_INTERVAL_NANOS, 0, null, 0, MemoryWindowMode.AUTO, null, false, null, 0,
-            DEFAULT_SCRUB_INTERVAL_NANOS, WritePath.AUTO);
+            DEFAULT_SCRUB_INTERVAL_NANOS, WritePath.AUTO, ConnectionSetup.AUTO, null);
     }
 
     /**
@@ -350,6 +374,8 @@ public record ServerConfig(
         private ZooKeeper zookeeper;
         private int maxConnections;
         private long scrubIntervalNanos = DEFAULT_SCRUB_INTERVAL_NANOS;
+        private ConnectionSetup connectionSetup = ConnectionSetup.AUTO;
+        private String cmAddress;
 
         private Builder()
         {
@@ -383,6 +409,8 @@ public record ServerConfig(
             zookeeper = c.zookeeper;
             maxConnections = c.maxConnections;
             scrubIntervalNanos = c.scrubIntervalNanos;
+            connectionSetup = c.connectionSetup;
+            cmAddress = c.cmAddress;
         }
 
         /** Join the cluster of a ZooKeeper ensemble; null: no ZooKeeper. */
@@ -522,6 +550,14 @@ public record ServerConfig(
             return this;
         }
 
+        /** How queue pairs are connected ({@code --cm}), and where the rdma_cm listener is (null: derived). */
+        public Builder connectionSetup(final ConnectionSetup setup, final String address)
+        {
+            connectionSetup = setup;
+            cmAddress = address;
+            return this;
+        }
+
         /** How often a primary scrubs its backups; 0: never. */
         public Builder scrubIntervalNanos(final long nanos)
         {
@@ -534,7 +570,7 @@ public record ServerConfig(
             return new ServerConfig(listenHost, listenPort, memoryBytes, transport, nodeId, clusterFile, authToken,
                 graceNanos, chunkSize, device, devicePort, hugePages, metricsHost, metricsPort, leaseTimeoutNanos,
                 heartbeatIntervalNanos, sessionQuotaBytes, advertiseHost, advertisePort, memoryWindows, tls, insecure,
-                zookeeper, maxConnections, scrubIntervalNanos, writePath);
+                zookeeper, maxConnections, scrubIntervalNanos, writePath, connectionSetup, cmAddress);
         }
     }
 }

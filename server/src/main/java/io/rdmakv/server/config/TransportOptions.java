@@ -1,5 +1,6 @@
 package io.rdmakv.server.config;
 
+import io.rdmakv.verbs.ConnectionSetup;
 import io.rdmakv.verbs.Providers;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -28,7 +29,20 @@ public final class TransportOptions
             "Default: ${DEFAULT-VALUE}.")
     private String writePath;
 
-    /** Sets transport and device; refuses an unknown transport name. */
+    @Option(names = "--cm", paramLabel = "auto|rdmacm|exchange", defaultValue = "auto",
+        description = "How the sessions' queue pairs are connected after the bootstrap: exchange (their numbers and " +
+            "GIDs travel in HELLO/HELLO_OK; InfiniBand, RoCE), rdmacm (the RDMA connection manager, librdmacm; " +
+            "needed on iWARP) or auto (rdmacm on an iWARP device, else exchange). The tcp transport always " +
+            "exchanges. Default: ${DEFAULT-VALUE}.")
+    private String cm;
+
+    @Option(names = "--cm-address", paramLabel = "IP",
+        description = "With rdma_cm: the address its listener binds and clients connect to (on an interface with " +
+            "an RDMA device). Default: --listen's host, or the device's own address when that is a loopback or " +
+            "wildcard address.")
+    private String cmAddress;
+
+    /** Sets transport, device, write path and connection setup; refuses an unknown transport, path or setup name. */
     public void configure(final ServerConfig.Builder builder, final CommandSpec spec)
     {
         if (!Providers.NAMES.contains(transport))
@@ -44,6 +58,21 @@ public final class TransportOptions
         {
             throw Invalid.value(spec, "--write-path", writePath, "auto, one-sided or node-assisted");
         }
-        builder.writePath(path).transport(transport).device(device == null || device.isBlank() ? null : device, devicePort);
+        final ConnectionSetup setup;
+        try
+        {
+            setup = ConnectionSetup.parse(cm);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            throw Invalid.value(spec, "--cm", cm, "one of " + String.join(", ", ConnectionSetup.NAMES));
+        }
+        if (setup == ConnectionSetup.RDMACM && Providers.TCP.equals(transport))
+        {
+            throw Invalid.value(spec, "--cm", cm, "auto or exchange with --transport tcp (the tcp transport " +
+                "connects its queue pairs itself; rdma_cm needs --transport ibverbs)");
+        }
+        builder.writePath(path).transport(transport).device(device == null || device.isBlank() ? null : device, devicePort)
+            .connectionSetup(setup, cmAddress);
     }
 }

@@ -343,6 +343,22 @@ public final class ControlAgent implements Agent
     }
 
     /**
+     * Asks the agent to tear a session down whose rdma_cm connection ended ({@code why}: the client disconnected,
+     * the connection manager gave up on it, or it never connected its queue pair): fenced, then its locks released
+     * and its space reclaimed, as after its queue pair failed. Safe from any thread.
+     */
+    public void disconnected(final ServerSession session, final String why)
+    {
+        commands.offer(() ->
+        {
+            if (!session.departed())
+            {
+                requests.depart(session, why);
+            }
+        });
+    }
+
+    /**
      * Asks the agent to tear a session down that the node gives up on, counting {@code why}: its lease
      * expired ({@link ServerCounter#LEASES_EXPIRED}: no whole HEARTBEAT within the lease timeout) or it broke
      * the bootstrap protocol ({@link ServerCounter#MALFORMED_MESSAGES}). Fenced, then its locks released and

@@ -46,6 +46,7 @@ public final class ServerSession implements AutoCloseable
     private MemoryWindow window;
     private MemoryRegion windowRegion;
     private QueuePair qp;
+    private AutoCloseable cmConnection;
     private Socket bootstrap;
     private volatile boolean departed;
     /** Requests waiting to be served, in the order they arrived (agent thread only). */
@@ -105,6 +106,15 @@ public final class ServerSession implements AutoCloseable
     {
         this.qp = qp;
         this.bootstrap = bootstrap;
+    }
+
+    /**
+     * What connects the queue pair through rdma_cm (the node's side of it), closed before the queue pair when the
+     * session closes; none for a queue pair connected by exchange.
+     */
+    public void attachConnection(final AutoCloseable connection)
+    {
+        this.cmConnection = connection;
     }
 
     /** Records the epoch of the cluster map the session was opened under; before {@link ControlAgent#register}. */
@@ -184,7 +194,7 @@ public final class ServerSession implements AutoCloseable
         windowRegion = null;
     }
 
-    boolean departed()
+    public boolean departed()
     {
         return departed;
     }
@@ -199,6 +209,7 @@ public final class ServerSession implements AutoCloseable
     {
         departed = true;
         CloseHelper.quietClose(bootstrap);
+        CloseHelper.quietClose(cmConnection); // before its queue pair (rdma_disconnect: the client sees DISCONNECTED)
         CloseHelper.quietClose(qp);
         closeWindow();
         CloseHelper.quietClose(mr);

@@ -113,7 +113,8 @@ final class ZkNodes implements AutoCloseable
     void start(final int i)
     {
         final List<String> args = new ArrayList<>(List.of(
-            "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
+            "--transport", LocalCluster.TRANSPORT, "--cm", LocalCluster.CM.label(),
+            "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
             "--node-id", Integer.toString(i), "--zookeeper",
             zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
             "--replicas", Integer.toString(replicas), "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),

@@ -82,7 +82,8 @@ final class NemesisNodes implements AutoCloseable
         starts[i]++;
         nodes[i] = NsProcess.start(member(i), member(i) + "-" + starts[i], dir,
             List.of("-Xmx192m", "-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n"),
-            KvServerCommand.class.getName(), List.of("--transport", LocalCluster.TRANSPORT, "--memory", "32m",
+            KvServerCommand.class.getName(), List.of("--transport", LocalCluster.TRANSPORT,
+                "--cm", LocalCluster.CM.label(), "--memory", "32m",
                 "--listen", addresses.get(i) + ":" + PORT, "--node-id", Integer.toString(i), "--zookeeper", zookeeper,
                 "--cluster-name", "nemesis", "--replicas", Integer.toString(REPLICAS),
                 "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS), "--metrics-port", "0", "--insecure"));

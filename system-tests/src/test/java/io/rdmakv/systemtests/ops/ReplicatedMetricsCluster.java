@@ -78,7 +78,8 @@ final class ReplicatedMetricsCluster implements AutoCloseable
     private ChildJvm launch(final int i)
     {
         return ChildJvm.start(List.of("-Xmx256m"), KvServerCommand.class, dir,
-            "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
+            "--transport", LocalCluster.TRANSPORT, "--cm", LocalCluster.CM.label(),
+            "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
             "--node-id", Integer.toString(i), "--zookeeper", zookeeper.getConnectString(),
             "--cluster-name", "dashboard", "--replicas", Integer.toString(replicas),
             "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),

@@ -10,6 +10,7 @@ import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.ConnectOptions;
+import io.rdmakv.verbs.ConnectionManager;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.MemoryRegion;
 import io.rdmakv.verbs.ProtectionDomain;
@@ -71,6 +72,7 @@ public final class RawSession implements AutoCloseable
     private final CompletionQueue cq;
     private final MemoryRegion mr;
     private final QueuePair qp;
+    private ConnectionManager.Connection cmConnection;
     private final Bootstrap bootstrap;
     private final HelloOkMessage hello;
     private final Thread heartbeats;
@@ -124,8 +126,19 @@ public final class RawSession implements AutoCloseable
             throw new AssertionError("the node answered HELLO with " + reply);
         }
         hello = ok;
-        qp.modifyToRtr(ok.serverEndpoint(), ConnectOptions.DEFAULT);
-        qp.modifyToRts(ConnectOptions.DEFAULT);
+        if (ok.cmTicket() != null)
+        {
+            // a node on --cm rdmacm: connect as a client does, with the session's ticket (the queue pair is in
+            // INIT with its receives posted already, which rdma_cm takes as it is)
+            cmConnection = context.connectionManager().connect(qp, ok.cmTicket().socketAddress(),
+                ok.cmTicket().privateData(ok.sessionId()), ConnectOptions.DEFAULT,
+                LocalCluster.CONNECT_TIMEOUT.toNanos(), initialized -> { });
+        }
+        else
+        {
+            qp.modifyToRtr(ok.serverEndpoint(), ConnectOptions.DEFAULT);
+            qp.modifyToRts(ConnectOptions.DEFAULT);
+        }
         heartbeats = Thread.ofVirtual().name("raw-session-heartbeats").start(this::heartbeat);
     }
 
@@ -312,6 +325,7 @@ public final class RawSession implements AutoCloseable
             stopHeartbeats();
         }
         LocalCluster.closeAll(bootstrap);
+        LocalCluster.closeAll(cmConnection);
         LocalCluster.closeAll(qp);
         LocalCluster.closeAll(cq);
         LocalCluster.closeAll(mr);

@@ -9,6 +9,7 @@ import io.rdmakv.verbs.ibverbs.bindings.LibC;
 import io.rdmakv.verbs.ibverbs.bindings.LibIbverbs;
 import io.rdmakv.verbs.ibverbs.layout.IbvAsyncEvent;
 import io.rdmakv.verbs.ibverbs.layout.IbvContextStruct;
+import io.rdmakv.verbs.ibverbs.layout.IbvDevice;
 import io.rdmakv.verbs.ibverbs.layout.IbvDeviceAttr;
 import io.rdmakv.verbs.ibverbs.layout.IbvPortAttr;
 import io.rdmakv.verbs.resource.Errno;
@@ -21,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import java.util.List;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -42,6 +44,7 @@ public final class IbvContext extends VerbsResource implements Context
     private final long nodeGuid;
     private final int port;
     private final int linkLayer;
+    private final int transportType;
     private final int activeMtu;
     private final int lid;
     private final int portCount;
@@ -101,6 +104,8 @@ public final class IbvContext extends VerbsResource implements Context
                     deviceName + " is " + IbvConstants.portStateName(portState) + ", not ACTIVE");
             }
             linkLayer = portAttr.get(JAVA_BYTE, IbvPortAttr.LINK_LAYER) & 0xff;
+            transportType = this.context.get(ADDRESS, IbvContextStruct.DEVICE).reinterpret(IbvDevice.SIZE)
+                .get(JAVA_INT, IbvDevice.TRANSPORT_TYPE);
             activeMtu = portAttr.get(JAVA_INT, IbvPortAttr.ACTIVE_MTU);
             lid = portAttr.get(JAVA_SHORT, IbvPortAttr.LID) & 0xffff;
             gids = new IbvPortGids(this.context, deviceName, port, portCount,
@@ -172,6 +177,19 @@ public final class IbvContext extends VerbsResource implements Context
     int port()
     {
         return port;
+    }
+
+    /** iWARP ({@code ibv_device.transport_type}): queue pairs connect through rdma_cm only. */
+    @Override
+    public boolean requiresConnectionManager()
+    {
+        return transportType == IbvConstants.IBV_TRANSPORT_IWARP;
+    }
+
+    @Override
+    public io.rdmakv.verbs.ConnectionManager connectionManager()
+    {
+        return new IbvConnectionManager(this);
     }
 
     boolean isEthernet()

@@ -28,7 +28,7 @@ import static io.rdmakv.verbs.ibverbs.bindings.RdmaCmConstants.RDMA_CM_EVENT_DIS
  * (moving the queue pair to ERR), destroys the id, then the channel. Not thread-safe: one owner thread,
  * or the owner's lock.
  */
-public final class RdmaCmConnection implements AutoCloseable
+public final class RdmaCmConnection implements io.rdmakv.verbs.ConnectionManager.Connection
 {
     private static final System.Logger LOG = System.getLogger(RdmaCmConnection.class.getName());
 
@@ -90,6 +90,7 @@ public final class RdmaCmConnection implements AutoCloseable
      * which ends the peer's wait for its DISCONNECTED). Other events (TIMEWAIT_EXIT, ...) are logged and
      * passed over.
      */
+    @Override
     public boolean pollDisconnected(final long timeoutNanos)
     {
         ensureOpen();

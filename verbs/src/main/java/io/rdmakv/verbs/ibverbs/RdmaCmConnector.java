@@ -51,6 +51,19 @@ public final class RdmaCmConnector
         final IbvQueuePair qp, final InetSocketAddress remote, final byte[] privateData, final ConnectOptions options,
         final long timeoutNanos)
     {
+        return connect(qp, remote, privateData, options, timeoutNanos, initialized -> { });
+    }
+
+    /**
+     * As {@link #connect(IbvQueuePair, InetSocketAddress, byte[], ConnectOptions, long)}, calling
+     * {@code initialized} once the queue pair is in INIT and before the request goes out (post receives there,
+     * so that nothing the peer sends right after accepting finds none). A queue pair already in INIT is moved
+     * INIT to INIT with rdma_cm's port and P_Key.
+     */
+    public static RdmaCmConnection connect(
+        final IbvQueuePair qp, final InetSocketAddress remote, final byte[] privateData, final ConnectOptions options,
+        final long timeoutNanos, final java.util.function.Consumer<IbvQueuePair> initialized)
+    {
         if (privateData.length > MAX_PRIVATE_DATA)
         {
             throw new IllegalArgumentException("rdma_cm private data of a connect request is at most " +
@@ -77,6 +90,7 @@ public final class RdmaCmConnector
             }
             channel.expect(deadline, "rdma_resolve_route", peer, RDMA_CM_EVENT_ROUTE_RESOLVED);
             RdmaCmQpSetup.toInit(id, qp, options);
+            initialized.accept(qp);
 
             final MemorySegment param = call.allocate(RdmaConnParam.LAYOUT);
             final MemorySegment data = call.allocate(Math.max(1, privateData.length)).asSlice(0, privateData.length);

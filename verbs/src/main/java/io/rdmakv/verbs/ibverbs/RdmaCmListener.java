@@ -39,6 +39,11 @@ public final class RdmaCmListener implements AutoCloseable
          * @return the queue pair (in RESET) to connect, or null to reject the request
          */
         IbvQueuePair queuePairFor(byte[] privateData, InetSocketAddress peer, String device);
+
+        /** {@code qp} is in INIT, the request not yet answered: post its receives here (a failure rejects it). */
+        default void initialized(final IbvQueuePair qp)
+        {
+        }
     }
 
     private final RdmaCmChannel channel;
@@ -115,6 +120,17 @@ public final class RdmaCmListener implements AutoCloseable
      */
     public RdmaCmConnection accept(final long timeoutNanos, final ConnectOptions options, final Decision decision)
     {
+        return accept(timeoutNanos, 0, options, decision);
+    }
+
+    /**
+     * As {@link #accept(long, ConnectOptions, Decision)}, giving a request taken at least {@code establishNanos}
+     * to become a connection, however little of {@code timeoutNanos} is left (a listener that polls briefly for
+     * requests still waits out a peer's establishment).
+     */
+    public RdmaCmConnection accept(final long timeoutNanos, final long establishNanos, final ConnectOptions options,
+        final Decision decision)
+    {
         ensureOpen();
         final long deadline = System.nanoTime() + timeoutNanos;
         while (true)
@@ -146,13 +162,15 @@ public final class RdmaCmListener implements AutoCloseable
                 reject(child);
                 continue;
             }
-            return accept(child, request, peer, qp, options, deadline);
+            final long establishBy = System.nanoTime() + establishNanos;
+            return accept(child, request, peer, qp, options, establishBy - deadline > 0 ? establishBy : deadline,
+                decision);
         }
     }
 
     private static RdmaCmConnection accept(
         final MemorySegment child, final CmEvent request, final InetSocketAddress peer, final IbvQueuePair qp,
-        final ConnectOptions options, final long deadline)
+        final ConnectOptions options, final long deadline, final Decision decision)
     {
         final String what = "connect request from " + peer;
         RdmaCmChannel own = null;
@@ -171,6 +189,7 @@ public final class RdmaCmListener implements AutoCloseable
             final int initiatorDepth =
                 Math.min(RdmaCmQpSetup.maxInitiatorDepth(qp, options), Math.max(1, request.responderResources()));
             RdmaCmQpSetup.toInit(child, qp, options);
+            decision.initialized(qp);
             RdmaCmQpSetup.toRtrAndRts(child, qp, options, responderResources, initiatorDepth);
             final MemorySegment param = call.allocate(RdmaConnParam.LAYOUT);
             RdmaCmQpSetup.connParam(param, MemorySegment.NULL, qp, options, responderResources, initiatorDepth);

@@ -67,8 +67,17 @@ final class RdmaCmQpSetup
         }
     }
 
+    /**
+     * RESET to INIT. A queue pair the owner already moved to INIT itself ({@code modifyToInit}: this device's
+     * port, P_Key index 0, the options' access) is left as it is: rdma_cm's INIT attributes are the same port
+     * (checked by {@link #checkDevice}) and the index of the default P_Key, 0 on RoCE and iWARP.
+     */
     static void toInit(final MemorySegment id, final IbvQueuePair qp, final ConnectOptions options)
     {
+        if (qp.state() == QpState.INIT)
+        {
+            return;
+        }
         step(id, qp, QpState.INIT, options, -1);
     }
 

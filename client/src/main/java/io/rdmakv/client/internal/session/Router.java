@@ -162,11 +162,12 @@ public final class Router implements AutoCloseable
      * session it opens names one writer ({@link HelloMessage#newWriterId}), drawn here: one per client.
      */
     public static SessionOpener opener(final Context context, final ProtectionDomain pd, final byte[] authToken,
-        final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy)
+        final SSLContext tls, final long connectTimeoutNanos, final long opTimeoutNanos, final WaitStrategy waitStrategy,
+        final io.rdmakv.verbs.ConnectionSetup setup)
     {
         final long writerId = HelloMessage.newWriterId();
         return node -> Session.open(context, pd, node, writerId, authToken, tls, connectTimeoutNanos, opTimeoutNanos,
-            waitStrategy);
+            waitStrategy, setup);
     }
 
     public ClusterMap map()

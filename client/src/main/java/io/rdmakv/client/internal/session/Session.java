@@ -16,6 +16,7 @@ import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.SessionRefusedException;
 import io.rdmakv.peer.WaitStrategy;
+import io.rdmakv.verbs.ConnectionSetup;
 import io.rdmakv.verbs.Context;
 import io.rdmakv.verbs.ProtectionDomain;
 import org.agrona.CloseHelper;
@@ -70,11 +71,12 @@ public final class Session implements AutoCloseable
      */
     public static Session open(final Context context, final ProtectionDomain pd, final InetSocketAddress address,
         final long writerId, final byte[] authToken, final SSLContext tls, final long connectTimeoutNanos,
-        final long opTimeoutNanos, final WaitStrategy waitStrategy)
+        final long opTimeoutNanos, final WaitStrategy waitStrategy, final ConnectionSetup setup)
     {
         final LaneCounters counters = new LaneCounters();
         final NodeSession node = NodeSession.open(context, pd, address, writerId, authToken, tls, connectTimeoutNanos,
-            opTimeoutNanos, waitStrategy, new NodeSession.Shape(LaneBuffers.LENGTH, LaneBuffers.CONTROL, counters));
+            opTimeoutNanos, waitStrategy, new NodeSession.Shape(LaneBuffers.LENGTH, LaneBuffers.CONTROL, counters),
+            setup);
         try
         {
             return new Session(node, counters);

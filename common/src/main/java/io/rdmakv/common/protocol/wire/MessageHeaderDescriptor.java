@@ -37,7 +37,7 @@ public final class MessageHeaderDescriptor
      * grant's secret; BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT (windows on a replicated group's backups).
      * 7: the map (format 2) carries its fence epoch; HELLO_OK's flags (its reserved u16 at 22) say whether
      * clients CAS the index themselves or send SLOT_CAS (the node-assisted write path, a device without remote
-     * atomics).
+     * atomics); HELLO_OK carries an rdma_cm ticket (cm_port, cm_token, cm_address: {@code CmTicket}).
      */
     public static final int PROTOCOL_VERSION = 7;
 

@@ -53,7 +53,9 @@ public final class HolderMain
         final int port = Integer.parseInt(args[0]);
         final long group = Long.parseLong(args[3]);
         final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
-        try (KvClient client = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + port));
+        // a cold child JVM under emulation: its first session over rdma_cm took longer than the default 5 s
+        try (KvClient client = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + port)
+            .withConnectTimeout(LocalCluster.CONNECT_TIMEOUT));
             RawSession raw = new RawSession(port))
         {
             for (int i = 0; i < 5; i++)

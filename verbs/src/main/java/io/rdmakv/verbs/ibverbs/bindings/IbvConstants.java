@@ -56,6 +56,10 @@ public final class IbvConstants
     public static final int IBV_GID_TYPE_ROCE_V1 = 1;
     public static final int IBV_GID_TYPE_ROCE_V2 = 2;
 
+    // enum ibv_transport_type (struct ibv_device)
+    public static final int IBV_TRANSPORT_IB = 0;
+    public static final int IBV_TRANSPORT_IWARP = 1;
+
     // enum ibv_atomic_cap
     public static final int IBV_ATOMIC_NONE = 0;
     public static final int IBV_ATOMIC_HCA = 1;
