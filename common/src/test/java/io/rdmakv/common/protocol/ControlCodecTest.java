@@ -84,8 +84,9 @@ class ControlCodecTest
         assertEquals(32, HelloMessage.TOKEN_OFFSET);
         assertEquals(296, HelloMessage.MAX_ENDPOINT_LENGTH, "a tcp endpoint with the longest host and its secret");
 
-        assertEquals(256, HelloOkMessage.ENDPOINT_OFFSET,
-            "HELLO_OK's fixed part: 72 bytes of fields, the header, the rdma_cm token and address");
+        assertEquals(264, HelloOkMessage.ENDPOINT_OFFSET,
+            "HELLO_OK's fixed part: 72 bytes of fields, the header, the rdma_cm port, two reserved fields, token and " +
+            "address");
 
         assertEquals(16, CodedText.CODE_OFFSET);
         assertEquals(20, CodedText.TEXT_LENGTH_OFFSET);
@@ -207,14 +208,21 @@ class ControlCodecTest
         final HelloOkMessage message = Samples.helloOkThroughRdmaCm();
         final byte[] bytes = ControlCodec.toBytes(message);
         final MemorySegment s = MemorySegment.ofArray(bytes);
-        assertEquals(4791, LittleEndian.u16(s, 22));
-        assertArrayEquals(Samples.CM_TOKEN, s.asSlice(224, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        assertEquals(0, LittleEndian.u16(s, 22), "the flags: one-sided writes");
+        assertEquals(4791, LittleEndian.u16(s, 224));
+        assertEquals(0, LittleEndian.u16(s, 226));
+        assertEquals(0, s.get(LittleEndian.U32, 228));
+        assertArrayEquals(Samples.CM_TOKEN, s.asSlice(232, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
         assertEquals("00000000000000000000ffff0a4d0001",
-            HexFormat.of().formatHex(s.asSlice(240, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)),
+            HexFormat.of().formatHex(s.asSlice(248, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)),
             "an IPv4 address as ::ffff:a.b.c.d");
         final HelloOkMessage decoded = (HelloOkMessage)ControlCodec.fromBytes(bytes);
         assertEquals(message, decoded);
         assertEquals(new java.net.InetSocketAddress("10.77.0.1", 4791), decoded.cmTicket().socketAddress());
+        final byte[] reserved = bytes.clone();
+        reserved[229] = 1;
+        assertThrows(io.rdmakv.common.protocol.wire.MalformedMessageException.class,
+            () -> ControlCodec.fromBytes(reserved), "reserved bytes after the cm port must be zero");
         assertTrue(decoded.cmTicket().address() instanceof java.net.Inet4Address);
     }
 
