@@ -5,8 +5,8 @@
 # ../shared/softroce/run-in-softroce-vm.sh. Builds on this machine first; the VM runs precompiled
 # classes, one JVM per test set.
 #
-# Usage: scripts/softroce-verbs.sh [--tests] [--verbs] [--store] [--latency] [--all]
-#   --tests    (default) --verbs and --store, in one VM boot
+# Usage: scripts/softroce-verbs.sh [--tests] [--verbs] [--store] [--siw] [--latency] [--all]
+#   --tests    (default) --verbs, --store and --siw, in one VM boot
 #   --verbs    JUnit Platform Console Launcher over io.rdmakv.verbs.ibverbs and io.rdmakv.verbs.conformance
 #              with -Drdmakv.conformance.providers=ibverbs; fails if any test fails or fewer than
 #              SOFTROCE_MIN_TESTS succeed
@@ -17,6 +17,12 @@
 #              LocalCluster.startNode or as processes and are not run here (except the ZooKeeper cluster tests
 #              tagged softroce-store, whose nodes are child JVMs): several play a misbehaving peer,
 #              whose completions rxe reports differently (docs/development.md), or run tcp-only launchers
+#   --siw      after the rxe runs, Soft-iWARP: siw.ko built for the VM's kernel (scripts/siw-module.sh; Debian does not
+#              ship it), loaded in the guest, siw0 on a dummy interface (10.79.0.1) and rxe0 removed; then the
+#              single-node store classes of SOFTROCE_SIW_STORE_ONLY over it: queue pairs through rdma_cm (iWARP
+#              has no QP-number exchange) and node-assisted writes (siw has no remote atomics); at least
+#              SOFTROCE_MIN_SIW_STORE_TESTS must succeed. The conformance suite connects by exchange and does
+#              not run on siw.
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
@@ -41,9 +47,11 @@
 #      SOFTROCE_RDMACM_STORE_ONLY  simple names of the store test classes of the rdmacm run (default: a subset,
 #                          RDMACM_STORE_DEFAULT below; "all": every class the exchange run has)
 #      SOFTROCE_MIN_RDMACM_STORE_TESTS  tests that must succeed in the rdmacm run (default 20 for the subset)
+#      SOFTROCE_SIW_STORE_ONLY  simple names of the store classes of the siw run (default SIW_STORE_DEFAULT below)
+#      SOFTROCE_MIN_SIW_STORE_TESTS  tests that must succeed in the siw run (default 20)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
-# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, store-rdmacm.log,
-#   reports/{verbs,store,store-rdmacm}/, latency.log)
+# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, store-rdmacm.log, store-siw.log,
+#   reports/{verbs,store,store-rdmacm,store-siw}/, latency.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -55,16 +63,17 @@ if [ ! -x "$VM_RUNNER" ]; then
   exit 2
 fi
 
-MODE_VERBS=0; MODE_STORE=0; MODE_LATENCY=0
-[ $# -eq 0 ] && { MODE_VERBS=1; MODE_STORE=1; }
+MODE_VERBS=0; MODE_STORE=0; MODE_SIW=0; MODE_LATENCY=0
+[ $# -eq 0 ] && { MODE_VERBS=1; MODE_STORE=1; MODE_SIW=1; }
 for arg in "$@"; do
   case "$arg" in
-    --tests) MODE_VERBS=1; MODE_STORE=1 ;;
+    --tests) MODE_VERBS=1; MODE_STORE=1; MODE_SIW=1 ;;
+    --siw) MODE_SIW=1 ;;
     --verbs) MODE_VERBS=1 ;;
     --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
-    --all) MODE_VERBS=1; MODE_STORE=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    --all) MODE_VERBS=1; MODE_STORE=1; MODE_SIW=1; MODE_LATENCY=1 ;;
+    -h|--help) sed -n '2,55p' "$0"; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -88,6 +97,19 @@ STORE_CMS=${SOFTROCE_STORE_CM:-exchange rdmacm}
 RDMACM_STORE_DEFAULT="KvClientBasicsTest LeaseTest WriteWindowsTest RdmaKvClientTest"
 RDMACM_STORE_ONLY=${SOFTROCE_RDMACM_STORE_ONLY:-$RDMACM_STORE_DEFAULT}
 MIN_RDMACM_STORE_TESTS=${SOFTROCE_MIN_RDMACM_STORE_TESTS:-20}
+# the siw run: single-node classes only (node-assisted writes do not replicate yet); no memory windows on siw
+SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest BatchTest ConcurrentReadersTest RdmaKvClientTest"
+SIW_STORE_ONLY=${SOFTROCE_SIW_STORE_ONLY:-$SIW_STORE_DEFAULT}
+MIN_SIW_STORE_TESTS=${SOFTROCE_MIN_SIW_STORE_TESTS:-20}
+if [ $MODE_SIW = 1 ]; then
+  siw_rc=0; SIW_KO=$(scripts/siw-module.sh) || siw_rc=$?
+  if [ $siw_rc = 3 ]; then
+    # no VM kernel cached yet (a fresh machine): one empty boot fetches it, then the module is built for it
+    "$VM_RUNNER" true > /dev/null; siw_rc=0; SIW_KO=$(scripts/siw-module.sh) || siw_rc=$?
+  fi
+  [ $siw_rc = 0 ] || { echo "softroce-verbs: --siw: no siw.ko for the VM's kernel (above)" >&2; exit 1; }
+  SIW_KDIR=$(dirname "$(dirname "$SIW_KO")")/../kroot/lib/modules/$(basename "$(dirname "$SIW_KO")")/kernel
+fi
 if [[ " $STORE_CMS " == *" rdmacm "* ]] && [ $MODE_STORE = 1 ]; then
   # rdma_cm cannot resolve a route over lo on rxe (ENODEV): rxe0 on a dummy interface with 10.77.0.1
   export SOFTROCE_NETDEV=${SOFTROCE_NETDEV:-dummy}
@@ -101,7 +123,7 @@ start=$(date +%s)
 echo "[softroce-verbs] building on the host"
 rm -rf "$OUT"; mkdir -p "$OUT/reports"
 MODULES=verbs
-[ $MODE_STORE = 1 ] && MODULES=verbs,system-tests
+[ $MODE_STORE = 1 ] || [ $MODE_SIW = 1 ] && MODULES=verbs,system-tests
 # -am builds system-tests' reactor dependencies (server, client, kvctl, ycsb-binding, test-support, ...) too;
 # their classpaths resolve to target/classes
 scripts/mvn -B -q -pl "$MODULES" -am test-compile dependency:build-classpath \
@@ -115,8 +137,8 @@ scripts/mvn -B -q -pl verbs dependency:copy \
 without_junit() { tr ':' '\n' < "$1" | grep -vE '/org/junit/|/org/opentest4j/|/org/apiguardian/' | paste -sd: -; }
 CP=$(without_junit "$OUT/classpath.full")
 CLASSES=$ROOT/verbs/target/test-classes:$ROOT/verbs/target/classes${CP:+:$CP}
-STORE_CLASSES=""; STORE_SELECT=""; RDMACM_SELECT=""
-if [ $MODE_STORE = 1 ]; then
+STORE_CLASSES=""; STORE_SELECT=""; RDMACM_SELECT=""; SIW_SELECT=""
+if [ $MODE_STORE = 1 ] || [ $MODE_SIW = 1 ]; then
   STORE_CP=$(without_junit system-tests/target/softroce/classpath.full)
   # system-tests has test classes only
   STORE_CLASSES=$ROOT/system-tests/target/test-classes${STORE_CP:+:$STORE_CP}
@@ -133,6 +155,7 @@ if [ $MODE_STORE = 1 ]; then
     if [ "$RDMACM_STORE_ONLY" = all ] || [[ " $RDMACM_STORE_ONLY " == *" ${class##*.} "* ]]; then
       RDMACM_SELECT+=" --select-class $class"
     fi
+    if [[ " $SIW_STORE_ONLY " == *" ${class##*.} "* ]]; then SIW_SELECT+=" --select-class $class"; fi
   done
   [ -n "$STORE_SELECT" ] || { echo "softroce-verbs: no system test class starts a LocalCluster" >&2; exit 1; }
 fi
@@ -178,6 +201,23 @@ if [ $MODE_STORE = 1 ]; then
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (--cm $cm) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/$name.rc;
 "
   done
+fi
+if [ $MODE_SIW = 1 ]; then
+  [ -n "$SIW_SELECT" ] || { echo "softroce-verbs: no store test class for the siw run ($SIW_STORE_ONLY)" >&2; exit 1; }
+  # last: rxe0 goes, so that siw0 is the only device the tests can open
+  GUEST+="echo '[guest] siw: loading '$SIW_KO; insmod $SIW_KDIR/crypto/crc32c_generic.ko 2>/dev/null; insmod $SIW_KDIR/lib/libcrc32c.ko 2>/dev/null;
+insmod $SIW_KO || echo '[guest] siw: insmod failed';
+rdma link delete rxe0; ip link add dummy1 type dummy; ip addr add 10.79.0.1/24 dev dummy1; ip link set dummy1 up;
+rdma link add siw0 type siw netdev dummy1 || echo '[guest] siw: rdma link add failed';
+echo '[guest] device:' \$(rdma link show 2>&1 | tr '\n' ' ');
+ibv_devinfo -v -d siw0 2>&1 | grep -E 'transport|atomic_cap|max_mw|active_mtu|link_layer' | sed 's/^[[:space:]]*/[guest]   /';
+echo '[guest] store tests over siw0: --cm rdmacm, node-assisted writes'; t0=\$(date +%s.%N);
+(ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=rdmacm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
+  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} $LAUNCHER --class-path '$STORE_CLASSES' $SIW_SELECT \
+  --reports-dir $ROOT/$OUT/reports/store-siw) 2>&1 | tee $ROOT/$OUT/store-siw.log;
+rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (siw) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store-siw.rc;
+"
 fi
 if [ $MODE_LATENCY = 1 ]; then
   # perftest: server and client in the guest, GID index 1 (::ffff:127.0.0.1 on lo, ::ffff:10.77.0.1 on dummy), 8 bytes
@@ -235,6 +275,8 @@ if [ $MODE_STORE = 1 ]; then
     esac
   done
 fi
+if [ $MODE_SIW = 1 ]; then check "store over siw (--cm rdmacm, node-assisted)" "$OUT/store-siw.log" "$OUT/store-siw.rc" \
+  "$MIN_SIW_STORE_TESTS" || status=1; fi
 if [ "$vm_rc" != 0 ]; then echo "[softroce-verbs] the VM run itself failed (exit $vm_rc)" >&2; status=1; fi
 [ $status = 0 ] && echo "[softroce-verbs] OK" || echo "[softroce-verbs] FAILED" >&2
 exit $status
