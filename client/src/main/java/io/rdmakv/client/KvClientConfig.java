@@ -28,6 +28,9 @@ import java.util.List;
  *                       (rounded up to a power of two; 32 bytes each; 0 turns the cache off); see
  *                       {@link #DEFAULT_CACHE_ENTRIES}
  * @param tls            TLS on the bootstrap connections ({@link #withTls}), or null for plaintext
+ * @param device         the RDMA device to open ({@code ibverbs}; {@code mlx5_0}, {@code rxe1}), or null for the
+ *                       first whose port is ACTIVE; a name no device has fails {@link KvClient#connect} with the
+ *                       names there are. {@code tcp} has no devices and ignores it
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -40,7 +43,8 @@ public record KvClientConfig(
     PrometheusRegistry metrics,
     WaitStrategy waitStrategy,
     int cacheEntries,
-    ClientTls tls)
+    ClientTls tls,
+    String device)
 {
     public static final int DEFAULT_PORT = 7400;
     /** 2^20 entries (32 MiB): about a million keys, most of them cached (4-way sets). */
@@ -63,11 +67,21 @@ public record KvClientConfig(
             throw new IllegalArgumentException("asyncThreads must be at least 1");
         }
         waitStrategy = waitStrategy == null ? WaitStrategy.ADAPTIVE : waitStrategy;
+        device = device == null || device.isBlank() ? null : device.trim();
         if (cacheEntries < 0 || cacheEntries > SlotCache.MAX_ENTRIES)
         {
             throw new IllegalArgumentException("cacheEntries must be 0 (off) to " + SlotCache.MAX_ENTRIES + ", not " +
                 cacheEntries);
         }
+    }
+
+    /** A configuration on the first active device (the form before the device could be chosen). */
+    public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
+        final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
+        final PrometheusRegistry metrics, final WaitStrategy waitStrategy, final int cacheEntries, final ClientTls tls)
+    {
+        this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics, waitStrategy,
+            cacheEntries, tls, null);
     }
 
     /** A configuration with the default wait strategy and slot cache and no TLS (the form before those existed). */
@@ -96,31 +110,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, device);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, device);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, device);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, device);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics, waitStrategy, cacheEntries, tls);
+            metrics, waitStrategy, cacheEntries, tls, device);
     }
 
     /**
@@ -131,21 +145,21 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry, waitStrategy, cacheEntries, tls);
+            registry, waitStrategy, cacheEntries, tls, device);
     }
 
     /** How a thread waits for each round trip: {@code busy-spin}, {@code adaptive} (default) or {@code blocking}. */
     public KvClientConfig withWaitStrategy(final WaitStrategy strategy)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, strategy, cacheEntries, tls);
+            metrics, strategy, cacheEntries, tls, device);
     }
 
     /** How many keys' slots the client caches (0: none); see {@link #DEFAULT_CACHE_ENTRIES}. */
     public KvClientConfig withCacheEntries(final int entries)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, entries, tls);
+            metrics, waitStrategy, entries, tls, device);
     }
 
     /**
@@ -171,7 +185,17 @@ public record KvClientConfig(
     public KvClientConfig withTls(final ClientTls settings)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, settings);
+            metrics, waitStrategy, cacheEntries, settings, device);
+    }
+
+    /**
+     * Opens RDMA device {@code name} ({@code ibverbs}) instead of the first active one: where a host has
+     * several, the one on the network the nodes are reached through. Null or blank: the first active one.
+     */
+    public KvClientConfig withDevice(final String name)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, waitStrategy, cacheEntries, tls, name);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */
