@@ -24,7 +24,8 @@ import java.util.function.Predicate;
 /**
  * A real ZooKeeper server (curator-test's {@code TestingServer}) and kvserver nodes as child JVMs that join it
  * ({@code --zookeeper}), so that a test can kill one with SIGKILL. Nodes are numbered from 0; node i listens on
- * {@code ports[i]}.
+ * {@code ports[i]} at {@link LocalCluster#nodeHost} (127.0.0.1 unless the test run puts nodes elsewhere) and opens
+ * {@link LocalCluster#nodeDevice}.
  */
 final class ZkNodes implements AutoCloseable
 {
@@ -90,9 +91,9 @@ final class ZkNodes implements AutoCloseable
     ClusterMap newestMap()
     {
         ClusterMap newest = null;
-        for (final int port : ports)
+        for (int i = 0; i < ports.length; i++)
         {
-            try (KvClient probe = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + port)
+            try (KvClient probe = KvClient.connect(LocalCluster.clientConfig(address(i))
                 .withConnectTimeout(Duration.ofSeconds(2).multipliedBy(SLOWNESS))))
             {
                 final ClusterMap map = probe.clusterMap();
@@ -112,9 +113,8 @@ final class ZkNodes implements AutoCloseable
     /** Starts (or restarts, empty) node {@code i}. */
     void start(final int i)
     {
-        final List<String> args = new ArrayList<>(List.of(
-            "--transport", LocalCluster.TRANSPORT, "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
-            "--node-id", Integer.toString(i), "--zookeeper",
+        final List<String> args = new ArrayList<>(LocalCluster.nodeArgs(i, ports[i]));
+        args.addAll(List.of("--memory", "32m", "--node-id", Integer.toString(i), "--zookeeper",
             zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
             "--replicas", Integer.toString(replicas), "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
             "--metrics-port", "0"));
@@ -157,12 +157,18 @@ final class ZkNodes implements AutoCloseable
         }
     }
 
+    /** "host:port" of node {@code i}'s bootstrap listener. */
+    String address(final int i)
+    {
+        return LocalCluster.nodeHost(i) + ":" + ports[i];
+    }
+
     String seeds()
     {
         final StringBuilder s = new StringBuilder();
-        for (final int port : ports)
+        for (int i = 0; i < ports.length; i++)
         {
-            s.append(s.isEmpty() ? "" : ",").append("127.0.0.1:").append(port);
+            s.append(s.isEmpty() ? "" : ",").append(address(i));
         }
         return s.toString();
     }
