@@ -7,6 +7,8 @@ import io.rdmakv.server.config.ServerConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +27,8 @@ import java.util.List;
  * {@code i} (its node id; 0 for a single node) at address {@code i mod n} of the list instead of 127.0.0.1,
  * {@code -Drdmakv.test.nodeDevices=D0,D1,D2} on RDMA device {@code i mod n}, and
  * {@code -Drdmakv.test.clientDevice=D} opens every client configured here on device D. Unset (the normal
- * build), nodes listen on 127.0.0.1 and nodes and clients open the first active device, as before.
+ * build), nodes listen on 127.0.0.1 and nodes and clients open the first active device, as before. A node at a
+ * non-loopback address starts {@code --insecure} (no auth token, as on loopback: the link is the test's own).
  *
  * <p>Two forms: an instance is one node and the clients for it ({@code new LocalCluster()}, what the store
  * tests use and what {@code scripts/softroce-verbs.sh} looks for); the static methods start nodes that a
@@ -92,6 +95,19 @@ public final class LocalCluster implements AutoCloseable
         return entries.isEmpty() ? Collections.singletonList(absent) : List.copyOf(entries);
     }
 
+    /** Whether {@code host} names a loopback address (kvserver's protected mode lets a node listen there without auth). */
+    private static boolean isLoopback(final String host)
+    {
+        try
+        {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        }
+        catch (final UnknownHostException e)
+        {
+            return false;
+        }
+    }
+
     /** The address node {@code id} listens on: 127.0.0.1, or its entry of {@link #NODE_HOSTS_PROPERTY}. */
     public static String nodeHost(final int id)
     {
@@ -111,6 +127,10 @@ public final class LocalCluster implements AutoCloseable
         if (nodeDevice(id) != null)
         {
             args.addAll(List.of("--device", nodeDevice(id)));
+        }
+        if (!isLoopback(nodeHost(id)))
+        {
+            args.add("--insecure"); // the test's own private link, as on loopback
         }
         return args;
     }
@@ -160,6 +180,10 @@ public final class LocalCluster implements AutoCloseable
         if (config.listenHost().equals(ServerConfig.DEFAULT_LISTEN_HOST))
         {
             builder.listen(nodeHost(id), config.listenPort());
+            if (!isLoopback(nodeHost(id)))
+            {
+                builder.insecure(true); // the test's own private link, as on loopback
+            }
         }
         if (config.device() == null)
         {

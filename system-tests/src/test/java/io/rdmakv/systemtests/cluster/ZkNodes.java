@@ -181,6 +181,10 @@ final class ZkNodes implements AutoCloseable
         ClusterMap last = null;
         while (System.nanoTime() < deadline)
         {
+            if (nodes.stream().noneMatch(n -> n != null && n.process().isAlive()))
+            {
+                break; // every node is gone (a start-up refusal, say): no map will come
+            }
             final ClusterMap map = newestMap();
             if (map != null)
             {
@@ -197,7 +201,9 @@ final class ZkNodes implements AutoCloseable
         {
             stderr.append("\nnode ").append(i).append(": ").append(nodes.get(i).stderr());
         }
-        throw new AssertionError("waited " + timeout + " for " + what + "; last map " + last + stderr);
+        final long alive = nodes.stream().filter(n -> n != null && n.process().isAlive()).count();
+        throw new AssertionError((alive == 0 ? "every node exited while waiting" : "waited " + timeout) + " for " +
+            what + "; last map " + last + stderr);
     }
 
     /** Whether every group of {@code map} has {@code replicas} members in sync and none copying or sealed. */
