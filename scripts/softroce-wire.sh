@@ -22,7 +22,7 @@
 # Env: SOFTROCE_WIRE_MTU            netdev MTU of the wire (default 1500: rxe's active MTU 1024; 9000 gives 4096)
 #      SOFTROCE_WIRE_MIN_TESTS      (default 33: every test of the default selection; lower it with
 #                                   SOFTROCE_WIRE_EXCLUDE)   SOFTROCE_WIRE_MIN_PACKETS (default 1000)
-#      SOFTROCE_WIRE_TIMEOUT        seconds for the test JVM (default 420)
+#      SOFTROCE_WIRE_TIMEOUT        seconds for the test JVM (default 450; it took 324-363 s)
 #      SOFTROCE_WIRE_EXCLUDE        simple names of test classes not to run (default TlsPropertiesTest: 80 s of
 #                                   TLS property checks under TCG, nothing of the wire)
 #      SOFTROCE_WIRE_ONLY           simple names of the only test classes to run
@@ -54,7 +54,7 @@ GUEST_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
 MTU=${SOFTROCE_WIRE_MTU:-1500}
 MIN_TESTS=${SOFTROCE_WIRE_MIN_TESTS:-33}
 MIN_PACKETS=${SOFTROCE_WIRE_MIN_PACKETS:-1000}
-TIMEOUT=${SOFTROCE_WIRE_TIMEOUT:-420}
+TIMEOUT=${SOFTROCE_WIRE_TIMEOUT:-450}
 MEMLOCK_KB=${SOFTROCE_WIRE_MEMLOCK_KB:-262144}
 EXCLUDE=${SOFTROCE_WIRE_EXCLUDE-TlsPropertiesTest}
 OUT=system-tests/target/softroce-wire

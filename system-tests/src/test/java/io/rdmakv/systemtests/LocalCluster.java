@@ -95,7 +95,7 @@ public final class LocalCluster implements AutoCloseable
         return entries.isEmpty() ? Collections.singletonList(absent) : List.copyOf(entries);
     }
 
-    /** Whether {@code host} names a loopback address (kvserver's protected mode lets a node listen there without auth). */
+    /** Whether {@code host} is a loopback address (where kvserver's protected mode lets a node listen without auth). */
     private static boolean isLoopback(final String host)
     {
         try
@@ -123,7 +123,8 @@ public final class LocalCluster implements AutoCloseable
     /** kvserver options that put node {@code id} at its address (port {@code port}) and on its device. */
     public static List<String> nodeArgs(final int id, final int port)
     {
-        final List<String> args = new ArrayList<>(List.of("--transport", TRANSPORT, "--listen", nodeHost(id) + ":" + port));
+        final List<String> args = new ArrayList<>(List.of("--transport", TRANSPORT,
+            "--listen", nodeHost(id) + ":" + port));
         if (nodeDevice(id) != null)
         {
             args.addAll(List.of("--device", nodeDevice(id)));
@@ -205,7 +206,7 @@ public final class LocalCluster implements AutoCloseable
         return startNode(ServerConfig.local(NODE_MEMORY));
     }
 
-    /** "host:port" of a node's bootstrap listener (127.0.0.1 unless it listens elsewhere): how client messages name it. */
+    /** "host:port" of a node's bootstrap listener (127.0.0.1 unless it listens elsewhere): how clients name it. */
     public static String address(final KvServer server)
     {
         final String host = server.config().listenHost();
@@ -213,7 +214,7 @@ public final class LocalCluster implements AutoCloseable
             server.port();
     }
 
-    /** A client configuration for {@code hosts} on {@link #TRANSPORT} and {@link #CLIENT_DEVICE} with {@link #OP_TIMEOUT}. */
+    /** A client configuration for {@code hosts} on {@link #TRANSPORT}, {@link #CLIENT_DEVICE}, {@link #OP_TIMEOUT}. */
     public static KvClientConfig clientConfig(final String hosts)
     {
         return KvClientConfig.of(hosts).withTransport(TRANSPORT).withDevice(CLIENT_DEVICE).withOpTimeout(OP_TIMEOUT);
