@@ -13,8 +13,9 @@
 #            devices' counters before and after, and runs the selected tests with -Drdmakv.test.transport=ibverbs,
 #            -Drdmakv.test.nodeHosts, -Drdmakv.test.nodeDevices and -Drdmakv.test.clientDevice (LocalCluster): the
 #            system-tests classes of the store and YCSB packages that start a LocalCluster instance (a node and its
-#            clients in the test JVM) and the classes tagged softroce-wire (WireFailoverTest: three child-JVM
-#            nodes, one SIGKILLed). Fails if any test fails, if fewer than SOFTROCE_WIRE_MIN_TESTS succeed, if the
+#            clients in the test JVM) and the classes tagged softroce-wire (WireDevicesTest: each end on its own
+#            device and GID, kvctl --device, an unknown device refused; WireFailoverTest: three child-JVM nodes,
+#            one SIGKILLed). Fails if any test fails, if fewer than SOFTROCE_WIRE_MIN_TESTS succeed, if the
 #            client's wire end did not carry at least SOFTROCE_WIRE_MIN_PACKETS packets each way, if the client's
 #            device or fewer than two nodes' devices sent nothing, or if rxe0 (the loopback device) sent anything
 #   --probe  the topology and its facts, then ibv_rc_pingpong (QP exchange, GID index 1) from rxec to rxen0
@@ -46,7 +47,7 @@ for arg in "$@"; do
   case "$arg" in
     --tests) MODE=tests ;;
     --probe) MODE=probe ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "softroce-wire: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
