@@ -47,7 +47,7 @@ for arg in "$@"; do
   case "$arg" in
     --tests) MODE=tests ;;
     --probe) MODE=probe ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "softroce-wire: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
