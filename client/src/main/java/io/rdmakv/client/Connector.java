@@ -33,7 +33,8 @@ final class Connector
         final Context context;
         try
         {
-            context = Providers.open(config.transport(), VerbsConfig.DEFAULT.withTcpBindHost(config.tcpBindHost()));
+            context = Providers.open(config.transport(),
+                VerbsConfig.DEFAULT.withTcpBindHost(config.tcpBindHost()).withDevice(config.device()));
         }
         catch (final RuntimeException e)
         {

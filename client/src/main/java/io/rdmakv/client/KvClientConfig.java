@@ -32,6 +32,9 @@ import java.util.List;
  * @param tls            TLS on the bootstrap connections ({@link #withTls}), or null for plaintext
  * @param connectionSetup how the sessions' queue pairs are connected ({@link #withConnectionSetup}): {@code auto}
  *                       (default) as each node chose, {@code rdmacm} or {@code exchange} only so
+ * @param device         the RDMA device to open ({@code ibverbs}; {@code mlx5_0}, {@code rxe1}), or null for the
+ *                       first whose port is ACTIVE; a name no device has fails {@link KvClient#connect} with the
+ *                       names there are. {@code tcp} has no devices and ignores it
  */
 public record KvClientConfig(
     List<InetSocketAddress> seeds,
@@ -45,7 +48,8 @@ public record KvClientConfig(
     WaitStrategy waitStrategy,
     int cacheEntries,
     ClientTls tls,
-    ConnectionSetup connectionSetup)
+    ConnectionSetup connectionSetup,
+    String device)
 {
     public static final int DEFAULT_PORT = 7400;
     /** 2^20 entries (32 MiB): about a million keys, most of them cached (4-way sets). */
@@ -74,6 +78,7 @@ public record KvClientConfig(
             throw new IllegalArgumentException("connection setup rdmacm needs the ibverbs transport, not tcp (the tcp " +
                 "transport connects its queue pairs itself): use auto or exchange, or transport ibverbs");
         }
+        device = device == null || device.isBlank() ? null : device.trim();
         if (cacheEntries < 0 || cacheEntries > SlotCache.MAX_ENTRIES)
         {
             throw new IllegalArgumentException("cacheEntries must be 0 (off) to " + SlotCache.MAX_ENTRIES + ", not " +
@@ -81,13 +86,13 @@ public record KvClientConfig(
         }
     }
 
-    /** A configuration whose queue pairs are connected as each node chose (the form before connection setups). */
+    /** A configuration whose queue pairs are connected as each node chose, on the first active device. */
     public KvClientConfig(final List<InetSocketAddress> seeds, final String authToken, final String transport,
         final String tcpBindHost, final Duration opTimeout, final Duration connectTimeout, final int asyncThreads,
         final PrometheusRegistry metrics, final WaitStrategy waitStrategy, final int cacheEntries, final ClientTls tls)
     {
         this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics, waitStrategy,
-            cacheEntries, tls, ConnectionSetup.AUTO);
+            cacheEntries, tls, ConnectionSetup.AUTO, null);
     }
 
     /** A configuration with the default wait strategy and slot cache and no TLS (the form before those existed). */
@@ -96,7 +101,7 @@ public record KvClientConfig(
         final PrometheusRegistry metrics)
     {
         this(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads, metrics,
-            WaitStrategy.ADAPTIVE, DEFAULT_CACHE_ENTRIES, null, ConnectionSetup.AUTO);
+            WaitStrategy.ADAPTIVE, DEFAULT_CACHE_ENTRIES, null, ConnectionSetup.AUTO, null);
     }
 
     /** A configuration without metrics (the form before metrics existed). */
@@ -116,31 +121,31 @@ public record KvClientConfig(
     public KvClientConfig withAuthToken(final String token)
     {
         return new KvClientConfig(seeds, token, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup, device);
     }
 
     public KvClientConfig withTransport(final String newTransport)
     {
         return new KvClientConfig(seeds, authToken, newTransport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup, device);
     }
 
     public KvClientConfig withOpTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, timeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup, device);
     }
 
     public KvClientConfig withConnectTimeout(final Duration timeout)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, timeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup, device);
     }
 
     public KvClientConfig withAsyncThreads(final int threads)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, threads,
-            metrics, waitStrategy, cacheEntries, tls, connectionSetup);
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup, device);
     }
 
     /**
@@ -151,21 +156,21 @@ public record KvClientConfig(
     public KvClientConfig withMetrics(final PrometheusRegistry registry)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            registry, waitStrategy, cacheEntries, tls, connectionSetup);
+            registry, waitStrategy, cacheEntries, tls, connectionSetup, device);
     }
 
     /** How a thread waits for each round trip: {@code busy-spin}, {@code adaptive} (default) or {@code blocking}. */
     public KvClientConfig withWaitStrategy(final WaitStrategy strategy)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, strategy, cacheEntries, tls, connectionSetup);
+            metrics, strategy, cacheEntries, tls, connectionSetup, device);
     }
 
     /** How many keys' slots the client caches (0: none); see {@link #DEFAULT_CACHE_ENTRIES}. */
     public KvClientConfig withCacheEntries(final int entries)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, entries, tls, connectionSetup);
+            metrics, waitStrategy, entries, tls, connectionSetup, device);
     }
 
     /**
@@ -191,7 +196,7 @@ public record KvClientConfig(
     public KvClientConfig withTls(final ClientTls settings)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, settings, connectionSetup);
+            metrics, waitStrategy, cacheEntries, settings, connectionSetup, device);
     }
 
     /**
@@ -203,7 +208,17 @@ public record KvClientConfig(
     public KvClientConfig withConnectionSetup(final ConnectionSetup setup)
     {
         return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
-            metrics, waitStrategy, cacheEntries, tls, setup);
+            metrics, waitStrategy, cacheEntries, tls, setup, device);
+    }
+
+    /**
+     * Opens RDMA device {@code name} ({@code ibverbs}) instead of the first active one: where a host has
+     * several, the one on the network the nodes are reached through. Null or blank: the first active one.
+     */
+    public KvClientConfig withDevice(final String name)
+    {
+        return new KvClientConfig(seeds, authToken, transport, tcpBindHost, opTimeout, connectTimeout, asyncThreads,
+            metrics, waitStrategy, cacheEntries, tls, connectionSetup, name);
     }
 
     /** Parses "host:port[,host:port...]"; a missing port means {@value #DEFAULT_PORT}. */

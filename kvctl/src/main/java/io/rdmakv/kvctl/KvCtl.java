@@ -58,6 +58,11 @@ public final class KvCtl implements Callable<Integer>
         scope = CommandLine.ScopeType.INHERIT)
     String cm;
 
+    @Option(names = "--device", paramLabel = "NAME",
+        description = "RDMA device to open (ibverbs), e.g. mlx5_0 or rxe1: the one on the nodes' network. " +
+            "Default: the first device whose port is ACTIVE.", scope = CommandLine.ScopeType.INHERIT)
+    String device;
+
     @Option(names = "--auth-token", paramLabel = "TOKEN",
         description = "The cluster's token. Default: $" + TOKEN_ENV + ", else none.",
         scope = CommandLine.ScopeType.INHERIT)
@@ -126,7 +131,7 @@ public final class KvCtl implements Callable<Integer>
             config = KvClientConfig.of(hosts).withTransport(transport).withConnectionSetup(ConnectionSetup.parse(cm))
                 .withAuthToken(token)
                 .withOpTimeout(Duration.ofMillis(timeoutMs)).withConnectTimeout(Duration.ofMillis(timeoutMs))
-                .withAsyncThreads(1).withTls(tls());
+                .withAsyncThreads(1).withTls(tls()).withDevice(device);
         }
         catch (final IllegalArgumentException e)
         {

@@ -7,7 +7,7 @@ import java.util.Properties;
 
 /**
  * Binding instances for the node of a {@link LocalCluster}, configured as YCSB would: the cluster's
- * transport and per-operation timeout, statistics off.
+ * transport, device and per-operation timeout, statistics off.
  */
 final class Bindings
 {
@@ -21,6 +21,10 @@ final class Bindings
         p.setProperty(RdmaKvClient.HOSTS_PROPERTY, cluster.hosts());
         p.setProperty(RdmaKvClient.TRANSPORT_PROPERTY, LocalCluster.TRANSPORT);
         p.setProperty(RdmaKvClient.CM_PROPERTY, LocalCluster.CM.label());
+        if (LocalCluster.CLIENT_DEVICE != null)
+        {
+            p.setProperty(RdmaKvClient.DEVICE_PROPERTY, LocalCluster.CLIENT_DEVICE);
+        }
         p.setProperty(RdmaKvClient.TIMEOUT_PROPERTY, Long.toString(LocalCluster.OP_TIMEOUT.toMillis()));
         p.setProperty(RdmaKvClient.PRINT_STATS_PROPERTY, "false");
         return p;

@@ -140,8 +140,8 @@ class SharedClientTest
     void seedsMayComeFromAClusterMapFile(@TempDir final Path dir) throws IOException, DBException
     {
         final Path map = dir.resolve("cluster.json");
-        Files.writeString(map, "{\"epoch\": 1, \"nodes\": [{\"id\": 0, \"host\": \"127.0.0.1\", \"port\": " +
-            cluster.server().port() + "}]}");
+        Files.writeString(map, "{\"epoch\": 1, \"nodes\": [{\"id\": 0, \"host\": \"" + LocalCluster.nodeHost(0) +
+            "\", \"port\": " + cluster.server().port() + "}]}");
         final Properties p = Bindings.properties(cluster);
         p.remove(RdmaKvClient.HOSTS_PROPERTY);
         p.setProperty(RdmaKvClient.CLUSTER_PROPERTY, map.toString());

@@ -23,6 +23,7 @@ import static io.rdmakv.ycsb.RdmaKvClient.CLUSTER_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.CM_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.CM_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.CONNECT_TIMEOUT_PROPERTY;
+import static io.rdmakv.ycsb.RdmaKvClient.DEVICE_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.HOSTS_DEFAULT;
 import static io.rdmakv.ycsb.RdmaKvClient.HOSTS_PROPERTY;
 import static io.rdmakv.ycsb.RdmaKvClient.PRINT_STATS_PROPERTY;
@@ -70,7 +71,7 @@ record BindingConfig(KvClientConfig client, int updateRetries, boolean printStat
                 p.getProperty(TCP_BIND_HOST_PROPERTY, TCP_BIND_HOST_DEFAULT),
                 Duration.ofMillis(positive(p, TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS)),
                 Duration.ofMillis(positive(p, CONNECT_TIMEOUT_PROPERTY, TIMEOUT_DEFAULT_MS)),
-                1).withTls(tls(p)).withCacheEntries(cacheEntries(p));
+                1).withTls(tls(p)).withCacheEntries(cacheEntries(p)).withDevice(p.getProperty(DEVICE_PROPERTY));
         }
         catch (final IllegalArgumentException e)
         {

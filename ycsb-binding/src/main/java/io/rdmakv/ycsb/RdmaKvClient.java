@@ -39,6 +39,8 @@ public final class RdmaKvClient extends DB
     /** How queue pairs are connected: {@code auto} (as each node chose), {@code rdmacm} or {@code exchange}. */
     public static final String CM_PROPERTY = "rdmakv.cm";
     public static final String CM_DEFAULT = "auto";
+    /** The RDMA device to open ({@code ibverbs}), e.g. {@code mlx5_0}; unset: the first whose port is ACTIVE. */
+    public static final String DEVICE_PROPERTY = "rdmakv.device";
     /** The address the tcp transport's endpoint listens on; the nodes must reach it. */
     public static final String TCP_BIND_HOST_PROPERTY = "rdmakv.tcp.bindhost";
     public static final String TCP_BIND_HOST_DEFAULT = "127.0.0.1";

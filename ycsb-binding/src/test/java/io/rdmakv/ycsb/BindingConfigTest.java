@@ -8,10 +8,11 @@ import site.ycsb.DBException;
 import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The binding's {@code rdmakv.wait} and {@code rdmakv.cm} properties. */
+/** The binding's {@code rdmakv.wait}, {@code rdmakv.cm} and {@code rdmakv.device} properties. */
 final class BindingConfigTest
 {
     @Test
@@ -57,5 +58,16 @@ final class BindingConfigTest
         p.setProperty(RdmaKvClient.WAIT_PROPERTY, "yield");
         final DBException e = assertThrows(DBException.class, () -> BindingConfig.from(p));
         assertTrue(e.getMessage().contains("rdmakv.wait") && e.getMessage().contains("'yield'"), e.getMessage());
+    }
+
+    @Test
+    void theDeviceIsTheFirstActiveUnlessThePropertyNamesOne() throws DBException
+    {
+        assertNull(BindingConfig.from(new Properties()).client().device());
+        final Properties p = new Properties();
+        p.setProperty(RdmaKvClient.DEVICE_PROPERTY, "rxe1");
+        assertEquals("rxe1", BindingConfig.from(p).client().device());
+        p.setProperty(RdmaKvClient.DEVICE_PROPERTY, " ");
+        assertNull(BindingConfig.from(p).client().device(), "blank: the first active device");
     }
 }

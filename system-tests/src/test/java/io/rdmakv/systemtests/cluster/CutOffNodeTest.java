@@ -36,7 +36,7 @@ class CutOffNodeTest extends ZkClusterTestBase
         final int cut = group.primary();
         final int successor = group.member(1);
         final byte[] key = LocalCluster.bytes("cut-off key");
-        try (KvClient reader = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + cluster.ports[cut])
+        try (KvClient reader = KvClient.connect(LocalCluster.clientConfig(cluster.address(cut))
             .withOpTimeout(Duration.ofSeconds(30))))
         {
             reader.put(key, BEFORE);
@@ -47,7 +47,7 @@ class CutOffNodeTest extends ZkClusterTestBase
             final ClusterMap after = cluster.awaitMap("the backup promoted", Duration.ofSeconds(60),
                 m -> m.groups().getFirst().primary() == successor);
             assertTrue(after.epoch() > before.epoch());
-            try (KvClient writer = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + cluster.ports[successor])
+            try (KvClient writer = KvClient.connect(LocalCluster.clientConfig(cluster.address(successor))
                 .withOpTimeout(Duration.ofSeconds(30))))
             {
                 writer.put(key, AFTER);
@@ -74,7 +74,7 @@ class CutOffNodeTest extends ZkClusterTestBase
                 "at epoch " + reader.clusterMap().epoch() : "failed: " + failed.getMessage()));
 
             final KvException refused = assertThrows(KvException.class, () -> KvClient.connect(
-                LocalCluster.clientConfig("127.0.0.1:" + cluster.ports[cut])).close());
+                LocalCluster.clientConfig(cluster.address(cut))).close());
             assertTrue(String.valueOf(refused.getMessage()).contains("current"),
                 "a client of the cut-off node alone is told it cannot confirm it is current: " + refused.getMessage());
         }

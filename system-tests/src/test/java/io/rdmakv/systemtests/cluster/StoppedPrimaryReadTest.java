@@ -53,7 +53,7 @@ class StoppedPrimaryReadTest extends ZkClusterTestBase
         final List<Read> reads = new ArrayList<>();
         final AtomicBoolean reading = new AtomicBoolean(true);
         final long zero = System.nanoTime();
-        try (KvClient reader = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + cluster.ports[stopped])))
+        try (KvClient reader = KvClient.connect(LocalCluster.clientConfig(cluster.address(stopped))))
         {
             reader.put(KEY, BEFORE);
             assertArrayEquals(BEFORE, reader.get(KEY));
@@ -87,7 +87,7 @@ class StoppedPrimaryReadTest extends ZkClusterTestBase
             {
                 after = cluster.awaitMap("the backup promoted", Duration.ofSeconds(120),
                     m -> m.groups().getFirst().primary() == successor);
-                try (KvClient writer = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + cluster.ports[successor])))
+                try (KvClient writer = KvClient.connect(LocalCluster.clientConfig(cluster.address(successor))))
                 {
                     writer.put(KEY, AFTER);
                 }

@@ -24,7 +24,8 @@ import java.util.function.Predicate;
 /**
  * A real ZooKeeper server (curator-test's {@code TestingServer}) and kvserver nodes as child JVMs that join it
  * ({@code --zookeeper}), so that a test can kill one with SIGKILL. Nodes are numbered from 0; node i listens on
- * {@code ports[i]}.
+ * {@code ports[i]} at {@link LocalCluster#nodeHost} (127.0.0.1 unless the test run puts nodes elsewhere) and opens
+ * {@link LocalCluster#nodeDevice}.
  */
 final class ZkNodes implements AutoCloseable
 {
@@ -90,9 +91,9 @@ final class ZkNodes implements AutoCloseable
     ClusterMap newestMap()
     {
         ClusterMap newest = null;
-        for (final int port : ports)
+        for (int i = 0; i < ports.length; i++)
         {
-            try (KvClient probe = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + port)
+            try (KvClient probe = KvClient.connect(LocalCluster.clientConfig(address(i))
                 .withConnectTimeout(Duration.ofSeconds(2).multipliedBy(SLOWNESS))))
             {
                 final ClusterMap map = probe.clusterMap();
@@ -112,10 +113,8 @@ final class ZkNodes implements AutoCloseable
     /** Starts (or restarts, empty) node {@code i}. */
     void start(final int i)
     {
-        final List<String> args = new ArrayList<>(List.of(
-            "--transport", LocalCluster.TRANSPORT, "--cm", LocalCluster.CM.label(),
-            "--memory", "32m", "--listen", "127.0.0.1:" + ports[i],
-            "--node-id", Integer.toString(i), "--zookeeper",
+        final List<String> args = new ArrayList<>(LocalCluster.nodeArgs(i, ports[i]));
+        args.addAll(List.of("--memory", "32m", "--node-id", Integer.toString(i), "--zookeeper",
             zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
             "--replicas", Integer.toString(replicas), "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
             "--metrics-port", "0"));
@@ -158,12 +157,18 @@ final class ZkNodes implements AutoCloseable
         }
     }
 
+    /** "host:port" of node {@code i}'s bootstrap listener. */
+    String address(final int i)
+    {
+        return LocalCluster.nodeHost(i) + ":" + ports[i];
+    }
+
     String seeds()
     {
         final StringBuilder s = new StringBuilder();
-        for (final int port : ports)
+        for (int i = 0; i < ports.length; i++)
         {
-            s.append(s.isEmpty() ? "" : ",").append("127.0.0.1:").append(port);
+            s.append(s.isEmpty() ? "" : ",").append(address(i));
         }
         return s.toString();
     }
@@ -176,6 +181,10 @@ final class ZkNodes implements AutoCloseable
         ClusterMap last = null;
         while (System.nanoTime() < deadline)
         {
+            if (nodes.stream().noneMatch(n -> n != null && n.process().isAlive()))
+            {
+                break; // every node is gone (a start-up refusal, say): no map will come
+            }
             final ClusterMap map = newestMap();
             if (map != null)
             {
@@ -192,7 +201,9 @@ final class ZkNodes implements AutoCloseable
         {
             stderr.append("\nnode ").append(i).append(": ").append(nodes.get(i).stderr());
         }
-        throw new AssertionError("waited " + timeout + " for " + what + "; last map " + last + stderr);
+        final long alive = nodes.stream().filter(n -> n != null && n.process().isAlive()).count();
+        throw new AssertionError((alive == 0 ? "every node exited while waiting" : "waited " + timeout) + " for " +
+            what + "; last map " + last + stderr);
     }
 
     /** Whether every group of {@code map} has {@code replicas} members in sync and none copying or sealed. */

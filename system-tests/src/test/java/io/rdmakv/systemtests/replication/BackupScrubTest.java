@@ -102,9 +102,11 @@ class BackupScrubTest
         }
         final java.io.StringWriter out = new java.io.StringWriter();
         final java.io.StringWriter err = new java.io.StringWriter();
+        final java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--hosts", group.address(0)));
+        args.addAll(LocalCluster.kvctlArgs());
+        args.add("scrub");
         final int code = io.rdmakv.kvctl.KvCtl.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err),
-            java.util.Map.of(), "--hosts", "127.0.0.1:" + group.ports[0], "--transport", LocalCluster.TRANSPORT,
-            "scrub");
+            java.util.Map.of(), args.toArray(String[]::new));
         assertEquals(0, code, err.toString());
         final String text = out.toString();
         assertTrue(text.startsWith("group 0, primary node 0: 1 backup(s) scrubbed in "), text);

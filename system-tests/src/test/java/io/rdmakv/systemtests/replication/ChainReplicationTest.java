@@ -19,8 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -102,7 +104,7 @@ class ChainReplicationTest
     void aWriteWhoseBackupIsGoneIsNeverAcknowledged() throws Exception
     {
         group = ReplicatedPair.start(dir, 2);
-        try (KvClient client = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + group.nodes[0].port())
+        try (KvClient client = KvClient.connect(LocalCluster.clientConfig(group.address(0))
             .withOpTimeout(Duration.ofSeconds(2))))
         {
             client.put(key(0), value(0, 1, 100)); // sessions open with both nodes
@@ -365,7 +367,7 @@ class ChainReplicationTest
         final CountDownLatch stalled = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
         try (KvClient other = group.client();
-            KvClient zombie = KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + group.ports[0])
+            KvClient zombie = KvClient.connect(LocalCluster.clientConfig(group.address(0))
                 .withOpTimeout(Duration.ofSeconds(2))))
         {
             other.put(k, value(6, 1, 300));
@@ -477,13 +479,16 @@ class ChainReplicationTest
         group = ReplicatedPair.start(dir, 2);
         final java.io.StringWriter out = new java.io.StringWriter();
         final java.io.StringWriter err = new java.io.StringWriter();
+        final List<String> args = new ArrayList<>(List.of("--hosts", group.address(0)));
+        args.addAll(LocalCluster.kvctlArgs());
+        args.add("cluster");
         final int code = io.rdmakv.kvctl.KvCtl.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err),
-            Map.of(), "--hosts", "127.0.0.1:" + group.ports[0], "--transport", LocalCluster.TRANSPORT, "cluster");
+            Map.of(), args.toArray(String[]::new));
         assertEquals(0, code, err.toString());
         final String text = out.toString();
         assertTrue(text.startsWith("epoch 1, 64 partitions, 2 node(s), 2 replicas per group\n"), text);
-        assertTrue(text.contains("node 0  127.0.0.1:" + group.ports[0] + "  primary of group 0\n"), text);
-        assertTrue(text.contains("node 1  127.0.0.1:" + group.ports[1] + "  backup in group 0\n"), text);
+        assertTrue(text.contains("node 0  " + group.address(0) + "  primary of group 0\n"), text);
+        assertTrue(text.contains("node 1  " + group.address(1) + "  backup in group 0\n"), text);
         assertTrue(text.contains("group 0  64 partitions  in sync: members [0, 1]\n"), text);
     }
 

@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Nodes 0..n-1 forming one replica group under a static replicated map (no ZooKeeper: the map names node 0
- * primary and the others its backups in id order), so that the client's chain can be tested on its own.
+ * primary and the others its backups in id order), so that the client's chain can be tested on its own. Node i
+ * listens at {@link LocalCluster#nodeHost} of i.
  */
 final class ReplicatedPair implements AutoCloseable
 {
@@ -85,7 +86,8 @@ final class ReplicatedPair implements AutoCloseable
         final int[] members = new int[ports.length];
         for (int i = 0; i < ports.length; i++)
         {
-            json.append(i == 0 ? "" : ", ").append("{\"id\": ").append(i).append(", \"host\": \"127.0.0.1\", ")
+            json.append(i == 0 ? "" : ", ").append("{\"id\": ").append(i).append(", \"host\": \"")
+                .append(LocalCluster.nodeHost(i)).append("\", ")
                 .append("\"port\": ").append(ports[i]).append('}');
             members[i] = i;
         }
@@ -105,7 +107,13 @@ final class ReplicatedPair implements AutoCloseable
 
     KvClient client()
     {
-        return KvClient.connect(LocalCluster.clientConfig("127.0.0.1:" + ports[0]));
+        return KvClient.connect(LocalCluster.clientConfig(address(0)));
+    }
+
+    /** "host:port" of node {@code id} (as {@link LocalCluster#startNode} placed it). */
+    String address(final int id)
+    {
+        return LocalCluster.address(nodes[id]);
     }
 
     /**

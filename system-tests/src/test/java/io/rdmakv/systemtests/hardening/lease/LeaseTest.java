@@ -186,7 +186,7 @@ class LeaseTest
             final String late = child.nextLine(LocalCluster.OP_TIMEOUT.toMillis() + 10_000);
             System.out.println("lease: the woken client's next write: " + late);
             assertTrue(late.startsWith("PUT-FAILED KvConnectionException: ") &&
-                late.contains("127.0.0.1:" + server.port()), "fails cleanly, naming the node: " + late);
+                late.contains(LocalCluster.address(server)), "fails cleanly, naming the node: " + late);
             command(child, "RAW");
             final String rawLine = child.nextLine(LocalCluster.OP_TIMEOUT.toMillis() + 30_000);
             assertNotNull(rawLine, "the child answers RAW; stderr: " + child.stderr());
