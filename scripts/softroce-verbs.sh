@@ -98,7 +98,7 @@ RDMACM_STORE_DEFAULT="KvClientBasicsTest LeaseTest WriteWindowsTest RdmaKvClient
 RDMACM_STORE_ONLY=${SOFTROCE_RDMACM_STORE_ONLY:-$RDMACM_STORE_DEFAULT}
 MIN_RDMACM_STORE_TESTS=${SOFTROCE_MIN_RDMACM_STORE_TESTS:-20}
 # the siw run: single-node classes only (node-assisted writes do not replicate yet); no memory windows on siw
-SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest BatchTest ConcurrentReadersTest RdmaKvClientTest"
+SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest ConcurrentReadersTest RdmaKvClientTest SharedClientTest"
 SIW_STORE_ONLY=${SOFTROCE_SIW_STORE_ONLY:-$SIW_STORE_DEFAULT}
 MIN_SIW_STORE_TESTS=${SOFTROCE_MIN_SIW_STORE_TESTS:-20}
 if [ $MODE_SIW = 1 ]; then

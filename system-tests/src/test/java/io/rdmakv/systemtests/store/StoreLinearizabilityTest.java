@@ -42,15 +42,32 @@ class StoreLinearizabilityTest
     void hotKeysStayLinearizable() throws Exception
     {
         batchReads = false;
-        // each racing thread is a session of its own, writing its blocks through its own memory window
-        try (LocalCluster cluster = new LocalCluster(ServerConfig.local(LocalCluster.MEMORY)
-            .withMemoryWindows(MemoryWindowMode.ON)); KvClient client = cluster.client())
+        // each racing thread is a session of its own, writing its blocks through its own memory window (where the
+        // device has windows: siw has none, and a node asked for them there refuses to start, saying so)
+        try (LocalCluster cluster = withWindowsIfTheDeviceHasThem(); KvClient client = cluster.client())
         {
             checkLinearizable(client, client, KEYS);
             final ClientStats stats = client.stats();
             assertTrue(stats.casRetries() + stats.lockRetries() + stats.conflicts() > 0,
                 "the threads must actually have raced: " + stats);
             assertTrue(stats.cacheHits() > 0, "the threads went through their shared cache: " + stats);
+        }
+    }
+
+    private static LocalCluster withWindowsIfTheDeviceHasThem()
+    {
+        try
+        {
+            return new LocalCluster(ServerConfig.local(LocalCluster.MEMORY).withMemoryWindows(MemoryWindowMode.ON));
+        }
+        catch (final RuntimeException e)
+        {
+            if (e.getMessage() == null || !e.getMessage().contains("has no memory windows"))
+            {
+                throw e;
+            }
+            System.out.println("[linearizability] " + e.getMessage() + ": racing without windows");
+            return new LocalCluster(ServerConfig.local(LocalCluster.MEMORY).withMemoryWindows(MemoryWindowMode.OFF));
         }
     }
 
