@@ -35,8 +35,9 @@
 #      SOFTROCE_STORE_EXCLUDE  simple names of store test classes not to run (printed; default none)
 #      SOFTROCE_STORE_ONLY  simple names of the only store test classes to run (default all; to try one
 #                          class, with SOFTROCE_MIN_STORE_TESTS lowered to its test count)
-#      SOFTROCE_STORE_LEASE_MS  the lease tests' lease timeout (default 10000: a healthy session's heartbeats
-#                          can come seconds late under TCG; 1500 on a real machine)
+#      SOFTROCE_STORE_LEASE_MS  the lease tests' lease timeout, and every store node's that keeps the default
+#                          (default 10000: a healthy session's heartbeats can come seconds late under TCG; 1500 and
+#                          3000 on a real machine)
 #      SOFTROCE_STORE_ZK_SESSION_MS  the ZooKeeper session timeout of the child-JVM nodes of the tests tagged
 #                          softroce-store (default 8000: 2000 on a real machine)
 #      SOFTROCE_STORE_OP_TIMEOUT_MS  the store test clients' per-operation timeout (default 60000: under TCG
@@ -196,7 +197,7 @@ if [ $MODE_STORE = 1 ]; then
     GUEST+="echo '[guest] store tests over ibverbs, --cm $cm: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=$cm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
-  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $select \
+  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $select \
   --reports-dir $ROOT/$OUT/reports/$name) 2>&1 | tee $ROOT/$OUT/$name.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (--cm $cm) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/$name.rc;
 "
@@ -214,7 +215,7 @@ ibv_devinfo -v -d siw0 2>&1 | grep -E 'transport|atomic_cap|max_mw|active_mtu|li
 echo '[guest] store tests over siw0: --cm rdmacm, node-assisted writes'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=rdmacm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
-  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} $LAUNCHER --class-path '$STORE_CLASSES' $SIW_SELECT \
+  -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} $LAUNCHER --class-path '$STORE_CLASSES' $SIW_SELECT \
   --reports-dir $ROOT/$OUT/reports/store-siw) 2>&1 | tee $ROOT/$OUT/store-siw.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (siw) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store-siw.rc;
 "

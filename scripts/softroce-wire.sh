@@ -111,7 +111,7 @@ else
 (ulimit -l $MEMLOCK_KB; timeout -k 10 $TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs \
   -Drdmakv.test.nodeHosts=$NODE_HOSTS -Drdmakv.test.nodeDevices=$NODE_DEVICES -Drdmakv.test.clientDevice=$CLIENT_DEVICE \
-  -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} \
+  -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} \
   -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$CLASSES' \
   $LAUNCHER --class-path '$CLASSES' $SELECT --reports-dir $ROOT/$OUT/reports) 2>&1 | tee $ROOT/$OUT/wire.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/wire.rc;
