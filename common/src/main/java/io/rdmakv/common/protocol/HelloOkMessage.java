@@ -149,12 +149,11 @@ public record HelloOkMessage(
         final long graceNanos,
         final int heartbeatIntervalMs)
     {
-        this(
-            requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
-            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs, 0, null);
+        this(requestId, MessageHeaderDescriptor.PROTOCOL_VERSION, nodeId, serverEndpoint, indexRegion, dataRegion,
+            geometry, clusterMap, sessionId, graceNanos, heartbeatIntervalMs);
     }
 
-    /** A HELLO_OK of this build's protocol version; {@code cmTicket} null: by exchange. */
+    /** A HELLO_OK of {@code protocolVersion}: one-sided writes, queue pairs connected by exchange. */
     public HelloOkMessage(
         final long requestId,
         final int protocolVersion,

@@ -186,7 +186,7 @@ public record ServerConfig(
         public static final int DEFAULT_PARTITIONS = 4096;
         /** Partition counts a new cluster may be created with: powers of two (the partition is a mask). */
         public static final int MIN_PARTITIONS = 8;
-        public static final int MAX_PARTITIONS = 1 << 16;
+        public static final int MAX_PARTITIONS = io.rdmakv.common.cluster.ClusterMap.MAX_PARTITIONS;
         public static final int DEFAULT_SESSION_TIMEOUT_MS = 4000;
         public static final int MIN_SESSION_TIMEOUT_MS = 1000;
         public static final int MAX_SESSION_TIMEOUT_MS = 60000;
