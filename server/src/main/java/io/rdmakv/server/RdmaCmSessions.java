@@ -60,6 +60,8 @@ final class RdmaCmSessions implements AutoCloseable
     private final long connectDeadlineNanos;
     private volatile boolean closed;
     private volatile long rejected;
+    private final io.rdmakv.server.health.RateLimitedLog rejections =
+        new io.rdmakv.server.health.RateLimitedLog(LOG, 10, java.util.concurrent.TimeUnit.SECONDS);
 
     /**
      * One session's side of rdma_cm: its ticket, then its connection. {@link #close()} (the session closing, on
@@ -266,7 +268,9 @@ final class RdmaCmSessions implements AutoCloseable
         private void refuse(final InetSocketAddress peer, final String why)
         {
             rejected++;
-            LOG.log(System.Logger.Level.WARNING, "rejected an rdma_cm connect request from " + peer + ": " + why);
+            // a flood of forged requests costs the log one line per interval, the rest are counted
+            rejections.log(System.Logger.Level.WARNING, "rdma_cm rejection",
+                "rejected an rdma_cm connect request from " + peer + ": " + why);
         }
     }
 
