@@ -50,6 +50,11 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
     private int inboundQpNum;
     private volatile TcpResponder responder;
     private boolean responderStarted;
+    /**
+     * The peer's requester connection ended while requests of ours were outstanding ({@link #peerGone}): the
+     * queue pair goes to ERR when those complete from the outbound connection, not before.
+     */
+    private volatile boolean peerGoneWhileSending;
     /** This queue pair's outbound socket in its send completion queue's selector; guarded by that queue's wait. */
     private SelectionKey waitKey;
 
@@ -320,10 +325,36 @@ final class TcpQueuePair extends VerbsResource implements QueuePair
         }
     }
 
-    /** The peer's requester vanished: like a NIC's retry timeout, the queue pair fails. */
+    /**
+     * The peer's requester vanished: like a NIC's retry timeout, the queue pair fails. RC has no wire signal
+     * for a peer's queue pair failing, so while requests of ours are outstanding the requester learns it from
+     * them, in the order the wire gave: a response (the Invalid Request NAK that failed the peer, say)
+     * completes first, and the outbound connection's end completes the rest with {@code RETRY_EXC_ERR}; the
+     * queue pair then goes to ERR ({@link #sendsSettled}). Failing it at once would let the receive queue's
+     * flush overtake that response in a completion queue both share. (With two queues, the receive queue's
+     * waiter may never poll the sends, so it fails at once: no order between two queues is promised.)
+     */
     void peerGone()
     {
-        if (!isClosed())
+        if (isClosed())
+        {
+            return;
+        }
+        peerGoneWhileSending = true;
+        if (sendCq != recvCq || !hasOutstandingSends())
+        {
+            enterError();
+        }
+        else
+        {
+            sendCq.wakeWaiter();
+        }
+    }
+
+    /** The completer emptied the send queue: a {@link #peerGone} that waited for it fails the queue pair now. */
+    void sendsSettled()
+    {
+        if (peerGoneWhileSending && !isClosed())
         {
             enterError();
         }

@@ -148,6 +148,10 @@ final class TcpSendCompleter
             }
             slots.tail = slots.tail + 1;
         }
+        if (slots.tail == slots.head)
+        {
+            qp.sendsSettled();
+        }
         return n;
     }
 

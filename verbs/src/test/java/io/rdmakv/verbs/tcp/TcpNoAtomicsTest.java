@@ -10,6 +10,7 @@ import io.rdmakv.verbs.Providers;
 import io.rdmakv.verbs.QpState;
 import io.rdmakv.verbs.QueuePair;
 import io.rdmakv.verbs.QueuePairConfig;
+import io.rdmakv.verbs.ReceiveWorkRequests;
 import io.rdmakv.verbs.SendFlags;
 import io.rdmakv.verbs.SendWorkRequests;
 import io.rdmakv.verbs.VerbsConfig;
@@ -41,6 +42,7 @@ class TcpNoAtomicsTest
     private final Arena arena = Arena.ofShared();
     private final SendWorkRequests wrs = SendWorkRequests.allocate(2, 1);
     private final WorkCompletions wcs = WorkCompletions.allocate(8);
+    private final ReceiveWorkRequests rwrs = ReceiveWorkRequests.allocate(1, 1);
     private Context serverCtx;
     private Context clientCtx;
     private ProtectionDomain serverPd;
@@ -97,11 +99,22 @@ class TcpNoAtomicsTest
     @AfterEach
     void close()
     {
-        CloseHelper.quietCloseAll(clientQp, serverQp, clientMr, serverMr, clientCq, serverCq, clientPd, serverPd,
-            clientCtx, serverCtx);
+        closeDevices();
         wrs.close();
         wcs.close();
+        rwrs.close();
         arena.close();
+    }
+
+    private void closeDevices()
+    {
+        CloseHelper.quietCloseAll(clientQp, serverQp, clientMr, serverMr, clientCq, serverCq, clientPd, serverPd,
+            clientCtx, serverCtx);
+        clientQp = serverQp = null;
+        clientMr = serverMr = null;
+        clientCq = serverCq = null;
+        clientPd = serverPd = null;
+        clientCtx = serverCtx = null;
     }
 
     private int awaitOne(final WcStatus status)
@@ -167,6 +180,46 @@ class TcpNoAtomicsTest
         assertEquals(1L, ids[0]);
         assertEquals(WcStatus.WR_FLUSH_ERR, statuses[1]);
         assertEquals(7L, serverMr.segment().get(ValueLayout.JAVA_LONG, 256));
+    }
+
+    /**
+     * The NAK fails the node's queue pair too, and the tcp provider then ends its connections; RC has no wire
+     * signal for that, so the requester's queue pair fails from the NAK: in a completion queue it shares with
+     * its receives, the refused CAS comes first and the flushed receive after it. (The emulation used to fail
+     * the queue pair at the connection's end, and the flush overtook the NAK in about two tries of three, so a
+     * store client saw CONNECTION_LOST instead of the remote error.) Many tries, since it was a race.
+     */
+    @Test
+    void theRefusedCasCompletesBeforeTheReceivesItsFailureFlushes()
+    {
+        for (int attempt = 0; attempt < 40; attempt++)
+        {
+            connect("NONE");
+            rwrs.at(0).wrId(90).buffer(clientMr.address() + 1024, 64, clientMr.lkey()).next(null);
+            assertEquals(0, clientQp.postReceive(rwrs.at(0)));
+            wrs.at(0).wrId(91).sendFlags(SendFlags.SIGNALED).compareAndSwap(clientMr.address(), clientMr.lkey(),
+                serverMr.address() + 256, serverMr.rkey(), 0L, 1L).next(null);
+            assertEquals(0, clientQp.postSend(wrs.at(0)));
+            final long[] ids = new long[2];
+            final WcStatus[] statuses = new WcStatus[2];
+            int n = 0;
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (n < 2 && System.nanoTime() < deadline)
+            {
+                final int got = clientCq.await(wcs, TimeUnit.MILLISECONDS.toNanos(100));
+                for (int i = 0; i < got && n < 2; i++, n++)
+                {
+                    ids[n] = wcs.at(i).wrId();
+                    statuses[n] = wcs.at(i).statusEnum();
+                }
+            }
+            assertEquals(2, n, "completions, attempt " + attempt);
+            assertEquals(91L, ids[0], "the CAS completes first, attempt " + attempt + ": " + statuses[0]);
+            assertEquals(WcStatus.REM_INV_REQ_ERR, statuses[0], "attempt " + attempt);
+            assertEquals(90L, ids[1]);
+            assertEquals(WcStatus.WR_FLUSH_ERR, statuses[1]);
+            closeDevices();
+        }
     }
 
     @Test
