@@ -46,7 +46,15 @@ public final class Router implements AutoCloseable
     private final int[][] copyingNodes;
     private final boolean[] sealed;
     private final SessionOpener opener;
-    private ThreadLocal<Session[]> mine;
+    /** The map's node list: the layout this router's node indexes refer to. */
+    private final List<ClusterNode> layout;
+    /**
+     * Each thread's sessions, shared by every router that took its predecessor's sessions over (one lineage, until
+     * the next fencing change): a thread's table is laid out for the last router that thread used, and moved over
+     * by node id and address the first time it uses a newer one ({@link #mine()}), so no router keeps another
+     * reachable.
+     */
+    private final ThreadLocal<ThreadSessions> mine;
     /** Every session of this router, all threads; shared with the router it was refreshed from (see below). */
     private final Set<Session> open;
     /** Per node, a session opened but not yet any thread's (see {@link #adopt}). */
@@ -64,8 +72,7 @@ public final class Router implements AutoCloseable
     public Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache)
     {
         this(map, opener, cache, ConcurrentHashMap.newKeySet(), new LaneCounters(),
-            new java.util.concurrent.atomic.AtomicBoolean());
-        mine = ThreadLocal.withInitial(() -> new Session[nodes.length]);
+            new java.util.concurrent.atomic.AtomicBoolean(), ThreadLocal.withInitial(ThreadSessions::new));
     }
 
     /**
@@ -73,43 +80,35 @@ public final class Router implements AutoCloseable
      * fence epoch, {@link ClusterMap#fenceEpoch}), whose nodes keep serving the sessions opened before it.
      * Each thread's sessions move over, by node id and address, the first time the thread uses this router;
      * sessions with nodes the map no longer lists stay open and heartbeated until the next fencing change
-     * closes them. {@code previous} is handed over: closing it closes nothing.
+     * closes them. {@code previous} is handed over: closing it closes nothing, and this router does not keep it.
      */
     public Router(final ClusterMap map, final Router previous)
     {
-        this(map, previous.opener, previous.cache, previous.open, previous.retired, previous.sessionsClosed);
-        final int[] from = new int[nodes.length];
+        this(map, previous.opener, previous.cache, previous.open, previous.retired, previous.sessionsClosed,
+            previous.mine);
         for (int i = 0; i < nodes.length; i++)
         {
-            from[i] = previous.indexOf(map.nodes().get(i));
-            if (from[i] >= 0)
+            final int from = previous.indexOf(map.nodes().get(i));
+            if (from >= 0)
             {
-                spares.set(i, previous.spares.getAndSet(from[i], null));
+                spares.set(i, previous.spares.getAndSet(from, null));
                 synchronized (previous.regions)
                 {
-                    regions[i] = previous.regions[from[i]];
+                    regions[i] = previous.regions[from];
                 }
             }
         }
-        final ThreadLocal<Session[]> before = previous.mine;
-        mine = ThreadLocal.withInitial(() ->
-        {
-            final Session[] old = before.get();
-            final Session[] moved = new Session[nodes.length];
-            for (int i = 0; i < moved.length; i++)
-            {
-                moved[i] = from[i] >= 0 ? old[from[i]] : null;
-            }
-            return moved;
-        });
         previous.handedOver = true;
     }
 
     private Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache, final Set<Session> open,
-        final LaneCounters retired, final java.util.concurrent.atomic.AtomicBoolean sessionsClosed)
+        final LaneCounters retired, final java.util.concurrent.atomic.AtomicBoolean sessionsClosed,
+        final ThreadLocal<ThreadSessions> mine)
     {
         this.sessionsClosed = sessionsClosed;
+        this.mine = mine;
         this.map = map;
+        this.layout = map.nodes();
         this.opener = opener;
         this.cache = cache;
         this.open = open;
@@ -264,7 +263,7 @@ public final class Router implements AutoCloseable
     /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */
     public Session session(final int node)
     {
-        final Session[] sessions = mine.get();
+        final Session[] sessions = mine();
         final Session current = sessions[node];
         if (current != null && !current.isBroken())
         {
@@ -341,7 +340,7 @@ public final class Router implements AutoCloseable
     {
         if (session.isBroken())
         {
-            final Session[] sessions = mine.get();
+            final Session[] sessions = mine();
             for (int i = 0; i < sessions.length; i++)
             {
                 if (sessions[i] == session)
@@ -356,7 +355,7 @@ public final class Router implements AutoCloseable
     /** Drops, from this thread's table, every session of {@code lane}'s chain that broke. */
     public void dropBrokenChain(final Lane lane)
     {
-        final Session[] sessions = mine.get();
+        final Session[] sessions = mine();
         for (int i = 0; i < sessions.length; i++)
         {
             if (sessions[i] != null && sessions[i].isBroken())
@@ -434,6 +433,37 @@ public final class Router implements AutoCloseable
             }
             session.close();
         }
+    }
+
+    /** This thread's sessions laid out for this router's map (moved over from the last router the thread used). */
+    private Session[] mine()
+    {
+        final ThreadSessions t = mine.get();
+        if (t.layout != layout)
+        {
+            final Session[] moved = new Session[nodes.length];
+            if (t.layout != null)
+            {
+                for (int j = 0; j < t.byNode.length; j++)
+                {
+                    final int i = t.byNode[j] == null ? -1 : indexOf(t.layout.get(j));
+                    if (i >= 0)
+                    {
+                        moved[i] = t.byNode[j];
+                    }
+                }
+            }
+            t.layout = layout;
+            t.byNode = moved;
+        }
+        return t.byNode;
+    }
+
+    /** One thread's sessions, indexed by the node list {@code layout} of the router that last used them. */
+    private static final class ThreadSessions
+    {
+        List<ClusterNode> layout;
+        Session[] byNode;
     }
 
     /** The index of {@code node} (same id and address) in this router's map, or -1. */
