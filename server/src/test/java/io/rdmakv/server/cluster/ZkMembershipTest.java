@@ -133,7 +133,7 @@ class ZkMembershipTest
     @Test
     void whenTheCoordinatorLeavesAnotherNodeLeadsAndKeepsTheMap() throws Exception
     {
-        cluster = new ZkTestCluster(2, 1500);
+        cluster = new ZkTestCluster(2, 1500).withCreationSettle();
         for (int id = 0; id < 4; id++)
         {
             cluster.start(id);
@@ -166,7 +166,7 @@ class ZkMembershipTest
     @Test
     void aMapWrittenUnderTheCoordinatorsFeetRefusesItsWriteAndItPlansAgain() throws Exception
     {
-        cluster = new ZkTestCluster(1, 1500);
+        cluster = new ZkTestCluster(1, 1500).withCreationSettle();
         cluster.start(0);
         cluster.start(1);
         final ClusterMap formed = cluster.awaitMap("two groups", m -> m.groups().size() == 2);
