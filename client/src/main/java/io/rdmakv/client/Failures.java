@@ -35,6 +35,10 @@ final class Failures
                 node + " fails its checksum and did not change: the stored data is damaged; nothing was returned" +
                 (session.lane().lastRepairRefusal().isEmpty() ? "" :
                     " (the node did not repair it: " + session.lane().lastRepairRefusal() + ")"));
+            case Status.FROZEN -> new KvException(operation + ": node " + node + " holds the key's partition frozen " +
+                "for a move, which a cluster without replication never does; nothing was changed");
+            case Status.MOVED -> new KvException(operation + ": node " + node + " marks the key's partition moved " +
+                "away, which a cluster without replication never does; nothing was read or changed");
             case Status.LEASE_EXPIRED -> new KvConnectionException(operation + ": the read lease on node " + node +
                 " ran out before the reads completed (the node stopped confirming it is current: it may have been " +
                 "replaced); nothing was returned");

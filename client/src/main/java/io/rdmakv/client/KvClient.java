@@ -424,6 +424,7 @@ public final class KvClient implements AutoCloseable
         // own value (0: none)
         long earlier = 0L;
         int earlierUnder = 0;
+        int frozenWaits = 0;
         while (true)
         {
             checkOpen();
@@ -525,6 +526,14 @@ public final class KvClient implements AutoCloseable
             if (status >= 0)
             {
                 return session.lane().result().withStatus(status);
+            }
+            if (router.replicated() && (status == Status.FROZEN || status == Status.MOVED))
+            {
+                // nothing was changed (a write never CASes a frozen slot; a MOVED mark is seen before anything):
+                // the write waits for the partition to open, the operation follows the map to the partition's group
+                deadline = status == Status.FROZEN ? follower.awaitOpen(router, deadline, frozenWaits++) :
+                    follower.await(router, deadline, "the key's partition moved off node " + session.hello().nodeId());
+                continue;
             }
             if (!router.replicated() || !retryable(status, op))
             {

@@ -34,6 +34,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class MapFollower implements AutoCloseable
 {
+    /** The first wait of a write on a frozen partition; the waits double up to {@link #FROZEN_WAIT_MAX_NANOS}. */
+    static final long FROZEN_WAIT_FIRST_NANOS = 50_000L;
+    static final long FROZEN_WAIT_MAX_NANOS = 1_000_000L;
+
     static final long PROBE_INTERVAL_MS = 100;
     private static final System.Logger LOG = System.getLogger(MapFollower.class.getName());
 
@@ -76,6 +80,25 @@ final class MapFollower implements AutoCloseable
      * The operation cannot go on now: waits a little, asks the nodes for a newer map, and returns the
      * operation's deadline (set on its first wait); throws {@link KvTimeoutException} once it has passed.
      */
+    /**
+     * Waits before a write runs again on a partition frozen for a move ({@code Status.FROZEN}): 50 µs, doubling
+     * with {@code waits} (the waits so far) up to 1 ms, within the operation's deadline (set on its first wait);
+     * throws {@link KvTimeoutException} once it has passed. No probe: the move either opens the partition on its
+     * new group, whose old group then carries the MOVED mark the next READ sees, or is abandoned and unfreezes it.
+     */
+    long awaitOpen(final Router current, final long deadline, final int waits)
+    {
+        final long now = System.nanoTime();
+        final long due = deadline == 0L ? now + opTimeoutNanos : deadline;
+        if (now - due > 0)
+        {
+            throw new KvTimeoutException("gave up after " + TimeUnit.NANOSECONDS.toMillis(opTimeoutNanos) +
+                " ms waiting for the key's partition to open after a move (map epoch " + current.map().epoch() + ")");
+        }
+        LockSupport.parkNanos(Math.min(FROZEN_WAIT_MAX_NANOS, FROZEN_WAIT_FIRST_NANOS << Math.min(waits, 5)));
+        return due;
+    }
+
     long await(final Router current, final long deadline, final String why)
     {
         final long now = System.nanoTime();

@@ -22,6 +22,16 @@ public final class Status
      * replaced, so what they returned is not trusted. The operation gets a current map and runs again.
      */
     public static final int LEASE_EXPIRED = -9;
+    /**
+     * A write met the key's partition frozen for a move ({@code SlotWord.MOVING}): nothing was changed, and it runs
+     * again once the partition opens, within the operation timeout.
+     */
+    public static final int FROZEN = -10;
+    /**
+     * The key's candidate groups carry the MOVED mark ({@code MovedHeader}): the partition has left this node's
+     * replica group. Nothing was read or changed; the operation follows the map and runs again.
+     */
+    public static final int MOVED = -11;
 
     private Status()
     {
@@ -43,6 +53,8 @@ public final class Status
             case NODE_SHUTTING_DOWN -> "NODE_SHUTTING_DOWN";
             case CORRUPTED -> "CORRUPTED";
             case LEASE_EXPIRED -> "LEASE_EXPIRED";
+            case FROZEN -> "FROZEN";
+            case MOVED -> "MOVED";
             default -> "STATUS(" + status + ")";
         };
     }

@@ -16,7 +16,7 @@ class OperationRecorderTest
         assertEquals("ok", Operations.RESULTS[Operations.resultIndex(Status.OK)]);
         assertEquals("not_found", Operations.RESULTS[Operations.resultIndex(Status.NOT_FOUND)]);
         assertEquals("conflict", Operations.RESULTS[Operations.resultIndex(Status.CONFLICT)]);
-        for (int status = -1; status >= -8; status--)
+        for (int status = -1; status >= Status.MOVED; status--)
         {
             assertEquals(Status.name(status).toLowerCase(java.util.Locale.ROOT),
                 Operations.RESULTS[Operations.resultIndex(status)], "status " + status);

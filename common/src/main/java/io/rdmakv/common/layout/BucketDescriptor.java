@@ -12,13 +12,13 @@ package io.rdmakv.common.layout;
  *   +-------------------+------------------+--------------- ... ------------+-------------------+
  * </pre>
  *
- * The header of a group's first bucket is reserved for resizing the index online (the bucket's local depth
- * and a version) and is zero in this layout version. The header of a group's second bucket is the group's
+ * The header of a group's first bucket is zero, or the {@link MovedHeader MOVED} mark of a partition that has
+ * left the node's replica group (read by clients with the group, written only by nodes). The header of a group's second bucket is the group's
  * <b>insert lock</b> ({@link #INSERT_LOCK_OFFSET}): 0 when free, else the session id of the client that
  * holds it. Every insert of a key takes the lock of the key's first candidate group with an RDMA CAS
  * (0 → session id), re-reads both groups, CASes an empty slot and releases the lock (session id → 0), so
  * two inserts of one key never race into two slots. The node clears the locks of a session that leaves.
- * Readers ignore both headers.
+ * Readers ignore the lock, and turn back at a MOVED mark.
  *
  * <p>A group is {@value #BUCKETS_PER_GROUP} adjacent buckets, 128 bytes and {@value
  * #SLOTS_PER_GROUP} slots, always read whole with one RDMA READ. Group {@code g} covers buckets {@code 2g}
@@ -27,7 +27,7 @@ package io.rdmakv.common.layout;
  * both in one doorbell; a key lives in any slot of either group.
  *
  * <pre>
- *   group g:  [ bucket 2g: reserved | slots 0..6 ][ bucket 2g+1: insert lock | slots 7..13 ]
+ *   group g:  [ bucket 2g: moved mark | slots 0..6 ][ bucket 2g+1: insert lock | slots 7..13 ]
  *             0                                  64                                       128
  * </pre>
  *
@@ -50,6 +50,8 @@ public final class BucketDescriptor
     public static final int FIRST_SLOT_OFFSET;
     public static final int BUCKET_LENGTH;
     public static final int GROUP_LENGTH;
+    /** Offset inside a group of its {@link MovedHeader}: the header of its first bucket. */
+    public static final int MOVED_HEADER_OFFSET;
     /** Offset inside a group of its insert lock word: the header of its second bucket. */
     public static final int INSERT_LOCK_OFFSET;
 
@@ -64,6 +66,7 @@ public final class BucketDescriptor
 
         BUCKET_LENGTH = offset;
         GROUP_LENGTH = BUCKET_LENGTH * BUCKETS_PER_GROUP;
+        MOVED_HEADER_OFFSET = BUCKET_HEADER_OFFSET;
         INSERT_LOCK_OFFSET = BUCKET_LENGTH + BUCKET_HEADER_OFFSET;
     }
 

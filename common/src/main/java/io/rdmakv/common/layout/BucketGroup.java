@@ -78,7 +78,7 @@ public final class BucketGroup
         for (int i = Math.max(from, 0); i < BucketDescriptor.SLOTS_PER_GROUP; i++)
         {
             final long word = slot(i);
-            if (word != SlotWord.EMPTY && SlotWord.fingerprint(word) == fingerprint)
+            if (SlotWord.namesBlock(word) && SlotWord.fingerprint(word) == fingerprint)
             {
                 return i;
             }
@@ -99,7 +99,26 @@ public final class BucketGroup
         return NONE;
     }
 
-    /** The number of used slots. */
+    /** Whether the group's first header is a {@link MovedHeader MOVED} mark. */
+    public boolean moved()
+    {
+        return MovedHeader.isMoved(bucketHeader(0));
+    }
+
+    /** Whether some slot is frozen for a move ({@link SlotWord#MOVING}). */
+    public boolean anyMoving()
+    {
+        for (int i = 0; i < BucketDescriptor.SLOTS_PER_GROUP; i++)
+        {
+            if (SlotWord.isMoving(slot(i)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The number of used slots (a frozen empty slot counts: no insert may take it). */
     public int usedSlots()
     {
         int used = 0;

@@ -5,11 +5,11 @@ package io.rdmakv.common.layout;
  * Zero means empty.
  *
  * <pre>
- *  63        56 55              44 43                                              0
- * +------------+------------------+-------------------------------------------------+
- * | fingerprint|  length units    |                 offset units                    |
- * |   8 bits   |     12 bits      |                    44 bits                      |
- * +------------+------------------+-------------------------------------------------+
+ *  63        56 55              44   43  42                                           0
+ * +------------+------------------+------+---------------------------------------------+
+ * | fingerprint|  length units    |MOVING|                 offset units                |
+ * |   8 bits   |     12 bits      | 1 bit|                    43 bits                  |
+ * +------------+------------------+------+---------------------------------------------+
  * </pre>
  *
  * <ul>
@@ -17,6 +17,10 @@ package io.rdmakv.common.layout;
  *       whose fingerprint differs before it reads any block.</li>
  *   <li><b>length units</b>: the key-value block's length in {@value #UNIT}-byte units, 1..{@value
  *       #MAX_LENGTH_UNITS}, so a block is at most {@value #MAX_BLOCK_LENGTH} bytes.</li>
+ *   <li><b>MOVING</b> ({@link #MOVING}): the slot's partition is frozen for a move (docs/growth.md §6). Set and
+ *       cleared only by nodes. A frozen word still names its block, so readers read through it; a frozen empty
+ *       slot is the bare bit ({@link #FROZEN_EMPTY}), which names no block and which no insert may take. A
+ *       client never CASes from a word with the bit: its writes to the partition wait until it is gone.</li>
  *   <li><b>offset units</b>: the block's offset from the start of the data area in {@value #UNIT}-byte
  *       units. Unit 0 of the data area is reserved and never holds a block, so a used slot is never 0
  *       whatever its fingerprint.</li>
@@ -34,8 +38,9 @@ public final class SlotWord
     public static final int UNIT_SHIFT = 6;
 
     public static final int OFFSET_SHIFT = 0;
-    public static final int OFFSET_BITS = 44;
-    public static final int LENGTH_SHIFT = OFFSET_SHIFT + OFFSET_BITS;
+    public static final int OFFSET_BITS = 43;
+    public static final int MOVING_SHIFT = OFFSET_SHIFT + OFFSET_BITS;
+    public static final int LENGTH_SHIFT = MOVING_SHIFT + 1;
     public static final int LENGTH_BITS = 12;
     public static final int FINGERPRINT_SHIFT = LENGTH_SHIFT + LENGTH_BITS;
     public static final int FINGERPRINT_BITS = 8;
@@ -43,6 +48,12 @@ public final class SlotWord
     public static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
     public static final int LENGTH_MASK = (1 << LENGTH_BITS) - 1;
     public static final int FINGERPRINT_MASK = (1 << FINGERPRINT_BITS) - 1;
+
+    /** The bit a node sets on every slot of a partition it freezes for a move. */
+    public static final long MOVING = 1L << MOVING_SHIFT;
+
+    /** An empty slot frozen for a move: names no block, and no insert may take it. */
+    public static final long FROZEN_EMPTY = MOVING;
 
     /** The largest length a slot can describe, in units. */
     public static final int MAX_LENGTH_UNITS = LENGTH_MASK;
@@ -53,7 +64,7 @@ public final class SlotWord
     /** The largest offset a slot can hold, in units. */
     public static final long MAX_OFFSET_UNITS = OFFSET_MASK;
 
-    /** The largest data area a slot can address: 2^44 units of 64 bytes (1 PiB). */
+    /** The largest data area a slot can address: 2^43 units of 64 bytes (512 TiB). */
     public static final long MAX_DATA_LENGTH = (MAX_OFFSET_UNITS + 1) * UNIT;
 
     /** The first offset unit a block may use: unit 0 is reserved so a used slot is never {@link #EMPTY}. */
@@ -67,7 +78,7 @@ public final class SlotWord
      * Packs a slot from its fields in units.
      *
      * @throws IllegalArgumentException naming the field when a value is out of range: fingerprint outside
-     *     0..255, length units outside 1..4095, offset units outside 1..2^44-1.
+     *     0..255, length units outside 1..4095, offset units outside 1..2^43-1.
      */
     public static long encode(final int fingerprint, final int lengthUnits, final long offsetUnits)
     {
@@ -122,6 +133,24 @@ public final class SlotWord
         return word == EMPTY;
     }
 
+    /** Whether the word names a block (frozen or not): neither {@link #EMPTY} nor {@link #FROZEN_EMPTY}. */
+    public static boolean namesBlock(final long word)
+    {
+        return (word & ~MOVING) != 0;
+    }
+
+    /** Whether the slot is frozen for a move ({@link #MOVING}). */
+    public static boolean isMoving(final long word)
+    {
+        return (word & MOVING) != 0;
+    }
+
+    /** The word without {@link #MOVING}: what it was before the freeze, and what it names. */
+    public static long withoutMoving(final long word)
+    {
+        return word & ~MOVING;
+    }
+
     public static int fingerprint(final long word)
     {
         return (int)(word >>> FINGERPRINT_SHIFT) & FINGERPRINT_MASK;
@@ -162,14 +191,14 @@ public final class SlotWord
             ((offsetUnits + lengthUnits) << UNIT_SHIFT) <= dataLength;
     }
 
-    /** For logs: {@code slot{fp=0x2a len=128 off=4096}} or {@code slot{empty}}. */
+    /** For logs: {@code slot{fp=0x2a len=128 off=4096}}, {@code slot{empty}}, with " moving" when frozen. */
     public static String toString(final long word)
     {
-        if (word == EMPTY)
+        if (!namesBlock(word))
         {
-            return "slot{empty}";
+            return isMoving(word) ? "slot{empty moving}" : "slot{empty}";
         }
         return "slot{fp=0x" + Integer.toHexString(fingerprint(word)) + " len=" + blockLength(word) + " off=" +
-            blockOffset(word) + "}";
+            blockOffset(word) + (isMoving(word) ? " moving}" : "}");
     }
 }

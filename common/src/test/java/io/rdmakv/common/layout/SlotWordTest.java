@@ -16,7 +16,9 @@ class SlotWordTest
     void fieldsSitWhereTheDiagramSays()
     {
         assertEquals(0, SlotWord.OFFSET_SHIFT);
-        assertEquals(44, SlotWord.OFFSET_BITS);
+        assertEquals(43, SlotWord.OFFSET_BITS);
+        assertEquals(43, SlotWord.MOVING_SHIFT);
+        assertEquals(1L << 43, SlotWord.MOVING);
         assertEquals(44, SlotWord.LENGTH_SHIFT);
         assertEquals(12, SlotWord.LENGTH_BITS);
         assertEquals(56, SlotWord.FINGERPRINT_SHIFT);
@@ -26,19 +28,19 @@ class SlotWordTest
         assertEquals(SlotWord.UNIT, 1 << SlotWord.UNIT_SHIFT);
         assertEquals(4095, SlotWord.MAX_LENGTH_UNITS);
         assertEquals(4095 * 64, SlotWord.MAX_BLOCK_LENGTH);
-        assertEquals(1L << 50, SlotWord.MAX_DATA_LENGTH);
+        assertEquals(1L << 49, SlotWord.MAX_DATA_LENGTH);
     }
 
     @Test
     void packsBitsExactly()
     {
         assertEquals(0xAB00_3000_0000_0002L, SlotWord.encode(0xAB, 3, 2));
-        assertEquals(0xFFFF_FFFF_FFFF_FFFFL, SlotWord.encode(0xFF, 4095, (1L << 44) - 1));
+        assertEquals(0xFFFF_F7FF_FFFF_FFFFL, SlotWord.encode(0xFF, 4095, (1L << 43) - 1));
         assertEquals(0x0000_1000_0000_0001L, SlotWord.encode(0, 1, 1));
     }
 
     @ParameterizedTest
-    @CsvSource({"0, 1, 1", "255, 4095, 17592186044415", "42, 2, 1000", "128, 100, 123456789"})
+    @CsvSource({"0, 1, 1", "255, 4095, 8796093022207", "42, 2, 1000", "128, 100, 123456789"})
     void roundTrips(final int fingerprint, final int lengthUnits, final long offsetUnits)
     {
         final long word = SlotWord.encode(fingerprint, lengthUnits, offsetUnits);
@@ -80,8 +82,8 @@ class SlotWordTest
             .getMessage().contains("length 4096 units"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> SlotWord.encode(1, 1, 0))
             .getMessage().contains("unit 0 of the data area is reserved"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> SlotWord.encode(1, 1, 1L << 44))
-            .getMessage().contains("offset 17592186044416 units"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> SlotWord.encode(1, 1, 1L << 43))
+            .getMessage().contains("offset 8796093022208 units"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> SlotWord.encodeBlock(1, 100, 64))
             .getMessage().contains("multiples of 64"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> SlotWord.encodeBlock(1, 128, 65))
@@ -97,6 +99,7 @@ class SlotWordTest
         assertEquals(0xFF, SlotWord.fingerprint(word));
         assertEquals(0xFFF, SlotWord.lengthUnits(word));
         assertEquals(SlotWord.OFFSET_MASK, SlotWord.offsetUnits(word));
+        assertFalse(SlotWord.isMoving(word), "an offset out of range never sets MOVING");
     }
 
     @Test
@@ -116,5 +119,35 @@ class SlotWordTest
     {
         assertEquals("slot{empty}", SlotWord.toString(0));
         assertEquals("slot{fp=0x2a len=128 off=4096}", SlotWord.toString(SlotWord.encodeBlock(42, 4096, 128)));
+        assertEquals("slot{empty moving}", SlotWord.toString(SlotWord.FROZEN_EMPTY));
+        assertEquals("slot{fp=0x2a len=128 off=4096 moving}",
+            SlotWord.toString(SlotWord.encodeBlock(42, 4096, 128) | SlotWord.MOVING));
+    }
+
+    /** A frozen word still names its block, whole: readers read through it (docs/growth.md §6). */
+    @ParameterizedTest
+    @CsvSource({"0, 1, 1", "255, 4095, 8796093022207", "42, 2, 1000"})
+    void aFrozenWordNamesTheSameBlock(final int fingerprint, final int lengthUnits, final long offsetUnits)
+    {
+        final long word = SlotWord.encode(fingerprint, lengthUnits, offsetUnits);
+        final long frozen = word | SlotWord.MOVING;
+        assertFalse(SlotWord.isMoving(word));
+        assertTrue(SlotWord.isMoving(frozen));
+        assertTrue(SlotWord.namesBlock(frozen));
+        assertEquals(word, SlotWord.withoutMoving(frozen));
+        assertEquals(fingerprint, SlotWord.fingerprint(frozen));
+        assertEquals(lengthUnits, SlotWord.lengthUnits(frozen));
+        assertEquals(offsetUnits, SlotWord.offsetUnits(frozen));
+        assertEquals(SlotWord.isWithin(word, 1L << 49), SlotWord.isWithin(frozen, 1L << 49));
+    }
+
+    @Test
+    void aFrozenEmptySlotIsNeitherEmptyNorABlock()
+    {
+        assertFalse(SlotWord.isEmpty(SlotWord.FROZEN_EMPTY), "no insert may take it");
+        assertFalse(SlotWord.namesBlock(SlotWord.FROZEN_EMPTY), "no reader reads a block for it");
+        assertFalse(SlotWord.namesBlock(SlotWord.EMPTY));
+        assertTrue(SlotWord.isMoving(SlotWord.FROZEN_EMPTY));
+        assertFalse(SlotWord.isWithin(SlotWord.FROZEN_EMPTY, 1L << 49));
     }
 }

@@ -70,8 +70,10 @@ public final class ChainHelp
             return new HelpReplyMessage(id, Outcome.CHANGED, current);
         }
         if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash) ||
-            !SlotWord.isWithin(word, geometry.dataLength()))
+            !SlotWord.isWithin(word, geometry.dataLength()) || SlotWord.isMoving(word) ||
+            SlotWord.isMoving(request.expected()))
         {
+            // a frozen slot is settled by the node that froze it, never by a writer's HELP
             return refused(id, current);
         }
         final long owner = allocator.ownerOf(SlotWord.blockOffset(word), SlotWord.blockLength(word));

@@ -67,9 +67,9 @@ public final class DamageScan
             {
                 final long offset = geometry.slotRegionOffset(g, s);
                 final long word = atomics.get(offset);
-                if (word == SlotWord.EMPTY)
+                if (!SlotWord.namesBlock(word))
                 {
-                    continue;
+                    continue; // empty, or frozen empty
                 }
                 final int found = damage.judge(word);
                 if (found != SlotDamage.OUTSIDE_DATA_AREA)

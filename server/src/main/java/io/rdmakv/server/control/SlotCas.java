@@ -115,13 +115,18 @@ final class SlotCas
         final long inGroup = (offset - geometry.indexOffset()) % BucketDescriptor.GROUP_LENGTH;
         if (inGroup == BucketDescriptor.BUCKET_HEADER_OFFSET)
         {
-            return "region offset " + offset + " is a bucket group's reserved word";
+            return "region offset " + offset + " is a bucket group's MOVED mark, which only nodes write";
         }
         if (inGroup == BucketDescriptor.INSERT_LOCK_OFFSET)
         {
             return (expected == 0 && swap == sessionId) || (expected == sessionId && swap == 0) ? null :
                 "an insert lock may only be taken (0 to " + sessionId + ") or given back (" + sessionId +
                 " to 0) by its own session, not " + expected + " to " + swap;
+        }
+        if (SlotWord.isMoving(expected) || SlotWord.isMoving(swap))
+        {
+            return "a client never CASes from or to a slot frozen for a move (" + SlotWord.toString(expected) + " to " +
+                SlotWord.toString(swap) + "): only nodes set and clear MOVING";
         }
         return swap == SlotWord.EMPTY || SlotWord.isWithin(swap, geometry.dataLength()) ? null :
             "slot word " + SlotWord.toString(swap) + " names no block inside the data area";

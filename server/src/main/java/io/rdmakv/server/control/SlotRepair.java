@@ -118,6 +118,10 @@ public final class SlotRepair
         {
             return refused(id, SlotDamage.NONE, RepairRefusal.SLOT_CHANGED, "the slot no longer holds that word");
         }
+        if (!SlotWord.namesBlock(word))
+        {
+            return refused(id, SlotDamage.NONE, RepairRefusal.NOT_DAMAGED, "the slot names no block");
+        }
         if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash))
         {
             return refused(id, SlotDamage.NONE, RepairRefusal.NOT_THE_KEYS_FINGERPRINT,
@@ -147,7 +151,8 @@ public final class SlotRepair
         {
             return retry(id, found, 0, "the node's own check took too long to trust");
         }
-        if (atomics.compareAndSwap(slotOffset, word, SlotWord.EMPTY) != word)
+        // a frozen slot stays frozen: emptied, it becomes the bare bit, which no insert may take
+        if (atomics.compareAndSwap(slotOffset, word, word & SlotWord.MOVING) != word)
         {
             return refused(id, found, RepairRefusal.SLOT_CHANGED, "the slot changed while the node looked");
         }

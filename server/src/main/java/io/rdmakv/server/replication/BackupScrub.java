@@ -294,8 +294,9 @@ public final class BackupScrub implements Scrubs.Scrubber
                             equal.add(new long[] {slot, mine});
                         }
                     }
-                    else
+                    else if (!SlotWord.isMoving(theirs) && !SlotWord.isMoving(mine))
                     {
+                        // (a slot frozen for a move on one replica and not yet on the other is the freezer's)
                         differing.add(new long[] {slot, theirs, mine});
                     }
                 }

@@ -275,9 +275,9 @@ public final class BackupSweep implements ChainSweeps.Sweeper
                 {
                     final long word = (long)WORD.get(buffer.segment(), (long)i * BucketDescriptor.GROUP_LENGTH +
                         BucketDescriptor.slotOffsetInGroup(s));
-                    if (word == SlotWord.EMPTY)
+                    if (!SlotWord.namesBlock(word) || SlotWord.isMoving(word))
                     {
-                        continue;
+                        continue; // empty, or frozen for a move: a frozen slot is settled by the node that froze it
                     }
                     final long slot = geometry.slotRegionOffset(g0 + i, s);
                     if (word != own.get(slot) && inside(departed, SlotWord.blockOffset(word), SlotWord.blockLength(word)))

@@ -167,7 +167,8 @@ final class ChunkCopier
         for (int i = 0; i < n; i++)
         {
             final long g = g0 + i;
-            clearLocks(g);
+            copyHeaders(g, (long)WORD.get(local, (long)i * BucketDescriptor.GROUP_LENGTH +
+                BucketDescriptor.MOVED_HEADER_OFFSET));
             for (int s = 0; s < SLOTS; s++)
             {
                 tally.slotsCompared++;
@@ -191,11 +192,12 @@ final class ChunkCopier
         {
             return;
         }
-        if (word == SlotWord.EMPTY)
+        if (!SlotWord.namesBlock(word))
         {
-            if (own != SlotWord.EMPTY)
+            // empty, or frozen empty (a partition frozen for a move): no block to copy, the word as it is
+            if (own != word)
             {
-                WORD.setRelease(region, slot, SlotWord.EMPTY);
+                WORD.setRelease(region, slot, word);
                 tally.slotsChanged++;
                 tally.slotsCleared++;
             }
@@ -319,16 +321,21 @@ final class ChunkCopier
         }
     }
 
-    private void clearLocks(final long group)
+    /**
+     * Takes group {@code group}'s first header (the MOVED mark) from the primary's, {@code moved} as read with the
+     * group, and clears its insert lock (the locks of the primary's writers mean nothing here).
+     */
+    private void copyHeaders(final long group, final long moved)
     {
-        for (int b = 0; b < BucketDescriptor.BUCKETS_PER_GROUP; b++)
+        final long first = geometry.groupRegionOffset(group) + BucketDescriptor.MOVED_HEADER_OFFSET;
+        if ((long)WORD.getAcquire(region, first) != moved)
         {
-            final long header = geometry.groupRegionOffset(group) + BucketDescriptor.bucketOffsetInGroup(b) +
-                BucketDescriptor.BUCKET_HEADER_OFFSET;
-            if ((long)WORD.getAcquire(region, header) != 0)
-            {
-                WORD.setRelease(region, header, 0L);
-            }
+            WORD.setRelease(region, first, moved);
+        }
+        final long lock = geometry.groupRegionOffset(group) + BucketDescriptor.INSERT_LOCK_OFFSET;
+        if ((long)WORD.getAcquire(region, lock) != 0)
+        {
+            WORD.setRelease(region, lock, 0L);
         }
     }
 

@@ -117,7 +117,7 @@ public final class DepartureScan
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
                 final long word = atomics.get(geometry.slotRegionOffset(g, s));
-                final int at = word == SlotWord.EMPTY ? -1 : Extent.indexHolding(sorted, SlotWord.blockOffset(word));
+                final int at = !SlotWord.namesBlock(word) ? -1 : Extent.indexHolding(sorted, SlotWord.blockOffset(word));
                 if (at >= 0)
                 {
                     live.get(ownerOfStart.get(sorted.get(at).offset()))

@@ -42,7 +42,7 @@ public final class IndexScanner
         {
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
-                if (slot(g, s) != SlotWord.EMPTY)
+                if (SlotWord.namesBlock(slot(g, s)))
                 {
                     used++;
                 }
@@ -120,7 +120,7 @@ public final class IndexScanner
             for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
             {
                 final long word = slot(g, s);
-                if (word == SlotWord.EMPTY)
+                if (!SlotWord.namesBlock(word))
                 {
                     continue;
                 }

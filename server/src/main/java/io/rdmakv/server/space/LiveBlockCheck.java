@@ -105,7 +105,7 @@ public final class LiveBlockCheck
         for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
         {
             final long word = (long)LONG.getAcquire(region, geometry.slotRegionOffset(group, s));
-            if (word != SlotWord.EMPTY && SlotWord.blockOffset(word) == dataOffset)
+            if (SlotWord.namesBlock(word) && SlotWord.blockOffset(word) == dataOffset)
             {
                 return true;
             }

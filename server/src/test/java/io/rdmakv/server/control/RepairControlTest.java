@@ -105,6 +105,21 @@ class RepairControlTest
         assertEquals(0, counters.get(ServerCounter.DEFERRED_REPAIRS) + counters.get(ServerCounter.REFUSED_REPAIRS));
     }
 
+    /** A frozen slot (a partition being moved) stays frozen: its repair leaves the bare bit, never a free slot. */
+    @Test
+    void aFrozenDamagedSlotIsRepairedToAFrozenEmptySlot()
+    {
+        final long word = outsideWord(KEY) | SlotWord.MOVING;
+        region.slot(TestRegion.group1(KEY), SLOT, word);
+        final RepairReplyMessage reply = repair(TestRegion.group1(KEY), SLOT, word, KEY);
+        assertEquals(Outcome.REPAIRED, reply.outcome(), reply.text());
+        assertEquals(SlotWord.FROZEN_EMPTY, region.slot(TestRegion.group1(KEY), SLOT), "no insert may take it");
+
+        final RepairReplyMessage again = repair(TestRegion.group1(KEY), SLOT, SlotWord.FROZEN_EMPTY, KEY);
+        assertRefused(RepairRefusal.NOT_DAMAGED, again);
+        assertEquals(SlotWord.FROZEN_EMPTY, region.slot(TestRegion.group1(KEY), SLOT));
+    }
+
     @Test
     void aBlockFailingItsChecksumIsClearedOnceItStayedDamagedForAGracePeriod()
     {

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The node's checks of SLOT_CAS as hostile input: a word outside the index, misaligned, a group's reserved word, a
+ * The node's checks of SLOT_CAS as hostile input: a word outside the index, misaligned, a group's MOVED mark, a
+ * word frozen for a move (from or to), a
  * slot swapped to a word naming no block, another session's insert lock, a malformed count: each refuses the whole
  * request with its reason and changes nothing. A good request runs in order and answers the words seen before.
  */
@@ -110,11 +111,14 @@ class SlotCasTest
             block);
         refused(ReasonCode.BAD_SLOT_CAS, "outside the index", geometry.dataOffset() + 64, 0, block);
         refused(ReasonCode.BAD_SLOT_CAS, "outside the index", -8, 0, block);
-        refused(ReasonCode.BAD_SLOT_CAS, "reserved word", geometry.groupRegionOffset(7), 0, SESSION);
+        refused(ReasonCode.BAD_SLOT_CAS, "MOVED mark", geometry.groupRegionOffset(7), 0, SESSION);
         refused(ReasonCode.BAD_SLOT_CAS, "names no block", slot(2, 3), 0, SlotWord.encode(0x2A, 2,
             geometry.dataLength() / SlotWord.UNIT));
         refused(ReasonCode.BAD_SLOT_CAS, "names no block", slot(2, 3), 0, SlotWord.pack(0x2A, 0, 4));
-        assertEquals(9 * 2, counters.get(ServerCounter.SLOT_CAS_REFUSED));
+        refused(ReasonCode.BAD_SLOT_CAS, "frozen for a move", slot(2, 3), 0, block | SlotWord.MOVING);
+        refused(ReasonCode.BAD_SLOT_CAS, "frozen for a move", slot(2, 3), block | SlotWord.MOVING, block);
+        refused(ReasonCode.BAD_SLOT_CAS, "frozen for a move", slot(2, 3), 0, SlotWord.FROZEN_EMPTY);
+        assertEquals(12 * 2, counters.get(ServerCounter.SLOT_CAS_REFUSED));
         assertEquals(0, counters.get(ServerCounter.SLOT_CAS_REQUESTS));
     }
 

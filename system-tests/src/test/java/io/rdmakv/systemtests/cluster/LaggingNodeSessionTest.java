@@ -44,9 +44,9 @@ class LaggingNodeSessionTest
         LocalCluster.closeAll(roleA, roleB, nodeA, nodeB);
     }
 
-    private static KvServer start()
+    private static KvServer start(final int id)
     {
-        return LocalCluster.startNode(ServerConfig.local(LocalCluster.MEMORY).toBuilder()
+        return LocalCluster.startNode(ServerConfig.local(LocalCluster.MEMORY).toBuilder().nodeId(id)
             .zookeeper(new ServerConfig.ZooKeeper("127.0.0.1:2181", "lagging-node-test", 2, 4000)).build());
     }
 
@@ -64,8 +64,8 @@ class LaggingNodeSessionTest
     @Test
     void aSessionOpenedUnderAnOlderFenceEpochThanTheClientsMapIsNotUsed() throws Exception
     {
-        nodeA = start();
-        nodeB = start();
+        nodeA = start(A);
+        nodeB = start(B);
         roleA = new NodeRole(nodeA, (primary, epoch) -> 0, (group, epoch, finalPass) -> { });
         roleB = new NodeRole(nodeB, (primary, epoch) -> 0, (group, epoch, finalPass) -> { });
         roleA.onMap(map(2, GONE));

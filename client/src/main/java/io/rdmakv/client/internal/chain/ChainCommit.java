@@ -95,6 +95,10 @@ public final class ChainCommit
         for (int attempt = 0; attempt < Backoff.MAX_ATTEMPTS; attempt++)
         {
             int rc = chain.commit(slotOffset, expected, swap, requests.writeBlockAddress(), requests.io().lkey(), space);
+            if (rc == ReplicaChain.FROZEN)
+            {
+                return Status.FROZEN;
+            }
             if (rc != ReplicaChain.LOST)
             {
                 return rc;

@@ -39,6 +39,11 @@ public final class ReplicaChain
     static final int COMMITTED = 0;
     /** {@link #commit} outcome: the first backup held another word ({@link #found()}); it was helped along. */
     static final int LOST = 1;
+    /**
+     * {@link #commit} outcome: the first backup's slot is frozen for a move ({@link SlotWord#MOVING}, in {@link
+     * #found()}): nothing was decided, and nothing is helped or put back (the node freezing settles the chain).
+     */
+    static final int FROZEN = 2;
 
     /** Test hook: runs after the first backup's CAS succeeded, before the rest of the chain (fault injection). */
     static volatile Runnable afterFirstBackup;
@@ -238,7 +243,7 @@ public final class ReplicaChain
         {
             wordMayBeTaken = false;
             found = seen;
-            return help(slotOffset, expected, seen);
+            return SlotWord.isMoving(seen) ? FROZEN : help(slotOffset, expected, seen);
         }
         final Runnable hook = afterFirstBackup;
         if (hook != null)

@@ -109,10 +109,22 @@ public final class KeyLocation
         return group1Address + BucketDescriptor.INSERT_LOCK_OFFSET;
     }
 
-    /** True when {@code word} could be this key's: a block with this key's fingerprint. */
+    /** True when {@code word} could be this key's: a block (frozen or not) with this key's fingerprint. */
     public boolean mayHold(final long word)
     {
-        return word != SlotWord.EMPTY && SlotWord.fingerprint(word) == fingerprint;
+        return SlotWord.namesBlock(word) && SlotWord.fingerprint(word) == fingerprint;
+    }
+
+    /** Whether either candidate group, as the last READ saw it, carries the MOVED mark: the partition left. */
+    public boolean moved()
+    {
+        return group1.moved() || group2.moved();
+    }
+
+    /** Whether some candidate slot, as the last READ saw it, is frozen for a move: writes must wait. */
+    public boolean frozen()
+    {
+        return group1.anyMoving() || group2.anyMoving();
     }
 
     /** The slot word of candidate {@code candidate}, as the last group READ saw it. */

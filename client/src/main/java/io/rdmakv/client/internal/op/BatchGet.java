@@ -160,7 +160,7 @@ final class BatchGet
 
     long version(final int i)
     {
-        return word[i];
+        return SlotWord.withoutMoving(word[i]);
     }
 
     private void cachedRead(final SlotCache cache, final int i, final long start)
@@ -179,6 +179,10 @@ final class BatchGet
     {
         final KeyLocation key = keys[i];
         word[i] = SlotWord.EMPTY;
+        if (key.moved())
+        {
+            return; // left to a single GET, which follows the map
+        }
         final int first = key.firstMatch();
         if (first == KeyLocation.NONE)
         {

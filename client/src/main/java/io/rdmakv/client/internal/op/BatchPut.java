@@ -259,11 +259,11 @@ final class BatchPut
         final KeyLocation key = keys[i];
         mode[i] = CANDIDATE;
         expected[i] = SlotWord.EMPTY;
-        final int first = key.firstMatch();
+        final int first = key.moved() ? KeyLocation.NONE : key.firstMatch();
         if (first == KeyLocation.NONE || key.matchesAfter(first) != KeyLocation.NONE ||
-            SlotWord.blockLength(key.word(first)) > LaneBuffers.BATCH_BLOCK_LENGTH)
+            SlotWord.blockLength(key.word(first)) > LaneBuffers.BATCH_BLOCK_LENGTH || SlotWord.isMoving(key.word(first)))
         {
-            return;
+            return; // left to a single PUT, which inserts, waits on a frozen partition or follows the map
         }
         expected[i] = key.word(first);
         slotAddress[i] = key.slotAddress(first);

@@ -34,7 +34,9 @@ final class BlockSearch
         /** A slot's block kept failing validation while the slot did not change: the data is damaged. */
         CORRUPTED,
         /** The lane failed (its {@link SessionIo#failure()} says how). */
-        FAILED
+        FAILED,
+        /** A candidate group carries the MOVED mark: the partition left this node's group; follow the map. */
+        MOVED
     }
 
     private final LaneRequests requests;
@@ -60,6 +62,10 @@ final class BlockSearch
     /** Searches the groups the last READ brought in. */
     Outcome search()
     {
+        if (key.moved())
+        {
+            return Outcome.MOVED;
+        }
         for (int i = 0; i < KeyLocation.CANDIDATES; i++)
         {
             final long candidate = key.word(i);
@@ -102,7 +108,7 @@ final class BlockSearch
         return slotAddress;
     }
 
-    /** After {@link Outcome#FOUND}: the slot word (the key's version). */
+    /** After {@link Outcome#FOUND}: the slot word (the key's version, with {@code MOVING} when frozen). */
     long word()
     {
         return word;

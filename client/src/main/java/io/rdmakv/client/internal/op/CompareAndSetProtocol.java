@@ -5,6 +5,7 @@ import io.rdmakv.client.internal.lane.KeyLocation;
 import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
+import io.rdmakv.common.layout.SlotWord;
 /**
  * Compare-and-set on a version (the slot word a reader saw): the new block is installed only if the
  * key's slot still holds exactly {@code expected}; the CAS on that word is the check. {@code expected}
@@ -43,6 +44,10 @@ final class CompareAndSetProtocol
 
     private int ifVersion(final long expected)
     {
+        if (SlotWord.isMoving(expected))
+        {
+            return Status.CONFLICT; // no version has the bit: a client never CASes from a frozen word
+        }
         int rc;
         if (cached.lookup() && cached.word() == expected)
         {
@@ -81,17 +86,27 @@ final class CompareAndSetProtocol
         {
             return rc;
         }
+        if (key.moved())
+        {
+            return Status.MOVED;
+        }
         final int candidate = key.candidateHolding(expected);
         if (candidate == KeyLocation.NONE)
         {
-            return Status.CONFLICT;
+            // the version frozen for a move is not a conflict yet: the move may still be abandoned
+            return key.candidateHolding(expected | SlotWord.MOVING) == KeyLocation.NONE ? Status.CONFLICT : Status.FROZEN;
         }
         final long slotAddress = key.slotAddress(candidate);
         if ((rc = block.casSlot(slotAddress, expected)) != Status.OK)
         {
             return rc;
         }
-        return requests.casResult() == expected ? block.committed(slotAddress, expected, start) : Status.CONFLICT;
+        final long found = requests.casResult();
+        if (found == expected)
+        {
+            return block.committed(slotAddress, expected, start);
+        }
+        return found == (expected | SlotWord.MOVING) ? Status.FROZEN : Status.CONFLICT;
     }
 
     private int insertIfAbsent()

@@ -84,6 +84,10 @@ final class DeleteProtocol
             {
                 case FOUND ->
                 {
+                    if (SlotWord.isMoving(search.word()))
+                    {
+                        return Status.FROZEN;
+                    }
                     if ((rc = commit.casSlot(search.slotAddress(), search.word(), SlotWord.EMPTY)) != Status.OK)
                     {
                         return rc;
@@ -110,6 +114,10 @@ final class DeleteProtocol
                 case FAILED ->
                 {
                     return requests.failure();
+                }
+                case MOVED ->
+                {
+                    return Status.MOVED;
                 }
             }
             Backoff.pause(attempt);

@@ -6,6 +6,7 @@ import io.rdmakv.client.internal.lane.KeyLocation;
 import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
+import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.peer.ReadLease;
 import org.agrona.concurrent.NanoClock;
 
@@ -90,8 +91,10 @@ final class GetProtocol
                         {
                             return leaseExpired();
                         }
+                        // a frozen word is never cached (the cached path must miss once the freeze reaches it), and the
+                        // version is the word without the bit: the same version before the freeze and during it
                         cached.remember(search.slotAddress(), search.word(), start);
-                        return result.version(search.word());
+                        return result.version(SlotWord.withoutMoving(search.word()));
                     }
                 }
                 case ABSENT ->
@@ -105,6 +108,10 @@ final class GetProtocol
                 case FAILED ->
                 {
                     return requests.failure();
+                }
+                case MOVED ->
+                {
+                    return Status.MOVED;
                 }
                 case CHANGED ->
                 {

@@ -73,14 +73,16 @@ final class InsertProtocol
                 case FOUND -> Outcome.PRESENT;
                 case CORRUPTED -> failed(Status.CORRUPTED);
                 case FAILED -> failed(requests.failure());
+                case MOVED -> failed(Status.MOVED);
                 default -> Outcome.RETRY;
             };
         }
         final int candidate = key.emptyCandidate();
         if (candidate == KeyLocation.NONE)
         {
+            // frozen empty slots are not free: a partition being moved is not full, its inserts wait
             requests.unlock(key, lockWord);
-            return failed(Status.TABLE_FULL);
+            return failed(key.frozen() ? Status.FROZEN : Status.TABLE_FULL);
         }
         final long slotAddress = key.slotAddress(candidate);
         final int committed = commit.casSlotAndUnlock(slotAddress, block.word(), key, lockWord);

@@ -5,6 +5,7 @@ import io.rdmakv.client.internal.lane.ClientCounter;
 import io.rdmakv.client.internal.lane.LaneCounters;
 import io.rdmakv.client.internal.lane.LaneRequests;
 import io.rdmakv.peer.Status;
+import io.rdmakv.common.layout.SlotWord;
 /**
  * PUT (insert or replace). The new block is written out of place in the first doorbell that goes out.
  * <ol>
@@ -98,6 +99,10 @@ final class PutProtocol
             {
                 case FOUND ->
                 {
+                    if (SlotWord.isMoving(search.word()))
+                    {
+                        return Status.FROZEN;
+                    }
                     if ((rc = block.casSlot(search.slotAddress(), search.word())) != Status.OK)
                     {
                         return rc;
@@ -143,6 +148,10 @@ final class PutProtocol
                 case FAILED ->
                 {
                     return requests.failure();
+                }
+                case MOVED ->
+                {
+                    return Status.MOVED;
                 }
             }
             Backoff.pause(attempt);

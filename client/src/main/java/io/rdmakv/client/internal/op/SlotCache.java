@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal.op;
 
+import io.rdmakv.common.layout.SlotWord;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -125,8 +126,10 @@ public final class SlotCache
      */
     void put(final long keyHash, final long slotAddress, final long word, final long seenNanos)
     {
-        if (setMask < 0)
+        if (setMask < 0 || SlotWord.isMoving(word))
         {
+            // a frozen word is never cached: the cached path (READ the slot, accept only the cached word) must miss
+            // on every slot of a frozen partition and fall back to the group READ, which sees a MOVED mark
             return;
         }
         if (seenNanos < baseNanos)

@@ -304,6 +304,30 @@ final class NodeRegion implements AutoCloseable
         region.set(LittleEndian.U64, groupOffset(key, 0) + BucketDescriptor.INSERT_LOCK_OFFSET, word);
     }
 
+    /** Freezes every candidate slot of {@code key} for a move, as a node does: each word gets MOVING. */
+    void freeze(final String key)
+    {
+        for (int i = 0; i < KeyLocation.CANDIDATES; i++)
+        {
+            slot(key, i, slot(key, i) | SlotWord.MOVING);
+        }
+    }
+
+    /** Clears MOVING from every candidate slot of {@code key} (the move opened, or was abandoned). */
+    void unfreeze(final String key)
+    {
+        for (int i = 0; i < KeyLocation.CANDIDATES; i++)
+        {
+            slot(key, i, SlotWord.withoutMoving(slot(key, i)));
+        }
+    }
+
+    /** Stores {@code header} as the first-bucket header (the MOVED mark) of {@code key}'s group {@code group}. */
+    void movedHeader(final String key, final int group, final long header)
+    {
+        region.set(LittleEndian.U64, groupOffset(key, group) + BucketDescriptor.MOVED_HEADER_OFFSET, header);
+    }
+
     /** The block a slot word names (in the node's memory). */
     KvBlock block(final long word)
     {

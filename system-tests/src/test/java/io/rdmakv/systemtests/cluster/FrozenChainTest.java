@@ -1,0 +1,140 @@
+package io.rdmakv.systemtests.cluster;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvTimeoutException;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.cluster.NodeRole;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.systemtests.peer.RegionView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replica group whose first backup holds a key's slot frozen for a move ({@link SlotWord#MOVING}), as a node
+ * freezing the key's partition leaves it midway (docs/growth.md §7: first backup first): writes of the key wait and
+ * change nothing on either replica, reads go on, and the writes finish once the slot opens; a write still frozen at
+ * its operation timeout fails saying so. Two real nodes, handed their map by hand (as membership would); the
+ * freeze is an RDMA CAS on the backup's index, as the freezer's.
+ */
+class FrozenChainTest
+{
+    private static final int PRIMARY = 0;
+    private static final int BACKUP = 1;
+    private static final int PARTITIONS = 64;
+    private static final byte[] KEY = bytes("frozen-key");
+
+    private KvServer primary;
+    private KvServer backup;
+    private NodeRole primaryRole;
+    private NodeRole backupRole;
+
+    @BeforeEach
+    void start()
+    {
+        primary = startNode(PRIMARY);
+        backup = startNode(BACKUP);
+        primaryRole = new NodeRole(primary, (p, epoch) -> 0, (group, epoch, finalPass) -> { });
+        backupRole = new NodeRole(backup, (p, epoch) -> 0, (group, epoch, finalPass) -> { });
+        final ClusterMap map = new ClusterMap(2, PARTITIONS, List.of(new ClusterNode(PRIMARY, "127.0.0.1",
+            primary.port()), new ClusterNode(BACKUP, "127.0.0.1", backup.port())), 2,
+            List.of(new ReplicaGroup(0, new int[] {PRIMARY, BACKUP}, null, false)), new int[PARTITIONS]);
+        primaryRole.onMap(map);
+        backupRole.onMap(map);
+    }
+
+    @AfterEach
+    void stop()
+    {
+        LocalCluster.closeAll(primaryRole, backupRole, primary, backup);
+    }
+
+    private static KvServer startNode(final int id)
+    {
+        return LocalCluster.startNode(ServerConfig.local(LocalCluster.MEMORY).toBuilder().nodeId(id)
+            .zookeeper(new ServerConfig.ZooKeeper("127.0.0.1:2181", "frozen-chain-test", 2, 4000)).build());
+    }
+
+    private KvClient client(final Duration opTimeout)
+    {
+        return KvClient.connect(LocalCluster.clientConfig(LocalCluster.address(primary)).withOpTimeout(opTimeout));
+    }
+
+    @Test
+    void writesWaitWhileTheFirstBackupIsFrozenAndFinishOnceItOpens() throws Exception
+    {
+        try (KvClient client = client(Duration.ofSeconds(20)); RegionView atBackup = new RegionView(backup);
+            RegionView atPrimary = new RegionView(primary))
+        {
+            client.put(KEY, bytes("v1"));
+            final RegionView.Slot before = atBackup.find(KEY);
+            assertEquals(before.word(), atPrimary.find(KEY).word(), "the replicas agree");
+            atBackup.swapSlot(before, before.word() | SlotWord.MOVING);
+
+            final CompletableFuture<Void> put = CompletableFuture.runAsync(() -> client.put(KEY, bytes("v2")));
+            final CompletableFuture<Boolean> delete = CompletableFuture.supplyAsync(() -> client.delete(KEY));
+            Thread.sleep(300);
+            assertFalse(put.isDone(), "the PUT waits on the frozen slot");
+            assertFalse(delete.isDone(), "the DELETE waits on the frozen slot");
+            assertEquals(before.word(), atPrimary.find(KEY).word(), "nothing changed on the primary");
+            assertEquals(before.word() | SlotWord.MOVING, atBackup.find(KEY).word(), "nor on the frozen backup");
+            assertEquals("v1", string(client.get(KEY)), "reads go on");
+
+            atBackup.swapSlot(new RegionView.Slot(before.slotOffset(), before.word() | SlotWord.MOVING,
+                before.blockOffset(), before.blockLength()), before.word());
+            put.get(10, TimeUnit.SECONDS);
+            assertTrue(delete.get(10, TimeUnit.SECONDS) || client.get(KEY) != null, "the DELETE ran, before or after");
+            final byte[] now = client.get(KEY);
+            if (now != null)
+            {
+                assertEquals("v2", string(now), "the DELETE went first, then the PUT");
+                assertEquals(atPrimary.find(KEY).word(), atBackup.find(KEY).word(), "the replicas agree again");
+            }
+        }
+    }
+
+    @Test
+    void aWriteStillFrozenAtItsTimeoutFailsSayingSoAndChangesNothing()
+    {
+        try (KvClient client = client(Duration.ofSeconds(1)); RegionView atBackup = new RegionView(backup);
+            RegionView atPrimary = new RegionView(primary))
+        {
+            client.put(KEY, bytes("v1"));
+            final RegionView.Slot before = atBackup.find(KEY);
+            atBackup.swapSlot(before, before.word() | SlotWord.MOVING);
+            final KvTimeoutException e = assertThrows(KvTimeoutException.class, () -> client.put(KEY, bytes("v2")));
+            assertTrue(e.getMessage().contains("partition to open after a move"), e.getMessage());
+            assertEquals(before.word(), atPrimary.find(KEY).word());
+            assertEquals(before.word() | SlotWord.MOVING, atBackup.find(KEY).word());
+            assertEquals("v1", string(client.get(KEY)));
+            assertNull(client.get(bytes("other-key")));
+        }
+    }
+
+    private static byte[] bytes(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(final byte[] b)
+    {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
