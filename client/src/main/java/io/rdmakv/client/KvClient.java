@@ -425,133 +425,149 @@ public final class KvClient implements AutoCloseable
         long earlier = 0L;
         int earlierUnder = 0;
         int frozenWaits = 0;
-        while (true)
+        long frozenSince = 0L;
+        try
         {
-            checkOpen();
-            final Router router = follower.router();
-            final int partition = router.partitionOf(hash);
-            final Session session;
-            try
+            while (true)
             {
-                if (write && router.replicated() && router.sealed(partition))
+                checkOpen();
+                final Router router = follower.router();
+                final int partition = router.partitionOf(hash);
+                final Session session;
+                try
                 {
-                    deadline = follower.await(router, deadline, "the key's replica group is sealed for a copy");
-                    continue;
-                }
-                session = router.route(partition);
-            }
-            catch (final StaleMapException e)
-            {
-                follower.adopt(router, e);
-                continue;
-            }
-            catch (final GroupLostException e)
-            {
-                throw new KvConnectionException(e.getMessage(), e);
-            }
-            catch (final SessionRefusedException | SessionFailedException e)
-            {
-                if (!router.replicated() || !isTransient(e))
-                {
-                    throw connectFailed(e);
-                }
-                deadline = follower.await(router, deadline, e.getMessage());
-                continue;
-            }
-            session.enter();
-            try
-            {
-                session.lane().key(key, 0, (int)keyLength, hash);
-                if (value != null)
-                {
-                    session.lane().value(value, 0, (int)value.byteSize());
-                }
-                if (write && router.replicated())
-                {
-                    router.prepareChain(partition, session.lane());
-                }
-            }
-            catch (final StaleMapException e)
-            {
-                session.exit();
-                follower.adopt(router, e);
-                continue;
-            }
-            catch (final SessionRefusedException | SessionFailedException e)
-            {
-                session.exit();
-                if (!isTransient(e))
-                {
-                    throw connectFailed(e);
-                }
-                deadline = follower.await(router, deadline, e.getMessage());
-                continue;
-            }
-            catch (final RuntimeException e)
-            {
-                session.exit();
-                throw e;
-            }
-            final int status;
-            if (verify)
-            {
-                status = verify(session, replaced, installed, decider, writtenUnder, earlier, earlierUnder);
-                if (status == RUN_AGAIN)
-                {
-                    verify = false;
-                    if (installed != SlotWord.EMPTY)
+                    if (write && router.replicated() && router.sealed(partition))
                     {
-                        earlier = installed;
-                        earlierUnder = writtenUnder;
+                        deadline = follower.await(router, deadline, "the key's replica group is sealed for a copy");
+                        continue;
                     }
+                    session = router.route(partition);
+                }
+                catch (final StaleMapException e)
+                {
+                    follower.adopt(router, e);
                     continue;
                 }
-                if (status == UNKNOWN)
+                catch (final GroupLostException e)
                 {
-                    final LaneResult seen = session.lane().result();
-                    throw new KvConnectionException(API_NAMES[op] + ": lost the connection after the write may " +
-                        "have taken effect, and the key has changed since: whether this write took effect is unknown " +
-                        String.format("(it replaced word %x with %x under map epoch %d, decided at node %d, an " +
-                        "earlier attempt's word %x; node %d now holds %x, written under epoch %d)", replaced,
-                        installed, writtenUnder, decider, earlier,
-                        session.hello().nodeId(), seen.status() == Status.NOT_FOUND ? 0L : seen.version(),
-                        Integer.toUnsignedLong(seen.writerEpoch())));
+                    throw new KvConnectionException(e.getMessage(), e);
                 }
+                catch (final SessionRefusedException | SessionFailedException e)
+                {
+                    if (!router.replicated() || !isTransient(e))
+                    {
+                        throw connectFailed(e);
+                    }
+                    deadline = follower.await(router, deadline, e.getMessage());
+                    continue;
+                }
+                session.enter();
+                try
+                {
+                    session.lane().key(key, 0, (int)keyLength, hash);
+                    if (value != null)
+                    {
+                        session.lane().value(value, 0, (int)value.byteSize());
+                    }
+                    if (write && router.replicated())
+                    {
+                        router.prepareChain(partition, session.lane());
+                    }
+                }
+                catch (final StaleMapException e)
+                {
+                    session.exit();
+                    follower.adopt(router, e);
+                    continue;
+                }
+                catch (final SessionRefusedException | SessionFailedException e)
+                {
+                    session.exit();
+                    if (!isTransient(e))
+                    {
+                        throw connectFailed(e);
+                    }
+                    deadline = follower.await(router, deadline, e.getMessage());
+                    continue;
+                }
+                catch (final RuntimeException e)
+                {
+                    session.exit();
+                    throw e;
+                }
+                final int status;
+                if (verify)
+                {
+                    status = verify(session, replaced, installed, decider, writtenUnder, earlier, earlierUnder);
+                    if (status == RUN_AGAIN)
+                    {
+                        verify = false;
+                        if (installed != SlotWord.EMPTY)
+                        {
+                            earlier = installed;
+                            earlierUnder = writtenUnder;
+                        }
+                        continue;
+                    }
+                    if (status == UNKNOWN)
+                    {
+                        final LaneResult seen = session.lane().result();
+                        throw new KvConnectionException(API_NAMES[op] + ": lost the connection after the write may " +
+                            "have taken effect, and the key has changed since: whether this write took effect is " +
+                            "unknown " + String.format("(it replaced word %x with %x under map epoch %d, decided at node %d, an " +
+                            "earlier attempt's word %x; node %d now holds %x, written under epoch %d)", replaced,
+                            installed, writtenUnder, decider, earlier,
+                            session.hello().nodeId(), seen.status() == Status.NOT_FOUND ? 0L : seen.version(),
+                            Integer.toUnsignedLong(seen.writerEpoch())));
+                    }
+                }
+                else
+                {
+                    session.lane().forgetCommit();
+                    status = run(session, op, expectedVersion);
+                }
+                if (status >= 0)
+                {
+                    return session.lane().result().withStatus(status);
+                }
+                if (router.replicated() && (status == Status.FROZEN || status == Status.MOVED))
+                {
+                    // nothing was changed (a write never CASes a frozen slot; a MOVED mark is seen before anything):
+                    // the write waits for the partition to open, the operation follows the map to the partition's group
+                    if (status == Status.FROZEN && frozenSince == 0L)
+                    {
+                        frozenSince = System.nanoTime();
+                    }
+                    deadline = status == Status.FROZEN ? follower.awaitOpen(router, deadline, frozenWaits++) :
+                        follower.await(router, deadline, "the key's partition moved off node " +
+                            session.hello().nodeId());
+                    continue;
+                }
+                if (!router.replicated() || !retryable(status, op))
+                {
+                    throw failed(session, status, API_NAMES[op]);
+                }
+                if (!verify && write && session.lane().mayHaveCommitted())
+                {
+                    verify = true;
+                    replaced = session.lane().committedExpected();
+                    installed = session.lane().committedSwap();
+                    decider = router.decidingNodeId(partition);
+                    writtenUnder = session.hello().clusterMap() == null ? 0 : (int)session.hello().clusterMap().epoch();
+                }
+                router.dropIfBroken(session);
+                router.dropBrokenChain(session.lane());
+                deadline = follower.await(router, deadline, status == Status.LEASE_EXPIRED ? "the read lease on node " +
+                    session.hello().nodeId() + " ran out (it may have been replaced)" :
+                    "lost the connection to node " + session.hello().nodeId());
             }
-            else
+        }
+        finally
+        {
+            if (frozenSince != 0L && metrics != null)
             {
-                session.lane().forgetCommit();
-                status = run(session, op, expectedVersion);
+                metrics.recorder().frozenWait(System.nanoTime() - frozenSince);
             }
-            if (status >= 0)
-            {
-                return session.lane().result().withStatus(status);
-            }
-            if (router.replicated() && (status == Status.FROZEN || status == Status.MOVED))
-            {
-                // nothing was changed (a write never CASes a frozen slot; a MOVED mark is seen before anything):
-                // the write waits for the partition to open, the operation follows the map to the partition's group
-                deadline = status == Status.FROZEN ? follower.awaitOpen(router, deadline, frozenWaits++) :
-                    follower.await(router, deadline, "the key's partition moved off node " + session.hello().nodeId());
-                continue;
-            }
-            if (!router.replicated() || !retryable(status, op))
-            {
-                throw failed(session, status, API_NAMES[op]);
-            }
-            if (!verify && write && session.lane().mayHaveCommitted())
-            {
-                verify = true;
-                replaced = session.lane().committedExpected();
-                installed = session.lane().committedSwap();
-                decider = router.decidingNodeId(partition);
-                writtenUnder = session.hello().clusterMap() == null ? 0 : (int)session.hello().clusterMap().epoch();
-            }
-            router.dropIfBroken(session);
-            router.dropBrokenChain(session.lane());
-            deadline = follower.await(router, deadline, status == Status.LEASE_EXPIRED ? "the read lease on node " +
-                session.hello().nodeId() + " ran out (it may have been replaced)" :
-                "lost the connection to node " + session.hello().nodeId());
         }
     }
 

@@ -18,6 +18,7 @@ final class OperationHistograms implements MultiCollector
 {
     static final String DURATION = "rdmakv_client_operation_duration_seconds";
     static final String ROUND_TRIPS = "rdmakv_client_operation_round_trips";
+    static final String FROZEN_WAIT = "rdmakv_client_frozen_wait_seconds";
 
     private final Supplier<OperationRecorder> totals;
 
@@ -47,13 +48,19 @@ final class OperationHistograms implements MultiCollector
                     slice(total.roundTrips, op, Buckets.ROUND_TRIP_COUNT)))
                 .sum(total.roundTripSum[op]).build());
         }
-        return MetricSnapshots.of(duration.build(), trips.build());
+        final HistogramSnapshot frozen = HistogramSnapshot.builder().name(FROZEN_WAIT)
+            .help("Time a write waited on a partition frozen for a move, per write that waited: the write pause of a " +
+                "move as writers see it")
+            .dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
+                .classicHistogramBuckets(ClassicHistogramBuckets.of(Buckets.LATENCY_SECONDS, total.frozenWait.clone()))
+                .sum(total.frozenWaitNanos[0] * 1e-9).build()).build();
+        return MetricSnapshots.of(duration.build(), trips.build(), frozen);
     }
 
     @Override
     public List<String> getPrometheusNames()
     {
-        return List.of(DURATION, ROUND_TRIPS);
+        return List.of(DURATION, ROUND_TRIPS, FROZEN_WAIT);
     }
 
     private static long[] slice(final long[] all, final int op, final int width)

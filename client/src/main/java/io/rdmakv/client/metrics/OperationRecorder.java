@@ -23,6 +23,9 @@ public final class OperationRecorder
     final long[] latencyNanos = new long[Operations.COUNT];
     final long[] roundTrips = new long[Operations.COUNT * Buckets.ROUND_TRIP_COUNT];
     final long[] roundTripSum = new long[Operations.COUNT];
+    /** How long writes waited on partitions frozen for a move, one count per write that waited. */
+    final long[] frozenWait = new long[Buckets.LATENCY_COUNT];
+    final long[] frozenWaitNanos = new long[1];
     private final WeakReference<Thread> owner;
     private LaneCounters lane;
     private long startNanos;
@@ -79,6 +82,16 @@ public final class OperationRecorder
         }
     }
 
+    /**
+     * Counts a write that waited {@code nanos} in all on a partition frozen for a move, from its first frozen answer
+     * to its end (whatever the end: done, or given up). Owner thread only.
+     */
+    public void frozenWait(final long nanos)
+    {
+        frozenWait[Buckets.of(Buckets.LATENCY_NANOS, nanos)]++;
+        frozenWaitNanos[0] += nanos;
+    }
+
     /** True once the owning thread has ended (its counts can be folded into a retired total). */
     boolean ownerGone()
     {
@@ -94,6 +107,8 @@ public final class OperationRecorder
         add(latencyNanos, total.latencyNanos);
         add(roundTrips, total.roundTrips);
         add(roundTripSum, total.roundTripSum);
+        add(frozenWait, total.frozenWait);
+        add(frozenWaitNanos, total.frozenWaitNanos);
     }
 
     private static void add(final long[] from, final long[] to)

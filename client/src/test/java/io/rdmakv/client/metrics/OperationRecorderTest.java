@@ -39,6 +39,20 @@ class OperationRecorderTest
     }
 
     @Test
+    void frozenWaitsAreCountedOncePerWriteAndSummed()
+    {
+        final OperationRecorder recorder = new OperationRecorder(Thread.currentThread());
+        recorder.frozenWait(3_000_000L);
+        recorder.frozenWait(40_000_000L);
+        final OperationRecorder total = new OperationRecorder(Thread.currentThread());
+        recorder.addTo(total);
+        assertEquals(43_000_000L, total.frozenWaitNanos[0]);
+        assertEquals(1, total.frozenWait[Buckets.of(Buckets.LATENCY_NANOS, 3_000_000L)]);
+        assertEquals(1, total.frozenWait[Buckets.of(Buckets.LATENCY_NANOS, 40_000_000L)]);
+        assertEquals(2, java.util.Arrays.stream(total.frozenWait).sum());
+    }
+
+    @Test
     void aBatchCountsEachOperationWithItsShareOfTheRoundTrips()
     {
         final OperationRecorder recorder = new OperationRecorder(Thread.currentThread());

@@ -11,6 +11,9 @@ import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -72,9 +76,26 @@ class FrozenChainTest
             .zookeeper(new ServerConfig.ZooKeeper("127.0.0.1:2181", "frozen-chain-test", 2, 4000)).build());
     }
 
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+
     private KvClient client(final Duration opTimeout)
     {
-        return KvClient.connect(LocalCluster.clientConfig(LocalCluster.address(primary)).withOpTimeout(opTimeout));
+        return KvClient.connect(LocalCluster.clientConfig(LocalCluster.address(primary)).withOpTimeout(opTimeout)
+            .withMetrics(registry));
+    }
+
+    /** The count and sum of {@code rdmakv_client_frozen_wait_seconds}. */
+    private double[] frozenWaits()
+    {
+        for (final MetricSnapshot m : registry.scrape())
+        {
+            if (m.getMetadata().getPrometheusName().equals("rdmakv_client_frozen_wait_seconds"))
+            {
+                final HistogramSnapshot.HistogramDataPointSnapshot point = ((HistogramSnapshot)m).getDataPoints().getFirst();
+                return new double[] {point.getCount(), point.getSum()};
+            }
+        }
+        throw new AssertionError("no rdmakv_client_frozen_wait_seconds");
     }
 
     @Test
@@ -88,8 +109,10 @@ class FrozenChainTest
             assertEquals(before.word(), atPrimary.find(KEY).word(), "the replicas agree");
             atBackup.swapSlot(before, before.word() | SlotWord.MOVING);
 
-            final CompletableFuture<Void> put = CompletableFuture.runAsync(() -> client.put(KEY, bytes("v2")));
-            final CompletableFuture<Boolean> delete = CompletableFuture.supplyAsync(() -> client.delete(KEY));
+            // a thread each (the common pool may have one thread on two cores, and would run them one after another)
+            final Executor ownThread = task -> Thread.ofPlatform().start(task);
+            final CompletableFuture<Void> put = CompletableFuture.runAsync(() -> client.put(KEY, bytes("v2")), ownThread);
+            final CompletableFuture<Boolean> delete = CompletableFuture.supplyAsync(() -> client.delete(KEY), ownThread);
             Thread.sleep(300);
             assertFalse(put.isDone(), "the PUT waits on the frozen slot");
             assertFalse(delete.isDone(), "the DELETE waits on the frozen slot");
@@ -101,6 +124,9 @@ class FrozenChainTest
                 before.blockOffset(), before.blockLength()), before.word());
             put.get(10, TimeUnit.SECONDS);
             assertTrue(delete.get(10, TimeUnit.SECONDS) || client.get(KEY) != null, "the DELETE ran, before or after");
+            final double[] waits = frozenWaits();
+            assertEquals(2.0, waits[0], "each write that waited counts once");
+            assertTrue(waits[1] >= 2 * 0.3, "each waited at least the 300 ms the slot stayed frozen: " + waits[1]);
             final byte[] now = client.get(KEY);
             if (now != null)
             {
