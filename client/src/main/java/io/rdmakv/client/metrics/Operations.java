@@ -14,7 +14,8 @@ public final class Operations
 
     /** Label values of {@code result}, indexed by {@link #resultIndex}. */
     static final String[] RESULTS = {"ok", "not_found", "conflict", "table_full", "out_of_space", "timeout",
-        "connection_lost", "retries_exhausted", "remote_error", "node_shutting_down", "corrupted", "lease_expired", "frozen", "moved", "error"};
+        "connection_lost", "retries_exhausted", "remote_error", "node_shutting_down", "corrupted", "lease_expired",
+        "frozen", "moved", "error"};
     static final int RESULT_COUNT = RESULTS.length;
 
     private Operations()

@@ -91,7 +91,8 @@ class FrozenChainTest
         {
             if (m.getMetadata().getPrometheusName().equals("rdmakv_client_frozen_wait_seconds"))
             {
-                final HistogramSnapshot.HistogramDataPointSnapshot point = ((HistogramSnapshot)m).getDataPoints().getFirst();
+                final HistogramSnapshot.HistogramDataPointSnapshot point =
+                    ((HistogramSnapshot)m).getDataPoints().getFirst();
                 return new double[] {point.getCount(), point.getSum()};
             }
         }
@@ -111,8 +112,10 @@ class FrozenChainTest
 
             // a thread each (the common pool may have one thread on two cores, and would run them one after another)
             final Executor ownThread = task -> Thread.ofPlatform().start(task);
-            final CompletableFuture<Void> put = CompletableFuture.runAsync(() -> client.put(KEY, bytes("v2")), ownThread);
-            final CompletableFuture<Boolean> delete = CompletableFuture.supplyAsync(() -> client.delete(KEY), ownThread);
+            final CompletableFuture<Void> put =
+                CompletableFuture.runAsync(() -> client.put(KEY, bytes("v2")), ownThread);
+            final CompletableFuture<Boolean> delete =
+                CompletableFuture.supplyAsync(() -> client.delete(KEY), ownThread);
             Thread.sleep(300);
             assertFalse(put.isDone(), "the PUT waits on the frozen slot");
             assertFalse(delete.isDone(), "the DELETE waits on the frozen slot");
