@@ -360,13 +360,18 @@ public final class NodeSession implements AutoCloseable
         return heartbeatIfDue(nowNanos, OPENED_UNDER);
     }
 
-    /** {@link #heartbeatIfDue(long, java.util.function.LongSupplier)}'s report of a peer: the epoch it opened under. */
+    /**
+     * {@link #heartbeatIfDue(long, java.util.function.LongSupplier)}'s report of a node's session with a peer (a
+     * copy, sweep, scrub or grant check, which acts under its own node's map): the epoch it was opened under, or the
+     * newer one the peer says it applied (both nodes follow the same maps; the session is fenced at the next change
+     * that fences).
+     */
     private static final java.util.function.LongSupplier OPENED_UNDER = () -> -1L;
 
     /**
      * As {@link #heartbeatIfDue(long)}, the heartbeat saying {@code oldestEpoch}: the oldest map epoch under which an
-     * operation of this client may still be running on the node (asked only when a heartbeat is due; -1 or an
-     * epoch out of range: the epoch of the map the session was opened under).
+     * operation of this client may still be running on the node (asked only when a heartbeat is due; -1: the epoch
+     * of the map the session was opened under, or the newer one the node said it applied).
      */
     public boolean heartbeatIfDue(final long nowNanos, final java.util.function.LongSupplier oldestEpoch)
     {
@@ -380,7 +385,7 @@ public final class NodeSession implements AutoCloseable
             long epoch = oldestEpoch.getAsLong();
             if (epoch < 0)
             {
-                epoch = hello.clusterMap() == null ? 0 : hello.clusterMap().epoch();
+                epoch = Math.max(hello.clusterMap() == null ? 0 : hello.clusterMap().epoch(), nodeEpoch);
             }
             lease.sending(++heartbeats, nowNanos); // read before the send: the lease runs no later than it may
             bootstrap.send(new HeartbeatMessage(heartbeats, epoch));
