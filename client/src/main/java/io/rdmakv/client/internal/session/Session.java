@@ -163,9 +163,16 @@ public final class Session implements AutoCloseable
         use.lock();
         final Owner o = owner;
         o.operatingEpoch.set(routerEpoch);
-        while (o.borrowed)
+        for (int spins = 0; o.borrowed; spins++)
         {
-            Thread.onSpinWait();
+            if (spins < 1_000)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000); // a slow READ: do not burn a core
+            }
         }
     }
 
