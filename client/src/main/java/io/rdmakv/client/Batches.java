@@ -55,7 +55,7 @@ final class Batches
                 }
                 if (count > 0)
                 {
-                    readNode(client, node, k, hashes, Arrays.copyOf(mine, count), values, single);
+                    readNode(client, router, node, k, hashes, Arrays.copyOf(mine, count), values, single);
                 }
             }
             for (int i = 0; i < k.length; i++)
@@ -87,11 +87,21 @@ final class Batches
     }
 
     /** Reads the keys {@code indices} of node {@code node}, a lane's batch at a time, into {@code values}. */
-    private static void readNode(final KvClient client, final int node, final byte[][] keys, final long[] hashes,
-        final int[] indices, final byte[][] values, final List<Integer> single)
+    private static void readNode(final KvClient client, final Router router, final int node, final byte[][] keys,
+        final long[] hashes, final int[] indices, final byte[][] values, final List<Integer> single)
     {
         final Session session = client.batchSession(node);
-        session.enter();
+        session.enter(router.map().epoch());
+        if (client.router() != router)
+        {
+            // the map moved (see KvClient#execute): these keys run as single GETs, on the new map
+            session.exit();
+            for (final int i : indices)
+            {
+                single.add(i);
+            }
+            return;
+        }
         final int rc;
         try
         {
@@ -218,7 +228,7 @@ final class Batches
         final long[] hashes, final int[] indices, final List<Integer> single)
     {
         final Session session = client.batchSession(node);
-        session.enter();
+        session.enter(client.router().map().epoch()); // unreplicated only: its map never changes
         int rc = Status.OK;
         try
         {

@@ -85,7 +85,8 @@ public final class KvClient implements AutoCloseable
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
         asyncBatches = new AsyncBatches(this, config.asyncThreads());
-        janitor = new ClientJanitor(follower::router, ClientJanitor.TICK_NANOS, JanitorDuties.all()).start();
+        janitor = new ClientJanitor(follower::router, ClientJanitor.TICK_NANOS,
+            JanitorDuties.all(follower::router, follower::follow)).start();
     }
 
     /**
@@ -107,6 +108,16 @@ public final class KvClient implements AutoCloseable
     public ClusterMap clusterMap()
     {
         return follower.router().map();
+    }
+
+    /**
+     * How many times this client READ a node's map area because the node's heartbeat answers said it applied a
+     * newer map (once per newer epoch per node), and how many of the maps read it ignored (older than the node
+     * claimed, or another cluster's): a pair {@code [reads, ignored]}.
+     */
+    public long[] mapAreaReads()
+    {
+        return new long[] {follower.mapAreaReads(), follower.mapsIgnored()};
     }
 
     public int maxKeyLength()
@@ -461,7 +472,14 @@ public final class KvClient implements AutoCloseable
                     deadline = follower.await(router, deadline, e.getMessage());
                     continue;
                 }
-                session.enter();
+                session.enter(router.map().epoch());
+                if (follower.router() != router)
+                {
+                    // the map moved between routing and entering: the janitor may have reported the new map's epoch
+                    // without this operation, so it runs on the new router instead
+                    session.exit();
+                    continue;
+                }
                 try
                 {
                     session.lane().key(key, 0, (int)keyLength, hash);

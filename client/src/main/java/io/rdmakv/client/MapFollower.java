@@ -40,6 +40,10 @@ final class MapFollower implements AutoCloseable
 
     static final long PROBE_INTERVAL_MS = 100;
     private static final System.Logger LOG = System.getLogger(MapFollower.class.getName());
+    private static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(PROBE_INTERVAL_MS);
+    /** One line per node and kind per 10 s for maps a node offers that this client does not take. */
+    private static final io.rdmakv.common.RateLimitedLog IGNORED =
+        new io.rdmakv.common.RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
 
     private final Router.SessionOpener opener;
     private final List<InetSocketAddress> seeds;
@@ -50,6 +54,9 @@ final class MapFollower implements AutoCloseable
     private long lastProbeNanos;
     /** Nodes a probe is waiting on now. */
     private final Set<InetSocketAddress> probing = ConcurrentHashMap.newKeySet();
+    private final ReadGate areaReads = new ReadGate(PROBE_INTERVAL_NANOS);
+    private final java.util.concurrent.atomic.AtomicLong mapAreaReads = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong mapsIgnored = new java.util.concurrent.atomic.AtomicLong();
 
     MapFollower(final Router router, final Router.SessionOpener opener, final List<InetSocketAddress> seeds,
         final long opTimeoutNanos)
@@ -170,6 +177,130 @@ final class MapFollower implements AutoCloseable
             Thread.currentThread().interrupt();
         }
         swap(current, newest);
+    }
+
+    /**
+     * The janitor's duty, for each open session every tick: when the node's heartbeat answers say it applied a newer
+     * map than this client's, READs the node's map area on this session (if no operation of its thread is in progress now;
+     * else another session or the next tick does) and follows that map, in place when it keeps the fence epoch. Once per newer
+     * epoch per node; a map that cannot be read is asked for the old way ({@link #probe}, on a thread of its own);
+     * a map this client must not take (older than the node claimed, another cluster's) is ignored with a line in the
+     * log, and the client keeps the map it has.
+     */
+    void follow(final Session session, final long nowNanos)
+    {
+        final Router current = router;
+        final long claimed = session.nodeEpoch();
+        if (claimed <= current.map().epoch() || session.isBroken())
+        {
+            return;
+        }
+        final int nodeId = session.hello().nodeId();
+        if (!areaReads.due(nodeId, claimed, nowNanos) || !session.borrow())
+        {
+            return;
+        }
+        final String[] why = new String[1];
+        final ClusterMap map;
+        try
+        {
+            areaReads.reading(nodeId, claimed, nowNanos);
+            mapAreaReads.incrementAndGet();
+            map = session.fetchMap(why);
+        }
+        finally
+        {
+            session.giveBack();
+        }
+        if (map == null)
+        {
+            IGNORED.log(System.Logger.Level.WARNING, "unread " + nodeId, "node " + nodeId + " says it applied map " +
+                "epoch " + claimed + " (this client has " + current.map().epoch() + "), but its map area could not be " +
+                "read: " + why[0] + "; asking the nodes for their map instead");
+            Thread.ofVirtual().name("rdmakv-map-probe").start(() -> probe(current, System.nanoTime() + opTimeoutNanos));
+            return;
+        }
+        final String refusal = refusal(current.map(), map, claimed);
+        if (refusal != null)
+        {
+            mapsIgnored.incrementAndGet();
+            IGNORED.log(System.Logger.Level.WARNING, "ignored " + nodeId, "ignoring the map of node " + nodeId +
+                ": " + refusal + "; keeping map epoch " + current.map().epoch());
+            return;
+        }
+        swap(current, map);
+    }
+
+    /**
+     * Why a map read from a node's map area is not one to follow from {@code held} (null: follow it). The node
+     * claimed epoch {@code claimed}; the map must be at least that, of the same cluster shape (partition count,
+     * replication), and fence no lower than {@code held} (no coordinator writes such a map: {@code MapCheck}).
+     */
+    static String refusal(final ClusterMap held, final ClusterMap map, final long claimed)
+    {
+        if (map.epoch() < claimed)
+        {
+            return "it says it applied epoch " + claimed + " but its map area holds epoch " + map.epoch();
+        }
+        if (map.epoch() <= held.epoch())
+        {
+            return "its map (epoch " + map.epoch() + ") is not newer than this client's";
+        }
+        if (map.partitionCount() != held.partitionCount() || map.isSimple() != held.isSimple() ||
+            map.replicationFactor() != held.replicationFactor())
+        {
+            return "its map is another cluster's (" + map.partitionCount() + " partitions, " +
+                map.replicationFactor() + " replicas; this client's has " + held.partitionCount() + " and " +
+                held.replicationFactor() + ")";
+        }
+        if (map.fenceEpoch() < held.fenceEpoch())
+        {
+            return "its map fences at epoch " + map.fenceEpoch() + ", below this client's " + held.fenceEpoch();
+        }
+        return null;
+    }
+
+    /**
+     * When a node's map area is read: once per newer epoch the node claims, and at most once per {@code spacing}
+     * however fast its claims grow. One thread (the janitor's).
+     */
+    static final class ReadGate
+    {
+        private final long spacingNanos;
+        /** Per node id: the newest epoch claimed that the area was read for, and when. */
+        private final java.util.Map<Integer, long[]> reads = new java.util.HashMap<>();
+
+        ReadGate(final long spacingNanos)
+        {
+            this.spacingNanos = spacingNanos;
+        }
+
+        /** Whether node {@code nodeId}'s area should be read now, for its claim of {@code claimed}. */
+        boolean due(final int nodeId, final long claimed, final long nowNanos)
+        {
+            final long[] last = reads.get(nodeId);
+            return last == null || claimed > last[0] && nowNanos - last[1] >= spacingNanos;
+        }
+
+        /** The area of {@code nodeId} is being read for {@code claimed}. */
+        void reading(final int nodeId, final long claimed, final long nowNanos)
+        {
+            final long[] last = reads.computeIfAbsent(nodeId, id -> new long[2]);
+            last[0] = claimed;
+            last[1] = nowNanos;
+        }
+    }
+
+    /** Map areas read so far (each a newer epoch a node claimed). */
+    long mapAreaReads()
+    {
+        return mapAreaReads.get();
+    }
+
+    /** Maps read from map areas and ignored ({@link #refusal}). */
+    long mapsIgnored()
+    {
+        return mapsIgnored.get();
     }
 
     private record Answer(ClusterMap map)

@@ -92,12 +92,19 @@ final class BootstrapConnection implements AutoCloseable
         out.flush();
     }
 
+    /** What the reader of the node's answers is told: a HEARTBEAT's count and the epoch the node has applied. */
+    @FunctionalInterface
+    interface Answers
+    {
+        void answered(long heartbeat, long nodeEpoch);
+    }
+
     /**
      * Reads what the node sends back after HELLO_OK on a virtual thread of its own, until the connection ends:
-     * each HEARTBEAT answered goes to {@code answered} (its count). Anything else ends the reading; so does
-     * {@link #close}.
+     * each HEARTBEAT answered goes to {@code answered} (its count and the node's applied epoch). Anything else
+     * ends the reading; so does {@link #close}.
      */
-    void readAnswers(final java.util.function.LongConsumer answered, final String name)
+    void readAnswers(final Answers answered, final String name)
     {
         Thread.ofVirtual().name(name).start(() ->
         {
@@ -111,7 +118,7 @@ final class BootstrapConnection implements AutoCloseable
                     {
                         return;
                     }
-                    answered.accept(heartbeat.requestId());
+                    answered.answered(heartbeat.requestId(), heartbeat.epoch());
                 }
             }
             catch (final IOException | RuntimeException e)

@@ -66,6 +66,8 @@ public final class NodeSession implements AutoCloseable
     private final ReadLease lease;
     private long heartbeats;
     private long lastHeartbeatNanos;
+    /** See {@link #nodeEpoch()}: written by the answers' reader thread only. */
+    private volatile long nodeEpoch;
     private volatile boolean closed;
 
     /** How a session is opened: where its control area lies in its memory, and what its I/O counts. */
@@ -211,7 +213,11 @@ public final class NodeSession implements AutoCloseable
         final boolean replicated = hello.clusterMap() != null && hello.clusterMap().replicationFactor() > 1;
         lease = new ReadLease(HeartbeatMessage.READ_LEASE_INTERVALS * heartbeatIntervalNanos,
             replicated && heartbeatIntervalNanos > 0, helloSentAt);
-        bootstrap.readAnswers(lease::answered, "rdmakv-lease-" + address.getPort());
+        bootstrap.readAnswers((heartbeat, nodeEpoch) ->
+        {
+            lease.answered(heartbeat);
+            nodeEpoch(nodeEpoch);
+        }, "rdmakv-lease-" + address.getPort());
     }
 
     /**
@@ -306,6 +312,23 @@ public final class NodeSession implements AutoCloseable
         return control;
     }
 
+    /**
+     * The newest map epoch the node said it has applied, in its heartbeat answers (0 before the first answer). Set
+     * by the answers' reader; a node that says a newer epoch than this session's map has its map area read.
+     */
+    public long nodeEpoch()
+    {
+        return nodeEpoch;
+    }
+
+    private void nodeEpoch(final long epoch)
+    {
+        if (epoch > nodeEpoch)
+        {
+            nodeEpoch = epoch;
+        }
+    }
+
     /** The lease on the node's answers to heartbeats: one-sided reads of a replicated node run only under it. */
     public ReadLease lease()
     {
@@ -334,6 +357,24 @@ public final class NodeSession implements AutoCloseable
      */
     public boolean heartbeatIfDue(final long nowNanos)
     {
+        return heartbeatIfDue(nowNanos, OPENED_UNDER);
+    }
+
+    /**
+     * {@link #heartbeatIfDue(long, java.util.function.LongSupplier)}'s report of a node's session with a peer (a
+     * copy, sweep, scrub or grant check, which acts under its own node's map): the epoch it was opened under, or the
+     * newer one the peer says it applied (both nodes follow the same maps; the session is fenced at the next change
+     * that fences).
+     */
+    private static final java.util.function.LongSupplier OPENED_UNDER = () -> -1L;
+
+    /**
+     * As {@link #heartbeatIfDue(long)}, the heartbeat saying {@code oldestEpoch}: the oldest map epoch under which an
+     * operation of this client may still be running on the node (asked only when a heartbeat is due; -1: the epoch
+     * of the map the session was opened under, or the newer one the node said it applied).
+     */
+    public boolean heartbeatIfDue(final long nowNanos, final java.util.function.LongSupplier oldestEpoch)
+    {
         if (closed || heartbeatIntervalNanos == 0 || nowNanos - lastHeartbeatNanos < heartbeatIntervalNanos)
         {
             return false;
@@ -341,8 +382,13 @@ public final class NodeSession implements AutoCloseable
         lastHeartbeatNanos = nowNanos;
         try
         {
+            long epoch = oldestEpoch.getAsLong();
+            if (epoch < 0)
+            {
+                epoch = Math.max(hello.clusterMap() == null ? 0 : hello.clusterMap().epoch(), nodeEpoch);
+            }
             lease.sending(++heartbeats, nowNanos); // read before the send: the lease runs no later than it may
-            bootstrap.send(new HeartbeatMessage(heartbeats));
+            bootstrap.send(new HeartbeatMessage(heartbeats, epoch));
             return true;
         }
         catch (final IOException e)

@@ -81,6 +81,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final Context context;
     private final ProtectionDomain pd;
     private final Region region;
+    private final io.rdmakv.server.region.MapArea mapArea;
     private final CompletionQueue cq;
     private final ServerCounters counters = new ServerCounters();
     private final NodeHealth health = new NodeHealth();
@@ -118,6 +119,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         Context opened = null;
         ProtectionDomain allocated = null;
         Region created = null;
+        io.rdmakv.server.region.MapArea createdMapArea = null;
         CompletionQueue createdCq = null;
         IndexAtomics createdAtomics = null;
         RdmaCmSessions cm = null;
@@ -135,6 +137,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             // in a replicated group, backups bind windows over their primary's grants (ReplicaWindows)
             memoryWindows = MemoryWindowProbe.decide(config.memoryWindows(), allocated, opened.providerName());
             created = new Region(allocated, geometry, config.nodeId(), config.hugePages(), memoryWindows);
+            createdMapArea = new io.rdmakv.server.region.MapArea(allocated, created.segment());
             createdCq = opened.createCompletionQueue(Math.min(CONTROL_CQ_CAPACITY, opened.attributes().maxCqe()));
             // node-assisted: no client (and, unreplicated, no peer) CASes the index with RDMA, so the CPU's CAS is atomic
             createdAtomics = !nodeAssistedWrites &&
@@ -146,6 +149,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         {
             closeQuietly(createdAtomics);
             closeQuietly(createdCq);
+            closeQuietly(createdMapArea);
             closeQuietly(created);
             closeQuietly(allocated);
             closeQuietly(cm);
@@ -157,6 +161,11 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         context = opened;
         pd = allocated;
         region = created;
+        mapArea = createdMapArea;
+        if (clusterMap != null)
+        {
+            mapArea.publish(clusterMap); // a static map: before the listener starts
+        }
         cq = createdCq;
         atomics = createdAtomics;
         cmSessions = cm;
@@ -192,7 +201,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             cmSessions.start(agent);
         }
         opener = new SessionOpener(config, pd, cq, region, agent, () -> this.clusterMap, this::serving,
-            nodeAssistedWrites, cmSessions);
+            nodeAssistedWrites, cmSessions, mapArea);
         context.onFatal(health::fatal);
         scrubs.start();
         listener.start();
@@ -358,6 +367,9 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             throw new IllegalStateException("the control agent could not apply the map of epoch " + map.epoch() +
                 ": " + e, e);
         }
+        // the map area (and the region header's map_epoch) first: a heartbeat answer or HELLO_OK naming this epoch
+        // lets a client READ the map from it
+        mapArea.publish(map);
         clusterMap = map.node(config.nodeId()) == null ? null : map;
         return fenced;
     }
@@ -464,6 +476,19 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         return context.rejectedConnections();
     }
 
+    @Override
+    public long oldestClientEpoch()
+    {
+        return agent.lowestReportedEpoch(mapArea.epoch());
+    }
+
+    /** The node's map area (tests). */
+    public io.rdmakv.server.region.MapArea mapArea()
+    {
+        return mapArea;
+    }
+
+    @Override
     public int sessionCount()
     {
         return agent.sessionCount();
@@ -571,6 +596,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         closeQuietly(copier);
         closeQuietly(atomics);
         closeQuietly(cq);
+        closeQuietly(mapArea);
         closeQuietly(region);
         closeQuietly(pd);
         closeQuietly(context);

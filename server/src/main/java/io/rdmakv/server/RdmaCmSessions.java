@@ -60,8 +60,8 @@ final class RdmaCmSessions implements AutoCloseable
     private final long connectDeadlineNanos;
     private volatile boolean closed;
     private volatile long rejected;
-    private final io.rdmakv.server.health.RateLimitedLog rejections =
-        new io.rdmakv.server.health.RateLimitedLog(LOG, 10, java.util.concurrent.TimeUnit.SECONDS);
+    private final io.rdmakv.common.RateLimitedLog rejections =
+        new io.rdmakv.common.RateLimitedLog(LOG, 10, java.util.concurrent.TimeUnit.SECONDS);
 
     /**
      * One session's side of rdma_cm: its ticket, then its connection. {@link #close()} (the session closing, on

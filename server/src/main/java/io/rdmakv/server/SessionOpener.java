@@ -50,12 +50,14 @@ final class SessionOpener
     /** Whether HELLO_OK tells clients to send their index CASes as SLOT_CAS (the node-assisted write path). */
     private final boolean nodeAssistedWrites;
     private final RdmaCmSessions cm;
+    private final io.rdmakv.server.region.MapArea mapArea;
     private final AtomicLong nextSessionId = new AtomicLong(ThreadLocalRandom.current().nextLong(1, 1L << 40));
 
     SessionOpener(final ServerConfig config, final ProtectionDomain pd, final CompletionQueue cq, final Region region,
         final ControlAgent agent, final Supplier<ClusterMap> clusterMap, final java.util.function.BooleanSupplier serving,
-        final boolean nodeAssistedWrites, final RdmaCmSessions cm)
+        final boolean nodeAssistedWrites, final RdmaCmSessions cm, final io.rdmakv.server.region.MapArea mapArea)
     {
+        this.mapArea = mapArea;
         this.nodeAssistedWrites = nodeAssistedWrites;
         this.cm = cm;
         this.serving = serving;
@@ -159,7 +161,7 @@ final class SessionOpener
                 region.dataRegion().rkey()),
             region.geometry(), map, session.id(), config.graceNanos(),
             (int)TimeUnit.NANOSECONDS.toMillis(config.heartbeatIntervalNanos()),
-            nodeAssistedWrites ? HelloOkMessage.NODE_ASSISTED_WRITES : 0, ticket);
+            nodeAssistedWrites ? HelloOkMessage.NODE_ASSISTED_WRITES : 0, ticket, mapArea.remote());
         return new BootstrapListener.Outcome(ok, end ->
         {
             switch (end.kind())
@@ -168,7 +170,21 @@ final class SessionOpener
                 case LEASE_EXPIRED -> agent.lost(opened, ServerCounter.LEASES_EXPIRED, end.detail());
                 case BAD_FRAME -> agent.lost(opened, ServerCounter.MALFORMED_MESSAGES, end.detail());
             }
-        }, new io.rdmakv.server.bootstrap.HeartbeatAnswers(serving, config.heartbeatIntervalNanos()));
+        }, new io.rdmakv.server.bootstrap.HeartbeatAnswers(serving, config.heartbeatIntervalNanos()),
+            new io.rdmakv.server.bootstrap.HeartbeatEpochs()
+            {
+                @Override
+                public void reported(final long epoch)
+                {
+                    opened.reported(epoch);
+                }
+
+                @Override
+                public long applied()
+                {
+                    return mapArea.epoch();
+                }
+            });
     }
 
 }

@@ -13,7 +13,7 @@ import static io.rdmakv.common.layout.RegionHeaderDescriptor.HEADER_LENGTH;
 import static io.rdmakv.common.layout.RegionHeaderDescriptor.HEADER_LENGTH_OFFSET;
 import static io.rdmakv.common.layout.RegionHeaderDescriptor.INDEX_LENGTH_OFFSET;
 import static io.rdmakv.common.layout.RegionHeaderDescriptor.INDEX_OFFSET_OFFSET;
-import static io.rdmakv.common.layout.RegionHeaderDescriptor.INDEX_VERSION_OFFSET;
+import static io.rdmakv.common.layout.RegionHeaderDescriptor.MAP_EPOCH_OFFSET;
 import static io.rdmakv.common.layout.RegionHeaderDescriptor.LAYOUT_VERSION;
 import static io.rdmakv.common.layout.RegionHeaderDescriptor.LAYOUT_VERSION_OFFSET;
 import static io.rdmakv.common.layout.RegionHeaderDescriptor.MAGIC;
@@ -84,7 +84,7 @@ public final class RegionHeader
             .dataLength(geometry.dataLength())
             .maxKeyLength(geometry.maxKeyLength())
             .maxValueLength(geometry.maxValueLength())
-            .indexVersion(0);
+            .mapEpoch(0);
     }
 
     /**
@@ -305,15 +305,17 @@ public final class RegionHeader
         return this;
     }
 
-    /** The index version word (reserved for online resizing; 0 in this layout version). */
-    public long indexVersion()
+    /** The epoch of the cluster map the node applied (0: none); see {@link RegionHeaderDescriptor}. */
+    public long mapEpoch()
     {
-        return indexVersion(segment, offset);
+        return mapEpoch(segment, offset);
     }
 
-    public RegionHeader indexVersion(final long indexVersion)
+    /** Stores the applied map's epoch: one plain 8-byte store (the word is 8-byte aligned in a region),
+     * which a concurrent READ sees whole. */
+    public RegionHeader mapEpoch(final long mapEpoch)
     {
-        segment.set(LittleEndian.U64, offset + INDEX_VERSION_OFFSET, indexVersion);
+        segment.set(LittleEndian.U64, offset + MAP_EPOCH_OFFSET, mapEpoch);
         return this;
     }
 
@@ -329,10 +331,16 @@ public final class RegionHeader
         return segment.get(LittleEndian.U32, offset + LAYOUT_VERSION_OFFSET);
     }
 
-    /** Reads the index version word of the header at {@code offset} without a flyweight. */
-    public static long indexVersion(final MemorySegment segment, final long offset)
+    /** Stores the map epoch word of the header at {@code offset} without a flyweight (one 8-byte store). */
+    public static void mapEpoch(final MemorySegment segment, final long offset, final long mapEpoch)
     {
-        return segment.get(LittleEndian.U64, offset + INDEX_VERSION_OFFSET);
+        segment.set(LittleEndian.U64, offset + MAP_EPOCH_OFFSET, mapEpoch);
+    }
+
+    /** Reads the map epoch word of the header at {@code offset} without a flyweight. */
+    public static long mapEpoch(final MemorySegment segment, final long offset)
+    {
+        return segment.get(LittleEndian.U64, offset + MAP_EPOCH_OFFSET);
     }
 
     @Override
@@ -341,7 +349,7 @@ public final class RegionHeader
         return segment == null ? "RegionHeader{unwrapped}" :
             "RegionHeader{magic=0x" + Long.toHexString(magic()) + " layoutVersion=" + layoutVersion() + " nodeId=" +
             nodeId() + " regionLength=" + regionLength() + " bucketCount=" + bucketCount() + " dataOffset=" +
-            dataOffset() + " dataLength=" + dataLength() + " chunkSize=" + chunkSize() + " indexVersion=" +
-            indexVersion() + "}";
+            dataOffset() + " dataLength=" + dataLength() + " chunkSize=" + chunkSize() + " mapEpoch=" +
+            mapEpoch() + "}";
     }
 }

@@ -38,7 +38,9 @@ package io.rdmakv.common.layout;
  *   80 max_key_length     u32
  *   84 max_value_length   u32
  *   88 zero up to the next cache line
- *  128 index_version      u64   on its own cache line; reserved for online resizing, 0 now
+ *  128 map_epoch          u64   on its own cache line: the epoch of the cluster map the node applied (0: none),
+ *                              stored with a plain 8-byte store when it applies one, after its map area holds it,
+ *                              so a client can poll it with one 8-byte READ
  *  136 zero up to 4096
  * </pre>
  */
@@ -69,7 +71,7 @@ public final class RegionHeaderDescriptor
     public static final int DATA_LENGTH_OFFSET;
     public static final int MAX_KEY_LENGTH_OFFSET;
     public static final int MAX_VALUE_LENGTH_OFFSET;
-    public static final int INDEX_VERSION_OFFSET;
+    public static final int MAP_EPOCH_OFFSET;
 
     /** Bytes of the header that hold fields; the rest up to {@link #HEADER_LENGTH} is zero. */
     public static final int USED_LENGTH;
@@ -123,7 +125,7 @@ public final class RegionHeaderDescriptor
         offset += Integer.BYTES;
 
         offset = alignUp(offset, CACHE_LINE_LENGTH);
-        INDEX_VERSION_OFFSET = offset;
+        MAP_EPOCH_OFFSET = offset;
         offset += Long.BYTES;
 
         USED_LENGTH = offset;

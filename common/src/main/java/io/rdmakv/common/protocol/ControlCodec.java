@@ -77,7 +77,8 @@ public final class ControlCodec
             case GrantReplyMessage m -> m.encodeBody(writer);
             case SlotCasMessage m -> m.encodeBody(writer);
             case SlotCasReplyMessage m -> m.encodeBody(writer);
-            case StatsMessage _, ByeMessage _, ShutdownMessage _, HeartbeatMessage _, ScrubMessage _ ->
+            case HeartbeatMessage m -> m.encodeBody(writer);
+            case StatsMessage _, ByeMessage _, ShutdownMessage _, ScrubMessage _ ->
             {
                 // header only
             }
@@ -170,7 +171,7 @@ public final class ControlCodec
                 case STATS_OK -> StatsOkMessage.decode(reader, requestId);
                 case BYE -> new ByeMessage(requestId);
                 case SHUTDOWN -> new ShutdownMessage(requestId);
-                case HEARTBEAT -> new HeartbeatMessage(requestId);
+                case HEARTBEAT -> HeartbeatMessage.decode(reader, requestId);
                 case REPAIR -> RepairMessage.decode(reader, requestId);
                 case REPAIR_REPLY -> RepairReplyMessage.decode(reader, requestId);
                 case DAMAGE_SCAN -> DamageScanMessage.decode(reader, requestId);

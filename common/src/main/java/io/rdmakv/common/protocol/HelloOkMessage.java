@@ -1,6 +1,7 @@
 package io.rdmakv.common.protocol;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.layout.MapAreaDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.RegionHeader;
 import io.rdmakv.common.layout.RegionHeaderDescriptor;
@@ -51,7 +52,10 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.BAD_
  *  232 cm_token             16 bytes: the token of the session's rdma_cm connect request (zero with cm_port 0)
  *  248 cm_address           16 bytes: the rdma_cm listener's IPv6 address, IPv4 as ::ffff:a.b.c.d (zero with
  *                                cm_port 0)
- *  264 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
+ *  264 map_area_address     u64   the node's map area ({@link MapAreaDescriptor}: REMOTE_READ only), where it
+ *  272 map_area_length      u32   publishes the map it serves; {@link MapAreaDescriptor#LENGTH}, or all three
+ *  276 map_area_rkey        u32   zero: none
+ *  280 endpoint             the server's queue pair, {@link QueuePairEndpoint#toBytes()}
  *   .. cluster map          cluster_map_length bytes, the map in binary ({@link ClusterMapCodec}; no JSON parser
  *                                on a client's connect path)
  * </pre>
@@ -75,7 +79,8 @@ public record HelloOkMessage(
     long graceNanos,
     int heartbeatIntervalMs,
     int flags,
-    CmTicket cmTicket) implements ControlMessage
+    CmTicket cmTicket,
+    RemoteRegion mapArea) implements ControlMessage
 {
     /** {@link #flags()}: clients must not CAS the index with RDMA atomics; they ask the node ({@link SlotCasMessage}). */
     public static final int NODE_ASSISTED_WRITES = 1;
@@ -83,10 +88,13 @@ public record HelloOkMessage(
     public static final int KNOWN_FLAGS = NODE_ASSISTED_WRITES;
     /** The rdma_cm part's fixed fields before the token: port u16, two reserved fields (u16, u32). */
     private static final int CM_FIELDS_LENGTH = 8;
+    /** Where the map area's fields start (address u64, length u32, rkey u32). */
+    public static final int MAP_AREA_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 +
+        RegionHeaderDescriptor.USED_LENGTH + CM_FIELDS_LENGTH + CmTicket.TOKEN_LENGTH + CmTicket.ADDRESS_LENGTH;
+    private static final int MAP_AREA_FIELDS_LENGTH = 16;
 
     /** Where the variable part (endpoint, cluster map) starts: the fixed part's length. */
-    public static final int ENDPOINT_OFFSET = MessageHeaderDescriptor.HEADER_LENGTH + 72 +
-        RegionHeaderDescriptor.USED_LENGTH + CM_FIELDS_LENGTH + CmTicket.TOKEN_LENGTH + CmTicket.ADDRESS_LENGTH;
+    public static final int ENDPOINT_OFFSET = MAP_AREA_OFFSET + MAP_AREA_FIELDS_LENGTH;
 
     /** The longest cluster map that fits beside the longest endpoint. */
     public static final int MAX_CLUSTER_MAP_LENGTH =
@@ -134,6 +142,31 @@ public record HelloOkMessage(
                 "data memory region of " + dataRegion.length() + " bytes is not the data area (" +
                 geometry.dataLength() + " bytes)");
         }
+        if (mapArea != null && mapArea.length() != MapAreaDescriptor.LENGTH)
+        {
+            throw new IllegalArgumentException("map area of " + mapArea.length() + " bytes: a map area has " +
+                MapAreaDescriptor.LENGTH);
+        }
+    }
+
+    /** As the canonical constructor, without a map area. */
+    public HelloOkMessage(
+        final long requestId,
+        final int protocolVersion,
+        final int nodeId,
+        final QueuePairEndpoint serverEndpoint,
+        final RemoteRegion indexRegion,
+        final RemoteRegion dataRegion,
+        final RegionGeometry geometry,
+        final ClusterMap clusterMap,
+        final long sessionId,
+        final long graceNanos,
+        final int heartbeatIntervalMs,
+        final int flags,
+        final CmTicket cmTicket)
+    {
+        this(requestId, protocolVersion, nodeId, serverEndpoint, indexRegion, dataRegion, geometry, clusterMap,
+            sessionId, graceNanos, heartbeatIntervalMs, flags, cmTicket, null);
     }
 
     /** A HELLO_OK of this build's protocol version, for queue pairs connected by exchange (no rdma_cm ticket). */
@@ -203,6 +236,8 @@ public record HelloOkMessage(
             .u16(cmTicket == null ? 0 : cmTicket.port()).u16(0).u32(0)
             .bytes(cmTicket == null ? new byte[CmTicket.TOKEN_LENGTH] : cmTicket.token())
             .bytes(cmTicket == null ? new byte[CmTicket.ADDRESS_LENGTH] : CmTicket.addressBytes(cmTicket.address()))
+            .u64(mapArea == null ? 0 : mapArea.address()).u32(mapArea == null ? 0 : (int)mapArea.length())
+            .u32(mapArea == null ? 0 : mapArea.rkey())
             .bytes(endpointBytes).bytes(map);
     }
 
@@ -237,6 +272,15 @@ public record HelloOkMessage(
         }
         final byte[] cmToken = reader.bytes(CmTicket.TOKEN_LENGTH, "cm token");
         final byte[] cmAddress = reader.bytes(CmTicket.ADDRESS_LENGTH, "cm address");
+        final long mapAreaAddress = reader.u64("map area address");
+        final long mapAreaLength = Integer.toUnsignedLong(reader.u32("map area length"));
+        final int mapAreaRkey = reader.u32("map area rkey");
+        final boolean noMapArea = mapAreaAddress == 0 && mapAreaLength == 0 && mapAreaRkey == 0;
+        if (!noMapArea && mapAreaLength != MapAreaDescriptor.LENGTH)
+        {
+            throw new MalformedMessageException(BAD_FIELD, "HELLO_OK: a map area of " + mapAreaLength +
+                " bytes (a map area has " + MapAreaDescriptor.LENGTH + ", or none is all zero)");
+        }
         final QueuePairEndpoint endpoint = HelloMessage.decodeEndpoint(
             reader.bytes(endpointLength, "endpoint"), reader.type());
         final byte[] mapBytes = reader.bytes(mapLength, "cluster map");
@@ -255,7 +299,8 @@ public record HelloOkMessage(
                 requestId, version, header.nodeId(), endpoint, new RemoteRegion(indexAddress, indexLength, indexRkey),
                 new RemoteRegion(dataAddress, dataLength, dataRkey), header.geometry(), clusterMap, sessionId,
                 graceNanos, heartbeatIntervalMs, flags,
-                cmPort == 0 ? null : new CmTicket(CmTicket.address(cmAddress), cmPort, cmToken));
+                cmPort == 0 ? null : new CmTicket(CmTicket.address(cmAddress), cmPort, cmToken),
+                noMapArea ? null : new RemoteRegion(mapAreaAddress, mapAreaLength, mapAreaRkey));
         }
         catch (final IllegalArgumentException | RegionLayoutException ex)
         {
@@ -271,7 +316,7 @@ public record HelloOkMessage(
             dataRegion.equals(m.dataRegion) && geometry.equals(m.geometry) &&
             clusterMap.equals(m.clusterMap) && sessionId == m.sessionId && graceNanos == m.graceNanos &&
             heartbeatIntervalMs == m.heartbeatIntervalMs && flags == m.flags &&
-            java.util.Objects.equals(cmTicket, m.cmTicket);
+            java.util.Objects.equals(cmTicket, m.cmTicket) && java.util.Objects.equals(mapArea, m.mapArea);
     }
 
     @Override
@@ -286,6 +331,6 @@ public record HelloOkMessage(
         return "HelloOkMessage{requestId=" + requestId + " protocolVersion=" + protocolVersion + " nodeId=" + nodeId +
             " serverEndpoint=" + serverEndpoint + " indexRegion=" + indexRegion + " dataRegion=" + dataRegion +
             " geometry=" + geometry +  " clusterMap=" + clusterMap + " sessionId=" + sessionId + " graceNanos=" + graceNanos +
-            " heartbeatIntervalMs=" + heartbeatIntervalMs + " flags=" + flags + " cmTicket=" + cmTicket + "}";
+            " heartbeatIntervalMs=" + heartbeatIntervalMs + " flags=" + flags + " cmTicket=" + cmTicket + " mapArea=" + mapArea + "}";
     }
 }

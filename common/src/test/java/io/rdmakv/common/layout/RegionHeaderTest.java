@@ -33,7 +33,7 @@ class RegionHeaderTest
         assertEquals(72, RegionHeaderDescriptor.DATA_LENGTH_OFFSET);
         assertEquals(80, RegionHeaderDescriptor.MAX_KEY_LENGTH_OFFSET);
         assertEquals(84, RegionHeaderDescriptor.MAX_VALUE_LENGTH_OFFSET);
-        assertEquals(128, RegionHeaderDescriptor.INDEX_VERSION_OFFSET);
+        assertEquals(128, RegionHeaderDescriptor.MAP_EPOCH_OFFSET);
         assertEquals(136, RegionHeaderDescriptor.USED_LENGTH);
         assertEquals(4096, RegionHeaderDescriptor.HEADER_LENGTH);
         assertEquals(1, RegionHeaderDescriptor.LAYOUT_VERSION);
@@ -60,7 +60,7 @@ class RegionHeaderTest
             assertEquals(RegionHeaderDescriptor.MAGIC, header.magic());
             assertEquals(1, header.layoutVersion());
             assertEquals(7, header.nodeId());
-            assertEquals(0, header.indexVersion());
+            assertEquals(0, header.mapEpoch());
             assertEquals(geometry, header.check().geometry());
             assertEquals(0, segment.get(ValueLayout.JAVA_BYTE, 100), "gap zeroed");
             assertEquals(0, segment.get(ValueLayout.JAVA_BYTE, 4095), "tail zeroed");
@@ -69,9 +69,9 @@ class RegionHeaderTest
             assertEquals(geometry.dataOffset(), segment.get(LittleEndian.U64, 64));
             assertEquals(geometry.chunkSize(), segment.get(LittleEndian.U32, 28));
 
-            header.indexVersion(0x1234);
+            header.mapEpoch(0x1234);
             assertEquals(0x1234, segment.get(LittleEndian.U64, 128));
-            assertEquals(0x1234, RegionHeader.indexVersion(segment, 0));
+            assertEquals(0x1234, RegionHeader.mapEpoch(segment, 0));
             assertEquals(RegionHeaderDescriptor.MAGIC, RegionHeader.magic(segment, 0));
             assertEquals(1, RegionHeader.layoutVersion(segment, 0));
             assertTrue(header.toString().contains("nodeId=7"));

@@ -48,8 +48,8 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(7, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists, and HELLO_OK carries an rdma_cm ticket; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+        assertEquals(8, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "8: HEARTBEAT carries an epoch both ways, HELLO_OK the map area; 7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists, and HELLO_OK carries an rdma_cm ticket; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -84,9 +84,12 @@ class ControlCodecTest
         assertEquals(32, HelloMessage.TOKEN_OFFSET);
         assertEquals(296, HelloMessage.MAX_ENDPOINT_LENGTH, "a tcp endpoint with the longest host and its secret");
 
-        assertEquals(264, HelloOkMessage.ENDPOINT_OFFSET,
+        assertEquals(264, HelloOkMessage.MAP_AREA_OFFSET);
+        assertEquals(280, HelloOkMessage.ENDPOINT_OFFSET,
             "HELLO_OK's fixed part: 72 bytes of fields, the header, the rdma_cm port, two reserved fields, token and " +
-            "address");
+            "address, the map area's address, length and rkey");
+        assertEquals(16, HeartbeatMessage.EPOCH_OFFSET);
+        assertEquals(24, HeartbeatMessage.LENGTH);
 
         assertEquals(16, CodedText.CODE_OFFSET);
         assertEquals(20, CodedText.TEXT_LENGTH_OFFSET);
@@ -164,7 +167,7 @@ class ControlCodecTest
         assertThrows(IllegalArgumentException.class, () -> new CodedRefusalMessage(MessageType.HELLO_OK, 1, 1, ""),
             "only the three coded refusals");
         assertThrows(IllegalArgumentException.class,
-            () -> CodedRefusalMessage.expect(MessageType.ERROR, new HeartbeatMessage(1)));
+            () -> CodedRefusalMessage.expect(MessageType.ERROR, new HeartbeatMessage(1, 0)));
     }
 
     @Test
@@ -227,12 +230,61 @@ class ControlCodecTest
     }
 
     @Test
-    void encodesHeartbeatAsAHeaderAlone()
+    void encodesHeartbeatWithItsEpochByteForByte()
     {
-        final byte[] bytes = ControlCodec.toBytes(new HeartbeatMessage(0x0102030405060708L));
-        assertEquals("0d00" + "0000" + "10000000" + "0807060504030201", HexFormat.of().formatHex(bytes));
-        assertEquals(new HeartbeatMessage(0x0102030405060708L), ControlCodec.fromBytes(bytes));
+        final byte[] bytes = ControlCodec.toBytes(new HeartbeatMessage(0x0102030405060708L, 0x1122334455667788L));
+        assertEquals("0d00" + "0000" + "18000000" + "0807060504030201" + "8877665544332211",
+            HexFormat.of().formatHex(bytes));
+        assertEquals(new HeartbeatMessage(0x0102030405060708L, 0x1122334455667788L), ControlCodec.fromBytes(bytes));
         assertTrue(MessageType.HEARTBEAT.isFixedLength());
+    }
+
+    @Test
+    void refusesAHeartbeatWithoutItsEpochOrWithAnEpochOverTheLimit()
+    {
+        final byte[] bytes = ControlCodec.toBytes(new HeartbeatMessage(1, 5));
+        final byte[] headerOnly = java.util.Arrays.copyOf(bytes, 16);
+        MemorySegment.ofArray(headerOnly).set(LittleEndian.U32, MessageHeaderDescriptor.LENGTH_OFFSET, 16);
+        assertEquals(MalformedMessageException.Kind.BAD_LENGTH,
+            assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(headerOnly)).kind(),
+            "a protocol 7 heartbeat (header alone)");
+        MemorySegment.ofArray(bytes).set(LittleEndian.U64, HeartbeatMessage.EPOCH_OFFSET, -1L);
+        final MalformedMessageException e =
+            assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(bytes));
+        assertEquals(MalformedMessageException.Kind.BAD_FIELD, e.kind());
+        assertTrue(e.getMessage().contains("18446744073709551615"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new HeartbeatMessage(1, -1));
+    }
+
+    @Test
+    void encodesTheMapAreaOfHelloOkWhereTheDiagramSays()
+    {
+        final HelloOkMessage message = Samples.helloOkWithMapArea();
+        final byte[] bytes = ControlCodec.toBytes(message);
+        final MemorySegment s = MemorySegment.ofArray(bytes);
+        assertEquals(0x7f10_0000_1000L, s.get(LittleEndian.U64, 264));
+        assertEquals(io.rdmakv.common.layout.MapAreaDescriptor.LENGTH, s.get(LittleEndian.U32, 272));
+        assertEquals(0x8000_3333, s.get(LittleEndian.U32, 276));
+        assertEquals(Samples.SERVER.encodedLength(), LittleEndian.u16(s, 20));
+        final HelloOkMessage decoded = (HelloOkMessage)ControlCodec.fromBytes(bytes);
+        assertEquals(message, decoded);
+        assertEquals(message.mapArea(), decoded.mapArea());
+
+        final byte[] none = ControlCodec.toBytes(Samples.helloOk());
+        assertArrayEquals(new byte[16], java.util.Arrays.copyOfRange(none, 264, 280), "no map area: all zero");
+        assertEquals(null, ((HelloOkMessage)ControlCodec.fromBytes(none)).mapArea());
+
+        final byte[] shortArea = bytes.clone();
+        MemorySegment.ofArray(shortArea).set(LittleEndian.U32, 272, 4096);
+        assertEquals(MalformedMessageException.Kind.BAD_FIELD,
+            assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(shortArea)).kind());
+        final byte[] lengthOnly = none.clone();
+        MemorySegment.ofArray(lengthOnly).set(LittleEndian.U32, 272, 1);
+        assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(lengthOnly),
+            "an area with a length and no address is no area and not none");
+        final byte[] huge = bytes.clone();
+        MemorySegment.ofArray(huge).set(LittleEndian.U32, 272, -1);
+        assertThrows(MalformedMessageException.class, () -> ControlCodec.fromBytes(huge));
     }
 
     @Test

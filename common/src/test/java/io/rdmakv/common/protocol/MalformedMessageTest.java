@@ -64,7 +64,8 @@ class MalformedMessageTest
         malformed(resized(bytes(new StatsMessage(1)), 20), Kind.BAD_LENGTH);
         malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1, 1)), 72), Kind.BAD_LENGTH);
         malformed(withU32(bytes(new ByeMessage(1)), MessageHeaderDescriptor.LENGTH_OFFSET, 8), Kind.BAD_LENGTH);
-        malformed(resized(bytes(new HeartbeatMessage(1)), 24), Kind.BAD_LENGTH);
+        malformed(resized(bytes(new HeartbeatMessage(1, 0)), 16), Kind.BAD_LENGTH);
+        malformed(resized(bytes(new HeartbeatMessage(1, 0)), 32), Kind.BAD_LENGTH);
         // a version 2 ALLOC_OK (no write rkey) is not read as one with a zero rkey, nor a version 5 one (no grant
         // secret) as one without a secret
         final MalformedMessageException oldAllocOk = malformed(

@@ -44,6 +44,16 @@ final class Samples
             ok.heartbeatIntervalMs(), HelloOkMessage.NODE_ASSISTED_WRITES, null);
     }
 
+    /** {@link #helloOk()} with a map area (an rkey with its top bit set). */
+    static HelloOkMessage helloOkWithMapArea()
+    {
+        final HelloOkMessage ok = helloOk();
+        return new HelloOkMessage(ok.requestId(), ok.protocolVersion(), ok.nodeId(), ok.serverEndpoint(),
+            ok.indexRegion(), ok.dataRegion(), ok.geometry(), ok.clusterMap(), ok.sessionId(), ok.graceNanos(),
+            ok.heartbeatIntervalMs(), 0, null, new RemoteRegion(0x7f10_0000_1000L,
+            io.rdmakv.common.layout.MapAreaDescriptor.LENGTH, 0x8000_3333));
+    }
+
     static final byte[] CM_TOKEN = HexFormat.of().parseHex("00112233445566778899aabbccddeeff");
 
     /** {@link #helloOk()} telling the client to connect through rdma_cm at 10.77.0.1:4791. */
@@ -76,6 +86,7 @@ final class Samples
             helloOk(),
             helloOkNodeAssisted(),
             helloOkThroughRdmaCm(),
+            helloOkWithMapArea(),
             CodedRefusalMessage.helloRefused(3, ReasonCode.AUTH_FAILED, "bad token"),
             new AllocMessage(4, 1 << 20),
             new AllocOkMessage(5, 64L << 20, 1 << 20, 0x8000_12AB),
@@ -98,7 +109,8 @@ final class Samples
             new StatsOkMessage(9, 100, 40, 60, 5, 700, 2, 3, 2),
             new ByeMessage(10),
             new ShutdownMessage(0),
-            new HeartbeatMessage(42),
+            new HeartbeatMessage(42, 7),
+            new HeartbeatMessage(43, Long.MAX_VALUE),
             CodedRefusalMessage.error(11, ReasonCode.UNEXPECTED_MESSAGE, "ALLOC before HELLO"),
             CodedRefusalMessage.error(-1L, 999, ""),
             new RepairMessage(12, 4095, 13, 0x2A00_4000_0000_0040L, "victim".getBytes(StandardCharsets.UTF_8)),

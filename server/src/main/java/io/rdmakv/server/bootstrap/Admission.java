@@ -3,7 +3,7 @@ package io.rdmakv.server.bootstrap;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.wire.ReasonCode;
-import io.rdmakv.server.health.RateLimitedLog;
+import io.rdmakv.common.RateLimitedLog;
 
 import java.net.InetAddress;
 import java.net.Socket;

@@ -8,7 +8,7 @@ import io.rdmakv.common.protocol.wire.ReasonCode;
 import io.rdmakv.common.tls.TlsContexts;
 import io.rdmakv.server.config.ConnectionDefaults;
 import io.rdmakv.server.health.NodeHealth;
-import io.rdmakv.server.health.RateLimitedLog;
+import io.rdmakv.common.RateLimitedLog;
 import io.rdmakv.verbs.util.AcceptFailures;
 
 import javax.net.ssl.SSLException;
@@ -77,11 +77,18 @@ public final class BootstrapListener implements AutoCloseable
      * opened), and whether to answer the session's heartbeats now (null: never), which grants its read lease
      * ({@link LeaseReader}). {@code onEnd} runs on the connection's thread and must only hand the end on.
      */
-    public record Outcome(ControlMessage reply, Consumer<SessionEnd> onEnd, java.util.function.BooleanSupplier answer)
+    public record Outcome(ControlMessage reply, Consumer<SessionEnd> onEnd, java.util.function.BooleanSupplier answer,
+        HeartbeatEpochs epochs)
     {
         public Outcome(final ControlMessage reply, final Consumer<SessionEnd> onEnd)
         {
-            this(reply, onEnd, null);
+            this(reply, onEnd, null, null);
+        }
+
+        public Outcome(final ControlMessage reply, final Consumer<SessionEnd> onEnd,
+            final java.util.function.BooleanSupplier answer)
+        {
+            this(reply, onEnd, answer, null);
         }
     }
 
@@ -367,7 +374,7 @@ public final class BootstrapListener implements AutoCloseable
             {
                 return;
             }
-            end = new LeaseReader(socket, accepted, leaseTimeoutNanos, outcome.answer()).hold();
+            end = new LeaseReader(socket, accepted, leaseTimeoutNanos, outcome.answer(), outcome.epochs()).hold();
         }
         catch (final SocketTimeoutException e)
         {

@@ -54,8 +54,8 @@ final class Coordinator implements AutoCloseable
     private static final System.Logger LOG = System.getLogger(Coordinator.class.getName());
     private static final long RETRY_MS = 500;
     /** Refused maps and restores, at most one line each every 10 s (a writer may repeat them). */
-    private static final io.rdmakv.server.health.RateLimitedLog REFUSALS_LOG =
-        new io.rdmakv.server.health.RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
+    private static final io.rdmakv.common.RateLimitedLog REFUSALS_LOG =
+        new io.rdmakv.common.RateLimitedLog(LOG, 10, TimeUnit.SECONDS);
     private static final int MAX_ROUNDS = 100;
 
     private final CuratorFramework client;

@@ -12,7 +12,7 @@ import io.rdmakv.server.cluster.zk.ZkClients;
 import io.rdmakv.server.cluster.zk.ZkLockdown;
 import io.rdmakv.server.cluster.zk.ZkOptions;
 import io.rdmakv.server.cluster.zk.ZkPaths;
-import io.rdmakv.server.health.RateLimitedLog;
+import io.rdmakv.common.RateLimitedLog;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;

@@ -230,6 +230,12 @@ public final class ControlAgent implements Agent
         return sessions.count();
     }
 
+    /** See {@link SessionRegistry#lowestReportedEpoch}: any thread. */
+    public long lowestReportedEpoch(final long none)
+    {
+        return sessions.lowestReportedEpoch(none);
+    }
+
     /** Whether grants are written through memory windows. */
     public boolean memoryWindows()
     {

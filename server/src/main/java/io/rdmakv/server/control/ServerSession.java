@@ -70,6 +70,8 @@ public final class ServerSession implements AutoCloseable
     long boundSecret;
     /** The epoch of the cluster map it was opened under (told to it in HELLO_OK). */
     private volatile long epoch;
+    /** The oldest epoch its client's heartbeats say an operation of it may still run under (-1: none yet). */
+    private volatile long reportedEpoch = -1;
 
     /**
      * Session {@code id} of writer {@code writerId} (its HELLO's: the same in every session that client opens, on
@@ -127,6 +129,21 @@ public final class ServerSession implements AutoCloseable
     public long epoch()
     {
         return epoch;
+    }
+
+    /**
+     * Records what the client's last HEARTBEAT said: the oldest map epoch under which an operation of it may still
+     * be running on this node (its lease reader's thread). Whatever it says concerns this session alone.
+     */
+    public void reported(final long oldestEpoch)
+    {
+        reportedEpoch = oldestEpoch;
+    }
+
+    /** What the client's last HEARTBEAT said ({@link #reported}), or -1 before its first. */
+    public long reportedEpoch()
+    {
+        return reportedEpoch;
     }
 
     public QueuePair qp()

@@ -54,6 +54,24 @@ public final class SessionRegistry
         return byQpNum.size();
     }
 
+    /**
+     * The lowest epoch the registered sessions' heartbeats reported ({@link ServerSession#reportedEpoch}), or
+     * {@code none} when none has reported yet. Any thread.
+     */
+    public long lowestReportedEpoch(final long none)
+    {
+        long lowest = Long.MAX_VALUE;
+        for (final ServerSession session : byId.values())
+        {
+            final long reported = session.reportedEpoch();
+            if (reported >= 0 && reported < lowest)
+            {
+                lowest = reported;
+            }
+        }
+        return lowest == Long.MAX_VALUE ? none : lowest;
+    }
+
     Collection<ServerSession> all()
     {
         return byQpNum.values();

@@ -34,6 +34,12 @@ public interface MeteredNode
 
     int sessionCount();
 
+    /**
+     * The lowest epoch the connected sessions' heartbeats report as one an operation of theirs may still run under;
+     * the node's applied epoch while none has reported.
+     */
+    long oldestClientEpoch();
+
     /** The limit on bootstrap connections held at once, and its count of connections refused. */
     ConnectionLimit connectionLimit();
 

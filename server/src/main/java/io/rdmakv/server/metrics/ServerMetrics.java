@@ -122,6 +122,10 @@ public final class ServerMetrics
         add(GaugeWithCallback.builder().name("rdmakv_connected_clients")
             .help("Client sessions (one per client thread and node) connected now")
             .callback(cb -> cb.call(server.sessionCount())).build());
+        add(GaugeWithCallback.builder().name("rdmakv_client_oldest_epoch")
+            .help("Lowest map epoch the connected sessions' heartbeats report as one an operation of theirs may " +
+                "still run under; the node's applied epoch while none has reported")
+            .callback(cb -> cb.call(server.oldestClientEpoch())).build());
         add(CounterWithCallback.builder().name("rdmakv_connections_refused_total")
             .help("Bootstrap connections closed as soon as they were accepted because the node held " +
                 "--max-connections already (handshakes and sessions)")

@@ -88,7 +88,7 @@ class BootstrapLeaseTest
             long n = 0;
             while (System.nanoTime() < until)
             {
-                out.write(ControlCodec.toBytes(new HeartbeatMessage(++n)));
+                out.write(ControlCodec.toBytes(new HeartbeatMessage(++n, 0)));
                 Thread.sleep(LEASE_MS / 5);
             }
             assertNull(ends.poll(), "heartbeats every " + LEASE_MS / 5 + " ms keep a " + LEASE_MS + " ms lease");
@@ -120,7 +120,7 @@ class BootstrapLeaseTest
     {
         try (Socket socket = session())
         {
-            final byte[] heartbeat = ControlCodec.toBytes(new HeartbeatMessage(1));
+            final byte[] heartbeat = ControlCodec.toBytes(new HeartbeatMessage(1, 0));
             final long t0 = System.nanoTime();
             SessionEnd end = null;
             for (int i = 0; end == null; i = (i + 1) % heartbeat.length)

@@ -99,7 +99,7 @@ class LeaseTrickleTest
             final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * LEASE_MS);
             for (long n = 1; System.nanoTime() < until; n++)
             {
-                session.getOutputStream().write(ControlCodec.toBytes(new HeartbeatMessage(n)));
+                session.getOutputStream().write(ControlCodec.toBytes(new HeartbeatMessage(n, 0)));
                 session.getOutputStream().flush();
                 Thread.sleep(LEASE_MS / 5);
             }
@@ -123,7 +123,7 @@ class LeaseTrickleTest
             for (int i = 1; i <= HEARTBEATS; i++)
             {
                 // one TLS record per heartbeat (with TLS), sent on to the node one byte every PAUSE_MS
-                final byte[] heartbeat = ControlCodec.toBytes(new HeartbeatMessage(i));
+                final byte[] heartbeat = ControlCodec.toBytes(new HeartbeatMessage(i, 0));
                 out.write(heartbeat);
                 out.flush();
             }

@@ -29,6 +29,8 @@ class MetricCatalogueTest
         "# HELP rdmakv_completion_errors_total Failed work completions on the control plane's queue pairs, by " +
             "ibv_wc_status",
         "# HELP rdmakv_connected_clients Client sessions (one per client thread and node) connected now",
+        "# HELP rdmakv_client_oldest_epoch Lowest map epoch the connected sessions' heartbeats report as one an " +
+            "operation of theirs may still run under; the node's applied epoch while none has reported",
         "# HELP rdmakv_control_errors_total Control-plane requests refused, by error: alloc_failed (data area " +
             "full, session quota or too large), free_refused (FREE entries refused, by reason in " +
             "rdmakv_space_refusals_total), malformed (an undecodable or unexpected message)",
@@ -155,6 +157,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_build_info gauge",
         "# TYPE rdmakv_completion_errors_total counter",
         "# TYPE rdmakv_connected_clients gauge",
+        "# TYPE rdmakv_client_oldest_epoch gauge",
         "# TYPE rdmakv_control_errors_total counter",
         "# TYPE rdmakv_connections_refused_total counter",
         "# TYPE rdmakv_control_requests_total counter",

@@ -12,6 +12,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.LocalCluster;
 import io.rdmakv.systemtests.peer.RegionView;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import org.junit.jupiter.api.AfterEach;
@@ -84,6 +85,25 @@ class FrozenChainTest
             .withMetrics(registry));
     }
 
+    /** How many runs of {@code op} found the key's partition frozen ({@code rdmakv_client_operations_total}). */
+    private double frozenRuns(final String op)
+    {
+        for (final MetricSnapshot m : registry.scrape())
+        {
+            if (m.getMetadata().getPrometheusName().equals("rdmakv_client_operations"))
+            {
+                for (final CounterSnapshot.CounterDataPointSnapshot point : ((CounterSnapshot)m).getDataPoints())
+                {
+                    if (op.equals(point.getLabels().get("op")) && "frozen".equals(point.getLabels().get("result")))
+                    {
+                        return point.getValue();
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
     /** The count and sum of {@code rdmakv_client_frozen_wait_seconds}. */
     private double[] frozenWaits()
     {
@@ -116,6 +136,12 @@ class FrozenChainTest
                 CompletableFuture.runAsync(() -> client.put(KEY, bytes("v2")), ownThread);
             final CompletableFuture<Boolean> delete =
                 CompletableFuture.supplyAsync(() -> client.delete(KEY), ownThread);
+            // once both have met the freeze (each run that finds it counts under result "frozen"), it lasts 300 ms more
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((frozenRuns("put") == 0 || frozenRuns("delete") == 0) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(5);
+            }
             Thread.sleep(300);
             assertFalse(put.isDone(), "the PUT waits on the frozen slot");
             assertFalse(delete.isDone(), "the DELETE waits on the frozen slot");

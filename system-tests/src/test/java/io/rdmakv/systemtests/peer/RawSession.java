@@ -153,7 +153,7 @@ public final class RawSession implements AutoCloseable
                 Thread.sleep(intervalMs);
                 if (heartbeating)
                 {
-                    bootstrap.write(ControlCodec.toBytes(new HeartbeatMessage(++n)));
+                    bootstrap.write(ControlCodec.toBytes(new HeartbeatMessage(++n, 0)));
                 }
             }
             catch (final InterruptedException | RuntimeException e)

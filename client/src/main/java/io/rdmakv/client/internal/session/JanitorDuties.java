@@ -12,12 +12,25 @@ public final class JanitorDuties
     {
     }
 
-    /** Every duty, in the order they run. */
+    /** Every duty but following the map, in the order they run; heartbeats report each session's opening epoch. */
     public static List<ClientJanitor.Duty> all()
     {
         return List.of(
-            new HeartbeatDuty(),
+            new HeartbeatDuty(null),
             JanitorDuties::sendDueFrees);
+    }
+
+    /**
+     * Every duty, in the order they run: heartbeats that report the oldest epoch of {@code routers}' operations, FREEs
+     * of idle lanes, and {@code follow} (a node that said it applied a newer map than the client's: its map fetched).
+     */
+    public static List<ClientJanitor.Duty> all(final java.util.function.Supplier<Router> routers,
+        final ClientJanitor.Duty follow)
+    {
+        return List.of(
+            new HeartbeatDuty(routers),
+            JanitorDuties::sendDueFrees,
+            follow);
     }
 
     /**

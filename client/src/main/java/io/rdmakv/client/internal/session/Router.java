@@ -55,6 +55,8 @@ public final class Router implements AutoCloseable
      * reachable.
      */
     private final ThreadLocal<ThreadSessions> mine;
+    /** Each application thread's {@link Session.Owner}: shared by the routers that share their sessions. */
+    private final ThreadLocal<Session.Owner> owners;
     /** Every session of this router, all threads; shared with the router it was refreshed from (see below). */
     private final Set<Session> open;
     /** Per node, a session opened but not yet any thread's (see {@link #adopt}). */
@@ -72,7 +74,8 @@ public final class Router implements AutoCloseable
     public Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache)
     {
         this(map, opener, cache, ConcurrentHashMap.newKeySet(), new LaneCounters(),
-            new java.util.concurrent.atomic.AtomicBoolean(), ThreadLocal.withInitial(ThreadSessions::new));
+            new java.util.concurrent.atomic.AtomicBoolean(), ThreadLocal.withInitial(ThreadSessions::new),
+            ThreadLocal.withInitial(Session.Owner::new));
     }
 
     /**
@@ -85,7 +88,7 @@ public final class Router implements AutoCloseable
     public Router(final ClusterMap map, final Router previous)
     {
         this(map, previous.opener, previous.cache, previous.open, previous.retired, previous.sessionsClosed,
-            previous.mine);
+            previous.mine, previous.owners);
         for (int i = 0; i < nodes.length; i++)
         {
             final int from = previous.indexOf(map.nodes().get(i));
@@ -103,8 +106,9 @@ public final class Router implements AutoCloseable
 
     private Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache, final Set<Session> open,
         final LaneCounters retired, final java.util.concurrent.atomic.AtomicBoolean sessionsClosed,
-        final ThreadLocal<ThreadSessions> mine)
+        final ThreadLocal<ThreadSessions> mine, final ThreadLocal<Session.Owner> owners)
     {
+        this.owners = owners;
         this.sessionsClosed = sessionsClosed;
         this.mine = mine;
         this.map = map;
@@ -283,6 +287,7 @@ public final class Router implements AutoCloseable
         {
             if (!spare.isBroken())
             {
+                spare.ownedBy(owners.get());
                 sessions[node] = spare;
                 return spare;
             }
@@ -303,6 +308,7 @@ public final class Router implements AutoCloseable
                 seen.epoch() + ", older than the fence epoch " + map.fenceEpoch() + " of this client's map: it " +
                 "fences this session once it applies that map; trying again"));
         }
+        session.ownedBy(owners.get());
         shareCache(node, session);
         open.add(session);
         sessions[node] = session;
@@ -372,6 +378,27 @@ public final class Router implements AutoCloseable
     public void forEachOpen(final java.util.function.Consumer<Session> action)
     {
         open.forEach(action);
+    }
+
+    /**
+     * The oldest map epoch under which an operation of this client may still be running: the lowest epoch the
+     * sessions inside an operation entered with ({@link Session#enter(long)}), else this router's. Every session of
+     * the client counts, not only those with one node: a replicated write runs on its thread's sessions with its
+     * group's backups without entering them. The janitor calls it on the router it read last; a thread that entered
+     * after the scan re-reads the router and, finding another, runs again on it ({@code KvClient}).
+     */
+    public long oldestOperatingEpoch()
+    {
+        long oldest = map.epoch();
+        for (final Session s : open)
+        {
+            final long epoch = s.operatingEpoch();
+            if (epoch >= 0 && epoch < oldest)
+            {
+                oldest = epoch;
+            }
+        }
+        return oldest;
     }
 
     /** Open sessions, all threads. */

@@ -41,6 +41,23 @@ public final class Session implements AutoCloseable
     private final SpaceLease space;
     private final Lane lane;
     private final ReentrantLock use = new ReentrantLock();
+    /**
+     * The application thread this session belongs to (its {@link Router} table's), shared by all that thread's
+     * sessions: a replicated write runs on its thread's sessions with the group's backups without entering them,
+     * so whether any session of a thread may be in use is the thread's state, not the session's. A session of no
+     * thread yet has one of its own.
+     */
+    private volatile Owner owner = new Owner();
+
+    /** What all the sessions of one application thread share: its operation in progress, and the janitor's loan. */
+    public static final class Owner
+    {
+        /** The epoch of the router its operation in progress entered with, -1 between operations. */
+        private final java.util.concurrent.atomic.AtomicLong operatingEpoch =
+            new java.util.concurrent.atomic.AtomicLong(-1);
+        /** Set while the janitor reads on one of the thread's sessions ({@link #borrow()}). */
+        private volatile boolean borrowed;
+    }
 
     private Session(final NodeSession node, final LaneCounters counters)
     {
@@ -126,12 +143,95 @@ public final class Session implements AutoCloseable
     }
 
     /**
-     * Takes the session for one operation (its owning thread; uncontended unless the janitor holds it for a
-     * moment). Every {@link #enter()} is matched by {@link #exit()}.
+     * Takes the session for one control call that runs under no router (STATS, DAMAGE_SCAN, ...). Every {@link
+     * #enter()} is matched by {@link #exit()}.
      */
     public void enter()
     {
         use.lock();
+    }
+
+    /**
+     * Takes the session for one operation (its owning thread; uncontended unless the janitor holds it for a
+     * moment) under a router of map epoch {@code routerEpoch}, which the client's heartbeats report until {@link
+     * #exit()} (a volatile store: a caller that reads the client's router again after it and finds it unchanged knows
+     * the janitor's next report covers this operation). Waits while the janitor reads on another session of this
+     * thread ({@link #borrow()}: rare, two READs). Every {@code enter} is matched by {@link #exit()}.
+     */
+    public void enter(final long routerEpoch)
+    {
+        use.lock();
+        final Owner o = owner;
+        o.operatingEpoch.set(routerEpoch);
+        for (int spins = 0; o.borrowed; spins++)
+        {
+            if (spins < 1_000)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000); // a slow READ: do not burn a core
+            }
+        }
+    }
+
+    /** The epoch {@link #enter(long)} recorded for its thread's operation in progress, or -1 (any thread). */
+    public long operatingEpoch()
+    {
+        return owner.operatingEpoch.get();
+    }
+
+    /**
+     * Makes this session one of {@code thread}'s (its {@link Router} table's), before that thread first uses it:
+     * waits for a janitor that holds it now.
+     */
+    void ownedBy(final Owner thread)
+    {
+        if (owner == thread)
+        {
+            return;
+        }
+        use.lock();
+        try
+        {
+            owner = thread;
+        }
+        finally
+        {
+            use.unlock();
+        }
+    }
+
+    /**
+     * For the janitor: takes the session for a control-path read on its queue pair, only if neither it nor any
+     * session of its thread is in use (no operation of that thread, whose writes run on its sessions with other
+     * nodes too, is in progress); never waits. Returns false when it did not. A thread entering meanwhile waits for
+     * {@link #giveBack()}. (The thread stores its epoch and then reads the loan; the janitor marks the loan and then
+     * reads the epoch: one of them sees the other.)
+     */
+    public boolean borrow()
+    {
+        if (!use.tryLock())
+        {
+            return false;
+        }
+        final Owner o = owner;
+        o.borrowed = true;
+        if (o.operatingEpoch.get() >= 0 || isBroken())
+        {
+            o.borrowed = false;
+            use.unlock();
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends {@link #borrow()}. */
+    public void giveBack()
+    {
+        owner.borrowed = false;
+        use.unlock();
     }
 
     /** Takes the session only if nobody uses it now (the janitor's way: it never waits for a lane). */
@@ -142,6 +242,7 @@ public final class Session implements AutoCloseable
 
     public void exit()
     {
+        owner.operatingEpoch.lazySet(-1);
         use.unlock();
     }
 
@@ -176,6 +277,32 @@ public final class Session implements AutoCloseable
     public boolean heartbeatIfDue(final long nowNanos)
     {
         return node.heartbeatIfDue(nowNanos);
+    }
+
+    /**
+     * See {@link NodeSession#heartbeatIfDue(long, java.util.function.LongSupplier)}: the heartbeat reports {@code
+     * oldestEpoch} (asked only when one is due).
+     */
+    public boolean heartbeatIfDue(final long nowNanos, final java.util.function.LongSupplier oldestEpoch)
+    {
+        return node.heartbeatIfDue(nowNanos, oldestEpoch);
+    }
+
+    /** The newest map epoch the node said, in its heartbeat answers, it has applied (0: none yet). */
+    public long nodeEpoch()
+    {
+        return node.nodeEpoch();
+    }
+
+    /**
+     * READs the node's map area on this session's queue pair ({@link MapAreaReader}): the map, or null and why not
+     * in {@code why[0]}. The caller holds the session ({@link #borrow()}); control path.
+     */
+    public io.rdmakv.common.cluster.ClusterMap fetchMap(final String[] why)
+    {
+        final MapAreaReader.Fetched fetched = MapAreaReader.fetch(node);
+        why[0] = fetched.why();
+        return fetched.map();
     }
 
     /** True when the node announced it is shutting down (looks for notices first, without waiting). */

@@ -12,8 +12,10 @@
  *                     ControlChannel) over memory laid out as LaneBuffers; builds and closes the lane's
  *                     LaneRequests, SpaceLease and Lane
  * ClientJanitor       one background thread: each tick runs its duties (JanitorDuties lists them) over every open
- *                     session, taking a lane only with tryEnter; HeartbeatDuty: a HEARTBEAT on each session's
- *                     bootstrap connection every interval the node asked for (no lane needed)
+ *                     session, taking a lane only with tryEnter or borrow; HeartbeatDuty: a HEARTBEAT on each
+ *                     session's bootstrap connection every interval the node asked for (no lane needed), with the
+ *                     oldest epoch an operation may still run under
+ * MapAreaReader       READs of a node's map area on a borrowed session (header, buffer, header; CRC; bounded)
  * </pre>
  *
  * <p>Below: the data path ({@code internal.op}), the replica chain ({@code internal.chain}) and the lane's parts

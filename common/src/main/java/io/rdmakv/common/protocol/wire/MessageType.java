@@ -7,6 +7,7 @@ import io.rdmakv.common.protocol.DamageScanOkMessage;
 import io.rdmakv.common.protocol.FenceWritersMessage;
 import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.FreeMessage;
+import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.GrantMessage;
 import io.rdmakv.common.protocol.GrantReplyMessage;
 import io.rdmakv.common.protocol.HelloMessage;
@@ -51,8 +52,12 @@ public enum MessageType
     SHUTDOWN(11, HEADER_LENGTH, HEADER_LENGTH),
     /** Either way: a request failed, with a reason. */
     ERROR(12, CodedText.TEXT_OFFSET, MAX_MESSAGE_LENGTH),
-    /** Client to server, on the bootstrap connection only: still alive, keep my lease. */
-    HEARTBEAT(13, HEADER_LENGTH, HEADER_LENGTH),
+    /**
+     * On the bootstrap connection only, both ways: still alive, keep my lease (client to node, with the oldest map
+     * epoch an operation of the client may still run under); the echo that grants the read lease (node to client,
+     * with the node's applied epoch).
+     */
+    HEARTBEAT(13, HeartbeatMessage.LENGTH, HeartbeatMessage.LENGTH),
     /** Client to node: clear this slot of my key, whose block is damaged. */
     REPAIR(14, RepairMessage.KEY_OFFSET, RepairMessage.MAX_LENGTH),
     /** Node to client: repaired, retry later, or refused with a reason. */

@@ -1,4 +1,4 @@
-package io.rdmakv.server.health;
+package io.rdmakv.common;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
