@@ -38,8 +38,10 @@ public final class MessageHeaderDescriptor
      * 7: the map (format 2) carries its fence epoch; HELLO_OK's flags (its reserved u16 at 22) say whether
      * clients CAS the index themselves or send SLOT_CAS (the node-assisted write path, a device without remote
      * atomics); HELLO_OK carries an rdma_cm ticket (cm_port, cm_token, cm_address: {@code CmTicket}).
+     * 8: the map (format 3) carries a segment table (each partition's index segment on its group), and a key's
+     * candidate groups lie in its partition's segment (layout version 2).
      */
-    public static final int PROTOCOL_VERSION = 7;
+    public static final int PROTOCOL_VERSION = 8;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;
