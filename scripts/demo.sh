@@ -52,6 +52,8 @@ server=$!
 trap 'kill -TERM $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do grep -q "listening on" "$log2" && break; kill -0 $server 2>/dev/null || break; sleep 0.1; done
 grep "listening on" "$log2" || { echo "kvserver did not start:"; cat "$log2"; exit 1; }
+# the self-check's lines follow "listening on": wait for the write path's
+for _ in $(seq 1 100); do grep -q "write path" "$log2" && break; sleep 0.1; done
 grep "write path" "$log2"
 port=$port2
 kvctl put greeting "hello, node-assisted world"
