@@ -358,7 +358,6 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             // likewise: a map whose segments this index cannot hold is not applied
             throw new InvalidClusterMapException("cluster map of epoch " + map.epoch() + ": " + misfit);
         }
-        segments.use(map, config.nodeId());
         final int fenced;
         try
         {
@@ -369,6 +368,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             throw new IllegalStateException("the control agent could not apply the map of epoch " + map.epoch() +
                 ": " + e, e);
         }
+        // before the map is served: sessions of its epoch find their keys in its segments
+        segments.use(map, config.nodeId());
         clusterMap = map.node(config.nodeId()) == null ? null : map;
         return fenced;
     }
