@@ -38,6 +38,7 @@ final class Batches
             hashes[i] = KeyHash.hash(k[i]);
         }
         final Router router = client.router();
+        final long[] segments = segments(router, hashes);
         final byte[][] values = new byte[k.length][];
         final int[] mine = new int[k.length];
         final List<Integer> single = new ArrayList<>();
@@ -55,7 +56,7 @@ final class Batches
                 }
                 if (count > 0)
                 {
-                    readNode(client, router, node, k, hashes, Arrays.copyOf(mine, count), values, single);
+                    readNode(client, router, node, k, hashes, segments, Arrays.copyOf(mine, count), values, single);
                 }
             }
             for (int i = 0; i < k.length; i++)
@@ -88,7 +89,8 @@ final class Batches
 
     /** Reads the keys {@code indices} of node {@code node}, a lane's batch at a time, into {@code values}. */
     private static void readNode(final KvClient client, final Router router, final int node, final byte[][] keys,
-        final long[] hashes, final int[] indices, final byte[][] values, final List<Integer> single)
+        final long[] hashes, final long[] segments, final int[] indices, final byte[][] values,
+        final List<Integer> single)
     {
         final Session session = client.batchSession(node);
         session.enter(router.map().epoch());
@@ -105,7 +107,7 @@ final class Batches
         final int rc;
         try
         {
-            rc = readBatches(client, session, keys, hashes, indices, values, single);
+            rc = readBatches(client, session, keys, hashes, segments, indices, values, single);
         }
         finally
         {
@@ -118,7 +120,7 @@ final class Batches
     }
 
     private static int readBatches(final KvClient client, final Session session, final byte[][] keys,
-        final long[] hashes, final int[] indices, final byte[][] values, final List<Integer> single)
+        final long[] hashes, final long[] segments, final int[] indices, final byte[][] values, final List<Integer> single)
     {
         final Lane lane = session.lane();
         for (int from = 0; from < indices.length; from += Lane.batchSize())
@@ -130,7 +132,7 @@ final class Batches
             for (int j = 0; j < count; j++)
             {
                 final int i = indices[from + j];
-                lane.batchKey(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i]);
+                lane.batchKey(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i], segments[i]);
             }
             final int rc = lane.getBatch(count);
             if (rc != Status.OK)
@@ -214,7 +216,7 @@ final class Batches
             }
             if (count > 0)
             {
-                writeNode(client, node, keys, values, hashes, Arrays.copyOf(mine, count), single);
+                writeNode(client, node, keys, values, hashes, segments(router, hashes), Arrays.copyOf(mine, count), single);
             }
         }
         for (final int i : single)
@@ -225,7 +227,7 @@ final class Batches
 
     /** Writes the entries {@code indices} of node {@code node}, a lane's batch at a time; the unsettled to {@code single}. */
     private static void writeNode(final KvClient client, final int node, final byte[][] keys, final byte[][] values,
-        final long[] hashes, final int[] indices, final List<Integer> single)
+        final long[] hashes, final long[] segments, final int[] indices, final List<Integer> single)
     {
         final Session session = client.batchSession(node);
         session.enter(client.router().map().epoch()); // unreplicated only: its map never changes
@@ -239,7 +241,7 @@ final class Batches
                 for (int j = 0; j < count; j++)
                 {
                     final int i = indices[from + j];
-                    lane.batchEntry(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i],
+                    lane.batchEntry(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i], segments[i],
                         MemorySegment.ofArray(values[i]), 0, values[i].length);
                 }
                 final OperationRecorder recorder = client.batchRecorder(session);
@@ -291,5 +293,16 @@ final class Batches
             }
             n++;
         }
+    }
+
+    /** Each key's partition's index segment under {@code router}'s map ({@link Router#segmentOf}). */
+    private static long[] segments(final Router router, final long[] hashes)
+    {
+        final long[] segments = new long[hashes.length];
+        for (int i = 0; i < hashes.length; i++)
+        {
+            segments[i] = router.segmentOf(router.partitionOf(hashes[i]));
+        }
+        return segments;
     }
 }

@@ -482,7 +482,7 @@ public final class KvClient implements AutoCloseable
                 }
                 try
                 {
-                    session.lane().key(key, 0, (int)keyLength, hash);
+                    session.lane().key(key, 0, (int)keyLength, hash, router.segmentOf(partition));
                     if (value != null)
                     {
                         session.lane().value(value, 0, (int)value.byteSize());

@@ -5,6 +5,7 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.InvalidClusterMapException;
 import io.rdmakv.common.layout.KvBlockDescriptor;
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
@@ -90,6 +91,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final RdmaCmSessions cmSessions;
     private final ControlAgent agent;
     private final IndexScanner scanner;
+    /** The applied map's index segments of this node's partitions (the whole index without a table). */
+    private final IndexSegments segments;
     private final IndexAtomics atomics;
     private final LockSweeper sweeper;
     private final ChainSweeps sweeps;
@@ -172,14 +175,15 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         final DataAreaAllocator allocator = new DataAreaAllocator(geometry.dataLength(), KvBlockDescriptor.ALIGNMENT,
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(atomics, geometry);
-        agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry),
-            new SlotRepair(region.segment(), geometry, atomics, config.graceNanos(), counters,
+        segments = IndexSegments.whole(geometry);
+        agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry, segments),
+            new SlotRepair(region.segment(), geometry, segments, atomics, config.graceNanos(), counters,
                 SystemNanoClock.INSTANCE),
             new DamageScan(region.segment(), geometry, atomics, counters), geometry, counters,
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
         agent.useSlotCas(atomics, geometry, nodeAssistedWrites);
-        agent.useChainHelp(new ChainHelp(region.segment(), geometry, atomics, allocator, agent::isLive, counters));
+        agent.useChainHelp(new ChainHelp(region.segment(), geometry, segments, atomics, allocator, agent::isLive, counters));
         sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
             agent::execute, counters);
         agent.useChainSweeps(sweeps);
@@ -357,6 +361,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     public int apply(final ClusterMap map, final boolean rebuildAllocator) throws InterruptedException
     {
         fitsHelloOk(map); // before anything is fenced: a map HELLO_OK cannot carry is not applied
+        final String misfit = IndexSegments.misfit(map, config.nodeId(), segments.groupCount());
+        if (misfit != null)
+        {
+            // likewise: a map whose segments this index cannot hold is not applied
+            throw new InvalidClusterMapException("cluster map of epoch " + map.epoch() + ": " + misfit);
+        }
         final int fenced;
         try
         {
@@ -367,6 +377,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             throw new IllegalStateException("the control agent could not apply the map of epoch " + map.epoch() +
                 ": " + e, e);
         }
+        // before the map is served: sessions of its epoch find their keys in its segments
+        segments.use(map, config.nodeId());
         // the map area (and the region header's map_epoch) first: a heartbeat answer or HELLO_OK naming this epoch
         // lets a client READ the map from it
         mapArea.publish(map);
@@ -631,7 +643,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         }
         if (copier == null)
         {
-            copier = new RegionCopier(context, pd, region.segment(), region.geometry(), config);
+            copier = new RegionCopier(context, pd, region.segment(), region.geometry(), segments, config);
         }
         return copier;
     }

@@ -40,6 +40,8 @@ public final class ClusterMap
     private final int replicationFactor;
     private final List<ReplicaGroup> groups;
     private final int[] partitionGroup;
+    /** Per partition its packed index segment on its group's nodes ({@link KeyHash#segment}); null: no table. */
+    private final long[] segments;
     private final boolean simple;
 
     /**
@@ -111,6 +113,7 @@ public final class ClusterMap
         {
             partitionGroup[p] = groupIndex.get(this.assignment[p]);
         }
+        this.segments = null;
         this.simple = true;
     }
 
@@ -136,6 +139,21 @@ public final class ClusterMap
      */
     public ClusterMap(final long epoch, final long fenceEpoch, final int partitionCount, final List<ClusterNode> nodes,
         final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups)
+    {
+        this(epoch, fenceEpoch, partitionCount, nodes, replicationFactor, groups, partitionGroups, null);
+    }
+
+    /**
+     * A replicated map with a segment table: {@code segments[p]} is partition p's index segment on its group's
+     * nodes, packed by {@link KeyHash#segment} (null: no table, every partition uses its nodes' whole index).
+     * Only the form is checked here (one entry per partition, base + count within 32 bits); whether segments are
+     * at least 2 groups, overlap, or fit a node's index is for the node and {@code MapCheck} to judge.
+     *
+     * @throws InvalidClusterMapException as the constructor above, or for a table of another length or an entry
+     *     past 2^32 groups.
+     */
+    public ClusterMap(final long epoch, final long fenceEpoch, final int partitionCount, final List<ClusterNode> nodes,
+        final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups, final long[] segments)
     {
         if (epoch < 0)
         {
@@ -223,6 +241,24 @@ public final class ClusterMap
             assignment[p] = primary;
             byPartition[p] = primary < 0 ? null : byId.get(primary);
         }
+        if (segments != null)
+        {
+            if (segments.length != partitionCount)
+            {
+                throw new InvalidClusterMapException(
+                    "cluster map has " + segments.length + " index segments for " + partitionCount + " partitions");
+            }
+            for (int p = 0; p < partitionCount; p++)
+            {
+                if (KeyHash.segmentBase(segments[p]) + KeyHash.segmentCount(segments[p]) > KeyHash.MAX_SEGMENT_FIELD + 1)
+                {
+                    throw new InvalidClusterMapException("cluster map segment of partition " + p + " (base " +
+                        KeyHash.segmentBase(segments[p]) + ", " + KeyHash.segmentCount(segments[p]) +
+                        " groups) ends past 2^32 groups");
+                }
+            }
+        }
+        this.segments = segments == null ? null : segments.clone();
         this.simple = false;
     }
 
@@ -270,14 +306,14 @@ public final class ClusterMap
     /**
      * Whether {@code other} places data as this map does, so that going from one to the other needs no fence:
      * the same replication, the same groups (members in chain order, copying nodes, seal), every placed node at
-     * the same address, and the same group for every partition. Epochs and unplaced nodes (spares) are not
+     * the same address, and the same group and index segment for every partition. Epochs and unplaced nodes (spares) are not
      * compared.
      */
     public boolean placesLike(final ClusterMap other)
     {
         if (simple != other.simple || partitionCount != other.partitionCount ||
             replicationFactor != other.replicationFactor || !groups.equals(other.groups) ||
-            !Arrays.equals(partitionGroup, other.partitionGroup))
+            !Arrays.equals(partitionGroup, other.partitionGroup) || !Arrays.equals(segments, other.segments))
         {
             return false;
         }
@@ -306,7 +342,40 @@ public final class ClusterMap
         {
             throw new IllegalStateException("a simple map fences at every epoch");
         }
-        return new ClusterMap(epoch, fence, partitionCount, nodes, replicationFactor, groups, partitionGroups());
+        return new ClusterMap(epoch, fence, partitionCount, nodes, replicationFactor, groups, partitionGroups(),
+            segments);
+    }
+
+    /** This replicated map with the segment table {@code table} (see the constructor; null: none). */
+    public ClusterMap withSegments(final long[] table)
+    {
+        if (simple)
+        {
+            throw new IllegalStateException("a simple map has no segment table");
+        }
+        return new ClusterMap(epoch, fenceEpoch, partitionCount, nodes, replicationFactor, groups, partitionGroups(),
+            table);
+    }
+
+    /** Whether the map has a segment table (a replicated map planned with layout version 2 has one). */
+    public boolean hasSegments()
+    {
+        return segments != null;
+    }
+
+    /**
+     * Partition {@code partition}'s index segment on its group's nodes, packed ({@link KeyHash#segment}), or
+     * {@link KeyHash#WHOLE_INDEX} when the map has no table (data path: one array load, no allocation).
+     */
+    public long segmentOf(final int partition)
+    {
+        return segments == null ? KeyHash.WHOLE_INDEX : segments[partition];
+    }
+
+    /** A copy of the segment table, or null when the map has none. */
+    public long[] segments()
+    {
+        return segments == null ? null : segments.clone();
     }
 
     public int partitionCount()
@@ -431,7 +500,7 @@ public final class ClusterMap
             partitionCount == m.partitionCount &&
             nodes.equals(m.nodes) && Arrays.equals(assignment, m.assignment) &&
             replicationFactor == m.replicationFactor && groups.equals(m.groups) &&
-            Arrays.equals(partitionGroup, m.partitionGroup);
+            Arrays.equals(partitionGroup, m.partitionGroup) && Arrays.equals(segments, m.segments);
     }
 
     @Override

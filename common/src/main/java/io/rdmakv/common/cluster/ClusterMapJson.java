@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmakv.common.hash.KeyHash;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,7 +36,9 @@ import java.util.Set;
  * <pre>
  *   "replicas": 2,
  *   "groups": [{"id": 0, "members": [1, 2], "copying": [], "sealed": false}, ...],
- *   "partition_groups": [0, 1, 0, 1, ...]   group id per partition
+ *   "partition_groups": [0, 1, 0, 1, ...],  group id per partition
+ *   "segments": [0, 4, 0, 4, 4, 4, ...]     optional: each partition's index segment on its group's nodes in
+ *                                          turn, base then count (in bucket groups); absent: no segment table
  * </pre>
  *
  * Unknown fields, repeated fields and trailing content are rejected (a misspelt field should not be
@@ -48,7 +51,7 @@ public final class ClusterMapJson
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .build();
     private static final Set<String> MAP_FIELDS = Set.of("epoch", "partitions", "nodes", "assignment", "replicas", "groups",
-        "partition_groups", "fence_epoch");
+        "partition_groups", "fence_epoch", "segments");
     private static final Set<String> GROUP_FIELDS = Set.of("id", "members", "copying", "sealed");
     private static final Set<String> NODE_FIELDS = Set.of("id", "host", "port");
 
@@ -133,6 +136,14 @@ public final class ClusterMapJson
             {
                 partitionGroups.add(id);
             }
+            if (map.hasSegments())
+            {
+                final ArrayNode segments = root.putArray("segments");
+                for (int p = 0; p < map.partitionCount(); p++)
+                {
+                    segments.add(KeyHash.segmentBase(map.segmentOf(p))).add(KeyHash.segmentCount(map.segmentOf(p)));
+                }
+            }
         }
         try
         {
@@ -209,7 +220,12 @@ public final class ClusterMapJson
             }
             final long fence = root.has("fence_epoch") ? longField(root, "fence_epoch", "cluster map") : epoch;
             return new ClusterMap(epoch, fence, partitions, nodes, replicas, groups,
-                intArray(root, "partition_groups", "cluster map"));
+                intArray(root, "partition_groups", "cluster map"), segments(root, partitions));
+        }
+        if (root.has("segments"))
+        {
+            throw new InvalidClusterMapException("cluster map: \"segments\" needs \"groups\" (a map without " +
+                "replica groups uses each node's whole index)");
         }
         if (root.has("fence_epoch"))
         {
@@ -237,6 +253,39 @@ public final class ClusterMapJson
             }
         }
         return new ClusterMap(epoch, partitions, nodes, assignment);
+    }
+
+    private static long[] segments(final JsonNode root, final int partitions)
+    {
+        final JsonNode array = root.get("segments");
+        if (array == null)
+        {
+            return null;
+        }
+        if (!array.isArray() || array.size() != 2L * partitions)
+        {
+            throw new InvalidClusterMapException("cluster map: \"segments\" must be an array of " + 2L * partitions +
+                " integers, base and count of each partition in turn");
+        }
+        final long[] segments = new long[partitions];
+        for (int p = 0; p < partitions; p++)
+        {
+            final long base = segmentField(array.get(2 * p), p, "base");
+            final long count = segmentField(array.get(2 * p + 1), p, "count");
+            segments[p] = KeyHash.segment(base, count);
+        }
+        return segments;
+    }
+
+    private static long segmentField(final JsonNode v, final int partition, final String what)
+    {
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < 0 ||
+            v.longValue() > KeyHash.MAX_SEGMENT_FIELD)
+        {
+            throw new InvalidClusterMapException("cluster map: \"segments\" " + what + " of partition " + partition +
+                " must be an integer in 0.." + KeyHash.MAX_SEGMENT_FIELD + ", not " + v);
+        }
+        return v.longValue();
     }
 
     private static int[] intArray(final JsonNode node, final String field, final String where)

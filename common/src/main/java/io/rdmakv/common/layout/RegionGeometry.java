@@ -108,28 +108,52 @@ public record RegionGeometry(
                 " buckets and a data area of at least " + MIN_DATA_CHUNKS + " chunks of " + chunkSize + " bytes)");
         }
         final long maxDataLength = SlotWord.MAX_DATA_LENGTH / chunkSize * chunkSize;
+        final long bucketCount = bucketCountFor(memoryBytes, chunkSize);
+        final long indexLength = bucketCount * BucketDescriptor.BUCKET_LENGTH;
+        final long dataOffset = alignUp(HEADER_LENGTH + indexLength, PAGE_SIZE);
+        final long dataLength = Math.min((memoryBytes - dataOffset) / chunkSize * chunkSize, maxDataLength);
+        return new RegionGeometry(
+            dataOffset + dataLength,
+            HEADER_LENGTH,
+            HEADER_LENGTH,
+            indexLength,
+            bucketCount,
+            BucketDescriptor.SLOTS_PER_BUCKET,
+            BucketDescriptor.BUCKETS_PER_GROUP,
+            dataOffset,
+            dataLength,
+            chunkSize,
+            KvBlockDescriptor.MAX_KEY_LENGTH,
+            KvBlockDescriptor.MAX_VALUE_LENGTH);
+    }
+
+    /**
+     * The bucket groups of the index {@link #forMemory(long, int)} gives {@code memoryBytes} of memory in chunks of
+     * {@code chunkSize} bytes (any positive size: what a node's member znode says, without judging the chunk size),
+     * or 0 when the memory is below the minimum for such chunks. The coordinator sizes index segments with it.
+     */
+    public static long indexGroupCount(final long memoryBytes, final int chunkSize)
+    {
+        if (chunkSize <= 0 || memoryBytes < minimumMemory(chunkSize))
+        {
+            return 0;
+        }
+        return BucketDescriptor.groupCount(bucketCountFor(memoryBytes, chunkSize));
+    }
+
+    /** The index's bucket count: about 1/8 of the memory, a power of two, halved until the data area has room. */
+    private static long bucketCountFor(final long memoryBytes, final int chunkSize)
+    {
+        final long maxDataLength = SlotWord.MAX_DATA_LENGTH / chunkSize * chunkSize;
         long bucketCount = Math.max(
             MIN_BUCKET_COUNT, Long.highestOneBit(memoryBytes / INDEX_FRACTION / BucketDescriptor.BUCKET_LENGTH));
         while (true)
         {
-            final long indexLength = bucketCount * BucketDescriptor.BUCKET_LENGTH;
-            final long dataOffset = alignUp(HEADER_LENGTH + indexLength, PAGE_SIZE);
+            final long dataOffset = alignUp(HEADER_LENGTH + bucketCount * BucketDescriptor.BUCKET_LENGTH, PAGE_SIZE);
             final long dataLength = Math.min((memoryBytes - dataOffset) / chunkSize * chunkSize, maxDataLength);
             if (dataLength >= (long)MIN_DATA_CHUNKS * chunkSize || bucketCount == MIN_BUCKET_COUNT)
             {
-                return new RegionGeometry(
-                    dataOffset + dataLength,
-                    HEADER_LENGTH,
-                    HEADER_LENGTH,
-                    indexLength,
-                    bucketCount,
-                    BucketDescriptor.SLOTS_PER_BUCKET,
-                    BucketDescriptor.BUCKETS_PER_GROUP,
-                    dataOffset,
-                    dataLength,
-                    chunkSize,
-                    KvBlockDescriptor.MAX_KEY_LENGTH,
-                    KvBlockDescriptor.MAX_VALUE_LENGTH);
+                return bucketCount;
             }
             bucketCount >>= 1;
         }

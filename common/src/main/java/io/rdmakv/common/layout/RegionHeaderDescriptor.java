@@ -46,8 +46,12 @@ package io.rdmakv.common.layout;
  */
 public final class RegionHeaderDescriptor
 {
-    /** The version of the region layout (header, index, slot and block formats) this build reads and writes. */
-    public static final int LAYOUT_VERSION = 1;
+    /**
+     * The version of the region layout (header, index, slot and block formats) this build reads and writes. 2: a
+     * key's candidate groups lie in its partition's index segment, reduced by multiply-shift ({@code KeyHash}); a
+     * node without a segment table has one segment over its whole index.
+     */
+    public static final int LAYOUT_VERSION = 2;
 
     /** "RDMAKV\0\1" as a little-endian u64: the bytes appear in that order in memory. */
     public static final long MAGIC = 0x0100_564B_414D_4452L;

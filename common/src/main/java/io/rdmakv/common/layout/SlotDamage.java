@@ -38,17 +38,25 @@ public final class SlotDamage
 
     private final MemorySegment region;
     private final RegionGeometry geometry;
+    private final IndexSegments segments;
     private final KvBlock block = new KvBlock();
     private long word;
     /** The segment the last judged block lies in (the region, or a copy's buffer). */
     private MemorySegment judged;
     private int keyLength = -1;
 
-    /** Judges slots of {@code region}, laid out as {@code geometry} says. */
+    /** Judges slots of {@code region}, laid out as {@code geometry} says, one segment over its whole index. */
     public SlotDamage(final MemorySegment region, final RegionGeometry geometry)
+    {
+        this(region, geometry, IndexSegments.whole(geometry));
+    }
+
+    /** Judges slots of {@code region}, laid out as {@code geometry} says, keys placed by {@code segments}. */
+    public SlotDamage(final MemorySegment region, final RegionGeometry geometry, final IndexSegments segments)
     {
         this.region = region;
         this.geometry = geometry;
+        this.segments = segments;
     }
 
     /** A verdict's name for logs and tools: {@code outside_data_area}, {@code bad_checksum}, ... */
@@ -122,7 +130,8 @@ public final class SlotDamage
 
     /**
      * After {@link #judge}: whether the block's key is readable and could live in the judged slot, which is in
-     * group {@code group}: its fingerprint is the word's and {@code group} is one of its two candidate groups.
+     * group {@code group}: its fingerprint is the word's and {@code group} is one of its two candidate groups in its
+     * partition's segment.
      */
     public boolean keyBelongsAt(final long group)
     {
@@ -132,7 +141,7 @@ public final class SlotDamage
         }
         final long hash = KeyHash.hash(judged, block.keyOffset(), keyLength);
         return KeyHash.fingerprint(hash) == SlotWord.fingerprint(word) &&
-            KeyHash.isCandidateGroup(hash, group, geometry.groupCount());
+            segments.isCandidateGroup(hash, group);
     }
 
     /** After {@link #judge}: up to {@code max} bytes of the readable key (empty when unreadable; allocates). */

@@ -6,6 +6,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,7 +54,10 @@ class KeyHashTest
         final long h = 0x44BC2CF5AD770999L;
         assertEquals(0x44, KeyHash.fingerprint(h));
         assertEquals((int)Long.remainderUnsigned(h, 64), KeyHash.partition(h, 64));
-        assertEquals(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1) & 1023, KeyHash.group1(h, 1024));
+        assertEquals(Math.unsignedMultiplyHigh(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1), 1024), KeyHash.group1(h, 1024));
+        // layout version 2: the high bits, by multiply-shift (a power of two count takes the top bits)
+        assertEquals(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1) >>> 54, KeyHash.group1(h, 1024));
+        assertEquals(100 + KeyHash.reduce(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1), 1365), KeyHash.group1(h, 100, 1365));
         assertEquals(0xFF, KeyHash.fingerprint(-1L));
         assertEquals((int)Long.remainderUnsigned(-1L, 10), KeyHash.partition(-1L, 10));
         assertEquals(0, KeyHash.fmix64(0));
@@ -111,8 +116,8 @@ class KeyHashTest
             group2[(int)KeyHash.group2(h, groups)]++;
             partitions[KeyHash.partition(h, 64)]++;
             fingerprints[KeyHash.fingerprint(h)]++;
-            if ((KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1) & (groups - 1)) ==
-                (KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_2) & (groups - 1)))
+            if (KeyHash.reduce(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1), groups) ==
+                KeyHash.reduce(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_2), groups))
             {
                 collisions++;
             }
@@ -145,5 +150,115 @@ class KeyHashTest
         assertTrue(inPartition > 5000);
         assertTrue(chiSquare(lowGroupBits, inPartition) < bound(64), "group bits within a partition");
         assertTrue(chiSquare(fingerprints, inPartition) < bound(256), "fingerprints within a partition");
+    }
+
+    @Test
+    void bothCandidatesLieInsideTheSegmentAndDiffer()
+    {
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(4);
+        for (final long count : new long[] {2, 3, 5, 7, 1000, 1365, 4093, 1L << 20, KeyHash.MAX_SEGMENT_FIELD})
+        {
+            for (int i = 0; i < 20_000; i++)
+            {
+                final long h = random.nextLong();
+                final long base = random.nextLong(KeyHash.MAX_SEGMENT_FIELD + 1 - count + 1);
+                final long g1 = KeyHash.group1(h, base, count);
+                final long g2 = KeyHash.group2(h, base, count);
+                assertTrue(g1 >= base && g1 < base + count, count + ": " + g1);
+                assertTrue(g2 >= base && g2 < base + count, count + ": " + g2);
+                assertNotEquals(g1, g2);
+                assertTrue(KeyHash.isCandidateGroup(h, g1, base, count));
+                assertTrue(KeyHash.isCandidateGroup(h, g2, base, count));
+                // the same key in another segment of the same size: the same offsets
+                assertEquals(g1 - base, KeyHash.group1(h, 0, count));
+                assertEquals(g2 - base, KeyHash.group2(h, 0, count));
+            }
+        }
+        // no segment (count below 2) has no candidate
+        assertFalse(KeyHash.isCandidateGroup(1, 0, 0, 0));
+        assertFalse(KeyHash.isCandidateGroup(1, 5, 5, 1));
+    }
+
+    @Test
+    void equalCandidatesTakeTheNeighbourWrappingToTheBase()
+    {
+        boolean wrapped = false;
+        boolean stepped = false;
+        for (int i = 0; i < 1000 && !(wrapped && stepped); i++)
+        {
+            final long h = keyHash(i);
+            final long r1 = KeyHash.reduce(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_1), 3);
+            final long r2 = KeyHash.reduce(KeyHash.fmix64(h ^ KeyHash.GROUP_SEED_2), 3);
+            if (r1 != r2)
+            {
+                assertEquals(40 + r2, KeyHash.group2(h, 40, 3));
+                continue;
+            }
+            assertEquals(40 + r1, KeyHash.group1(h, 40, 3));
+            if (r1 == 2)
+            {
+                assertEquals(40, KeyHash.group2(h, 40, 3), "the last group's neighbour is the segment's first");
+                wrapped = true;
+            }
+            else
+            {
+                assertEquals(40 + r1 + 1, KeyHash.group2(h, 40, 3));
+                stepped = true;
+            }
+        }
+        assertTrue(wrapped && stepped);
+    }
+
+    @Test
+    void candidatesSpreadEvenlyOverSegmentsOfAnySize()
+    {
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(17);
+        for (final int count : new int[] {3, 12, 100, 1365, 5000})
+        {
+            final long[] group1 = new long[count];
+            final long[] group2 = new long[count];
+            final int keys = Math.max(KEYS, count * 40);
+            for (int i = 0; i < keys; i++)
+            {
+                final long h = random.nextLong();
+                group1[(int)(KeyHash.group1(h, 7, count) - 7)]++;
+                group2[(int)(KeyHash.group2(h, 7, count) - 7)]++;
+            }
+            assertTrue(chiSquare(group1, keys) < bound(count), count + ": group 1 " + chiSquare(group1, keys));
+            assertTrue(chiSquare(group2, keys) < bound(count), count + ": group 2 " + chiSquare(group2, keys));
+            // and no group is far from its share: within 6 standard deviations (binomial, about sqrt(mean))
+            final double mean = (double)keys / count;
+            for (final long c : group1)
+            {
+                assertTrue(Math.abs(c - mean) < 6 * Math.sqrt(mean), count + ": " + c + " vs " + mean);
+            }
+        }
+    }
+
+    @Test
+    void theWholeIndexIsOneSegmentFromZero()
+    {
+        for (int i = 0; i < 10_000; i++)
+        {
+            final long h = keyHash(i);
+            assertEquals(KeyHash.group1(h, 0, 4096), KeyHash.group1(h, 4096));
+            assertEquals(KeyHash.group2(h, 0, 4096), KeyHash.group2(h, 4096));
+            assertEquals(KeyHash.isCandidateGroup(h, i % 4096, 0, 4096), KeyHash.isCandidateGroup(h, i % 4096, 4096));
+        }
+        // what a node without a segment table uses, and what a client resolves WHOLE_INDEX to
+        final io.rdmakv.common.layout.IndexSegments whole = new io.rdmakv.common.layout.IndexSegments(4096);
+        for (int i = 0; i < 10_000; i++)
+        {
+            final long h = keyHash(i);
+            assertEquals(KeyHash.segment(0, 4096), whole.segmentOf(h));
+            assertEquals(KeyHash.group1(h, 4096), whole.group1(h));
+            assertEquals(KeyHash.group2(h, 4096), whole.group2(h));
+        }
+        assertEquals(0L, KeyHash.WHOLE_INDEX);
+        assertEquals(KeyHash.segment(3, 5), 3L << 32 | 5);
+        assertEquals(3, KeyHash.segmentBase(KeyHash.segment(3, 5)));
+        assertEquals(5, KeyHash.segmentCount(KeyHash.segment(3, 5)));
+        assertThrows(IllegalArgumentException.class, () -> KeyHash.segment(-1, 5));
+        assertThrows(IllegalArgumentException.class, () -> KeyHash.segment(0, 1L << 32));
     }
 }

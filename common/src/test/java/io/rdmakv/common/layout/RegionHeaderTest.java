@@ -36,7 +36,7 @@ class RegionHeaderTest
         assertEquals(128, RegionHeaderDescriptor.MAP_EPOCH_OFFSET);
         assertEquals(136, RegionHeaderDescriptor.USED_LENGTH);
         assertEquals(4096, RegionHeaderDescriptor.HEADER_LENGTH);
-        assertEquals(1, RegionHeaderDescriptor.LAYOUT_VERSION);
+        assertEquals(2, RegionHeaderDescriptor.LAYOUT_VERSION);
     }
 
     @Test
@@ -58,7 +58,7 @@ class RegionHeaderTest
             segment.fill((byte)0x33);
             final RegionHeader header = new RegionHeader().wrap(segment).initialise(geometry, 7);
             assertEquals(RegionHeaderDescriptor.MAGIC, header.magic());
-            assertEquals(1, header.layoutVersion());
+            assertEquals(2, header.layoutVersion());
             assertEquals(7, header.nodeId());
             assertEquals(0, header.mapEpoch());
             assertEquals(geometry, header.check().geometry());
@@ -73,7 +73,7 @@ class RegionHeaderTest
             assertEquals(0x1234, segment.get(LittleEndian.U64, 128));
             assertEquals(0x1234, RegionHeader.mapEpoch(segment, 0));
             assertEquals(RegionHeaderDescriptor.MAGIC, RegionHeader.magic(segment, 0));
-            assertEquals(1, RegionHeader.layoutVersion(segment, 0));
+            assertEquals(2, RegionHeader.layoutVersion(segment, 0));
             assertTrue(header.toString().contains("nodeId=7"));
         }
     }
@@ -83,10 +83,10 @@ class RegionHeaderTest
     {
         final MemorySegment segment = MemorySegment.ofArray(new byte[4096]);
         final RegionHeader header = new RegionHeader().wrap(segment).initialise(RegionGeometry.forMemory(8 << 20), 1);
-        header.layoutVersion(2);
+        header.layoutVersion(1);
         final String message = assertThrows(RegionLayoutException.class, header::checkVersion).getMessage();
         assertEquals(
-            "region layout version 2 is not supported: this build of rdmakv reads layout version 1", message);
+            "region layout version 1 is not supported: this build of rdmakv reads layout version 2", message);
         assertThrows(RegionLayoutException.class, header::geometry);
         assertThrows(RegionLayoutException.class, () -> RegionHeaderDescriptor.checkVersion(0));
     }

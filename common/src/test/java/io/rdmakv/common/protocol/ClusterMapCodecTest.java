@@ -61,7 +61,7 @@ class ClusterMapCodecTest
     void encodesByteForByteWhereTheDiagramSays()
     {
         final ClusterMap map = ClusterMap.of(3, List.of(new ClusterNode(5, "ab", 0x1F40)));
-        assertEquals("02" + "00" + "0000" + "01000000" + "40000000" + "0300000000000000" +
+        assertEquals("03" + "00" + "0000" + "01000000" + "40000000" + "0300000000000000" +
             "05000000" + "401f" + "0200" + "6162", HexFormat.of().formatHex(ClusterMapCodec.encode(map)));
         final byte[] explicit = ClusterMapCodec.encode(EXPLICIT);
         assertEquals(ClusterMapCodec.EXPLICIT, explicit[1]);
@@ -102,7 +102,7 @@ class ClusterMapCodecTest
     {
         final MalformedMessageException ex = malformed(patched(ClusterMapCodec.encode(Samples.MAP), 0, 1),
             Kind.BAD_VERSION);
-        assertEquals("cluster map of format 1: this build reads format 2", ex.getMessage());
+        assertEquals("cluster map of format 1: this build reads format 3", ex.getMessage());
     }
 
     @Test
@@ -261,5 +261,128 @@ class ClusterMapCodecTest
             new int[] {0, 0});
         assertEquals(null, map.nodeFor(0));
         assertEquals(map, ClusterMapCodec.decode(ClusterMapCodec.encode(map)));
+    }
+
+    private static ClusterMap segmented(final int partitions, final int nodeCount, final String hostPrefix)
+    {
+        final List<ClusterNode> nodes = new java.util.ArrayList<>();
+        final List<io.rdmakv.common.cluster.ReplicaGroup> groups = new java.util.ArrayList<>();
+        for (int n = 0; n < nodeCount; n++)
+        {
+            nodes.add(new ClusterNode(n, hostPrefix + (n >> 8) + "." + (n & 0xFF), 7400));
+        }
+        for (int g = 0; g < nodeCount / 2; g++)
+        {
+            groups.add(new io.rdmakv.common.cluster.ReplicaGroup(g, new int[] {2 * g, 2 * g + 1}, new int[0], false));
+        }
+        final int[] partitionGroups = new int[partitions];
+        final long[] segments = new long[partitions];
+        for (int p = 0; p < partitions; p++)
+        {
+            partitionGroups[p] = p % groups.size();
+            // the largest fields a segment may hold, so that the length is the worst case
+            segments[p] = io.rdmakv.common.hash.KeyHash.segment(0xFFFF_FFFFL - 3 - p, 3 + p);
+        }
+        return new ClusterMap(9, 8, partitions, nodes, 2, groups, partitionGroups, segments);
+    }
+
+    @Test
+    void aSegmentTableRoundTripsInBinaryAndJson()
+    {
+        final ClusterMap map = segmented(6, 4, "10.0.");
+        assertTrue(map.hasSegments());
+        final byte[] bytes = ClusterMapCodec.encode(map);
+        assertEquals(bytes.length, ClusterMapCodec.encodedLength(map));
+        final ClusterMap back = ClusterMapCodec.decode(bytes);
+        assertEquals(map, back);
+        assertEquals(io.rdmakv.common.hash.KeyHash.segment(0xFFFF_FFFFL - 3 - 5, 8), back.segmentOf(5));
+        assertEquals(map, ClusterMap.fromJson(map.toJson()));
+        assertTrue(map.toJson().contains("\"segments\":[4294967292,3,4294967291,4,"), map.toJson());
+        // a map without a table says so and round-trips without one
+        final ClusterMap plain = map.withSegments(null);
+        assertFalse(plain.hasSegments());
+        assertEquals(io.rdmakv.common.hash.KeyHash.WHOLE_INDEX, plain.segmentOf(0));
+        assertEquals(plain, ClusterMapCodec.decode(ClusterMapCodec.encode(plain)));
+        assertEquals(plain, ClusterMap.fromJson(plain.toJson()));
+        assertFalse(plain.toJson().contains("segments"));
+        assertEquals(ClusterMapCodec.encodedLength(map) - 6 * 8, ClusterMapCodec.encodedLength(plain));
+        assertFalse(plain.equals(map));
+        assertFalse(plain.placesLike(map), "a segment changed places data differently");
+    }
+
+    @Test
+    void refusesMalformedSegmentFields()
+    {
+        final ClusterMap map = segmented(6, 4, "10.0.");
+        final byte[] bytes = ClusterMapCodec.encode(map);
+        final int flags = ClusterMapCodec.NODES_OFFSET + 4 * (8 + "10.0.0.0".length()) + 1;
+        assertEquals(1, bytes[flags]);
+        // a reserved flag bit
+        malformed(patched(bytes, flags, 3), Kind.BAD_FIELD);
+        // the flag cleared: the table is longer than a table without segments
+        malformed(patched(bytes, flags, 0), Kind.BAD_LENGTH);
+        // the flag set on a map without a table: too short
+        final byte[] plain = ClusterMapCodec.encode(map.withSegments(null));
+        malformed(patched(plain, flags, 1), Kind.BAD_LENGTH);
+        // partition 0's entry: group u16, base u32, count u32; a count that ends past 2^32 groups
+        final int entry0 = bytes.length - 6 * 10;
+        final MalformedMessageException past = malformed(patched(bytes, entry0 + 6, 0xFF, 0, 0, 0), Kind.BAD_FIELD);
+        assertTrue(past.getMessage().contains("segment of partition 0"), past.getMessage());
+        // a group index past the groups, with segments present
+        malformed(patched(bytes, entry0, 9, 0), Kind.BAD_FIELD);
+        // every truncation is refused as such
+        for (int length = 0; length < bytes.length; length++)
+        {
+            final byte[] cut = Arrays.copyOf(bytes, length);
+            final Kind kind = assertThrows(MalformedMessageException.class, () -> ClusterMapCodec.decode(cut)).kind();
+            assertTrue(kind == Kind.BAD_LENGTH || kind == Kind.OVERSIZED, length + ": " + kind);
+        }
+        // random damage: only malformed messages, or maps that round-trip
+        final Random random = new Random(23);
+        for (int i = 0; i < 20_000; i++)
+        {
+            final byte[] damaged = bytes.clone();
+            damaged[bytes.length - 1 - random.nextInt(6 * 10 + 4)] = (byte)random.nextInt();
+            try
+            {
+                final ClusterMap decoded = ClusterMapCodec.decode(damaged);
+                assertEquals(decoded, ClusterMapCodec.decode(ClusterMapCodec.encode(decoded)));
+            }
+            catch (final MalformedMessageException expected)
+            {
+                // the only way to refuse
+            }
+        }
+        // JSON: the wrong length, a negative or oversized field, segments without groups
+        final String json = map.toJson();
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class,
+            () -> ClusterMap.fromJson(json.replace("\"segments\":[4294967292,3,", "\"segments\":[")));
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class,
+            () -> ClusterMap.fromJson(json.replace("\"segments\":[4294967292,", "\"segments\":[-1,")));
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class,
+            () -> ClusterMap.fromJson(json.replace("\"segments\":[4294967292,3,", "\"segments\":[4294967296,3,")));
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class,
+            () -> ClusterMap.fromJson(json.replace("\"segments\":[4294967292,3,", "\"segments\":[4294967294,3,")));
+        assertThrows(io.rdmakv.common.cluster.InvalidClusterMapException.class, () -> ClusterMap.fromJson(
+            "{\"epoch\": 1, \"segments\": [0, 2], \"partitions\": 1, \"nodes\": [{\"id\": 0, \"host\": \"h\", \"port\": 1}]}"));
+    }
+
+    @Test
+    void fourThousandPartitionsWithSegmentsFitHelloOkBesideTwoHundredFiftySixNodes()
+    {
+        // dotted IPv4 hosts of up to 15 bytes: 32 + 4096 * 10 + 128 groups * 12 + 256 * (8 + 15) = 48,416 bytes
+        final ClusterMap ipv4 = segmented(4096, 256, "192.168.");
+        assertEquals(48_416 - 256 * 15 + ipv4.nodes().stream().mapToInt(n -> n.host().length()).sum(),
+            ClusterMapCodec.encodedLength(ipv4));
+        assertTrue(ClusterMapCodec.encodedLength(ipv4) <= HelloOkMessage.MAX_CLUSTER_MAP_LENGTH);
+        assertEquals(ipv4, ClusterMapCodec.decode(ClusterMapCodec.encode(ipv4)));
+        // and hosts of up to 79 bytes each ("nnn...n0.255"), as the codec's javadoc says
+        final ClusterMap named = segmented(4096, 256, "n".repeat(79 - "0.255".length()));
+        assertEquals(79, named.nodes().stream().mapToInt(n -> n.host().length()).max().orElseThrow());
+        assertTrue(ClusterMapCodec.encodedLength(named) <= HelloOkMessage.MAX_CLUSTER_MAP_LENGTH,
+            "256 hosts of up to 79 bytes: " + ClusterMapCodec.encodedLength(named) + " of " +
+            HelloOkMessage.MAX_CLUSTER_MAP_LENGTH);
+        assertTrue(HelloOkMessage.MAX_CLUSTER_MAP_LENGTH >= 32 + 4096 * 10 + 128 * 12 + 256 * (8 + 79),
+            "limit " + HelloOkMessage.MAX_CLUSTER_MAP_LENGTH);
     }
 }

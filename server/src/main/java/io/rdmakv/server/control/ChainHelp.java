@@ -1,6 +1,7 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
@@ -28,18 +29,21 @@ import java.util.function.LongPredicate;
 public final class ChainHelp
 {
     private final RegionGeometry geometry;
+    private final IndexSegments segments;
     private final IndexAtomics atomics;
     private final SlotDamage block;
     private final DataAreaAllocator allocator;
     private final LongPredicate liveSession;
     private final ServerCounters counters;
 
-    public ChainHelp(final MemorySegment region, final RegionGeometry geometry, final IndexAtomics atomics,
-        final DataAreaAllocator allocator, final LongPredicate liveSession, final ServerCounters counters)
+    public ChainHelp(final MemorySegment region, final RegionGeometry geometry, final IndexSegments segments,
+        final IndexAtomics atomics, final DataAreaAllocator allocator, final LongPredicate liveSession,
+        final ServerCounters counters)
     {
         this.geometry = geometry;
+        this.segments = segments;
         this.atomics = atomics;
-        this.block = new SlotDamage(region, geometry);
+        this.block = new SlotDamage(region, geometry, segments);
         this.allocator = allocator;
         this.liveSession = liveSession;
         this.counters = counters;
@@ -52,7 +56,7 @@ public final class ChainHelp
         final byte[] key = request.key();
         final long hash = KeyHash.hash(key);
         final long groups = geometry.groupCount();
-        if (group >= groups || !KeyHash.isCandidateGroup(hash, group, groups))
+        if (group >= groups || !segments.isCandidateGroup(hash, group))
         {
             return refused(id, 0L);
         }

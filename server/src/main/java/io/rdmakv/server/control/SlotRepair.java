@@ -1,6 +1,7 @@
 package io.rdmakv.server.control;
 
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
@@ -63,6 +64,7 @@ public final class SlotRepair
     private static final System.Logger LOG = System.getLogger(SlotRepair.class.getName());
 
     private final RegionGeometry geometry;
+    private final IndexSegments segments;
     private final IndexAtomics atomics;
     private final SlotDamage damage;
     private final long graceNanos;
@@ -79,9 +81,17 @@ public final class SlotRepair
     public SlotRepair(final MemorySegment region, final RegionGeometry geometry, final IndexAtomics atomics,
         final long graceNanos, final ServerCounters counters, final NanoClock clock)
     {
+        this(region, geometry, IndexSegments.whole(geometry), atomics, graceNanos, counters, clock);
+    }
+
+    /** As above, keys placed by {@code segments} (the node's applied map's segment table). */
+    public SlotRepair(final MemorySegment region, final RegionGeometry geometry, final IndexSegments segments,
+        final IndexAtomics atomics, final long graceNanos, final ServerCounters counters, final NanoClock clock)
+    {
         this.geometry = geometry;
+        this.segments = segments;
         this.atomics = atomics;
-        this.damage = new SlotDamage(region, geometry);
+        this.damage = new SlotDamage(region, geometry, segments);
         this.graceNanos = graceNanos;
         this.counters = counters;
         this.clock = clock;
@@ -105,8 +115,7 @@ public final class SlotRepair
         }
         final byte[] key = request.key();
         final long hash = KeyHash.hash(key);
-        final long groups = geometry.groupCount();
-        if (!KeyHash.isCandidateGroup(hash, group, groups))
+        if (!segments.isCandidateGroup(hash, group))
         {
             return refused(id, SlotDamage.NONE, RepairRefusal.NOT_THE_KEYS_GROUP,
                 "group " + group + " is not one of the key's candidate groups");

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotDamage;
@@ -12,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * content, so anything a reader would refuse is left behind (and counted). A block is copied only when its
  * slot word points inside the data area, its header's lengths are sane and within the geometry's limits, its
  * length is the one the slot word gives, its checksum holds, its key's fingerprint is the word's and its key
- * hashes to the group the slot is in. A block that fails is either damaged or was changing under the READ.
+ * hashes to the group the slot is in (inside its partition's segment). A block that fails is either damaged or was changing under the READ.
  */
 final class BlockCheck
 {
@@ -21,10 +22,10 @@ final class BlockCheck
     private final SlotDamage damage;
     private final KvBlock block = new KvBlock();
 
-    BlockCheck(final RegionGeometry geometry)
+    BlockCheck(final RegionGeometry geometry, final IndexSegments segments)
     {
         this.geometry = geometry;
-        this.damage = new SlotDamage(MemorySegment.NULL, geometry);
+        this.damage = new SlotDamage(MemorySegment.NULL, geometry, segments);
     }
 
     /** Whether a slot word may be READ at all: a READ outside the data area would break the session. */

@@ -6,6 +6,7 @@ import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.LittleEndian;
 import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
 import org.agrona.concurrent.NanoClock;
@@ -75,7 +76,7 @@ final class ChunkCopier
     private int groupsPerChunk;
 
     ChunkCopier(final InetSocketAddress primary, final NodeSession session, final RemoteReads reads,
-        final MemorySegment region, final RegionGeometry geometry, final CopyBuffer buffer, final CopyTally tally,
+        final MemorySegment region, final RegionGeometry geometry, final IndexSegments segments, final CopyBuffer buffer, final CopyTally tally,
         final long graceNanos, final BooleanSupplier stop, final NanoClock clock)
     {
         this.primary = primary;
@@ -87,7 +88,7 @@ final class ChunkCopier
         this.geometry = geometry;
         this.buffer = buffer;
         this.local = buffer.segment();
-        this.check = new BlockCheck(geometry);
+        this.check = new BlockCheck(geometry, segments);
         this.tally = tally;
         this.halfGraceNanos = graceNanos / 2;
         this.stop = stop;

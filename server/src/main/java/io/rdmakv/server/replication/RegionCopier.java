@@ -4,6 +4,7 @@ import io.rdmakv.peer.RemoteReads;
 import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.SessionFailedException;
 import io.rdmakv.peer.SessionRefusedException;
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.verbs.Context;
@@ -39,6 +40,7 @@ public final class RegionCopier implements AutoCloseable
     private final RegionGeometry geometry;
     private final PeerSessions peers;
     private final long graceNanos;
+    private final IndexSegments segments;
     private final Object passLock = new Object();
     private CopyBuffer buffer;
     private NanoClock clock = SystemNanoClock.INSTANCE;
@@ -52,6 +54,13 @@ public final class RegionCopier implements AutoCloseable
     public RegionCopier(final Context context, final ProtectionDomain pd, final MemorySegment region,
         final RegionGeometry geometry, final ServerConfig config)
     {
+        this(context, pd, region, geometry, IndexSegments.whole(geometry), config);
+    }
+
+    /** As above, checking that each copied block's key belongs in its slot's group by {@code segments}. */
+    public RegionCopier(final Context context, final ProtectionDomain pd, final MemorySegment region,
+        final RegionGeometry geometry, final IndexSegments segments, final ServerConfig config)
+    {
         if (region.byteSize() < geometry.regionLength())
         {
             throw new IllegalArgumentException("a region of " + region.byteSize() + " bytes is shorter than its geometry's " +
@@ -60,6 +69,7 @@ public final class RegionCopier implements AutoCloseable
         this.pd = pd;
         this.region = region;
         this.geometry = geometry;
+        this.segments = segments;
         this.peers = new PeerSessions(context, pd, geometry, config);
         this.graceNanos = config.graceNanos();
     }
@@ -105,7 +115,7 @@ public final class RegionCopier implements AutoCloseable
                     buffer = new CopyBuffer(pd, INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(), BLOCK_BUFFER_BYTES);
                 }
                 final CopyTally tally = new CopyTally();
-                new ChunkCopier(primary, session, reads, region, geometry, buffer, tally, graceNanos, () -> closing,
+                new ChunkCopier(primary, session, reads, region, geometry, segments, buffer, tally, graceNanos, () -> closing,
                     clock)
                     .copyAll();
                 return tally.report(System.nanoTime() - start);

@@ -2,6 +2,7 @@ package io.rdmakv.server.space;
 
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.KvBlock;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
@@ -25,13 +26,22 @@ public final class LiveBlockCheck
 
     private final MemorySegment region;
     private final RegionGeometry geometry;
+    private final IndexSegments segments;
     private final KvBlock block = new KvBlock();
     private long unitsExamined;
 
+    /** A check of {@code region} whose keys use its whole index (one segment). */
     public LiveBlockCheck(final MemorySegment region, final RegionGeometry geometry)
+    {
+        this(region, geometry, IndexSegments.whole(geometry));
+    }
+
+    /** A check of {@code region} whose keys are placed by {@code segments} (the node's applied map's table). */
+    public LiveBlockCheck(final MemorySegment region, final RegionGeometry geometry, final IndexSegments segments)
     {
         this.region = region;
         this.geometry = geometry;
+        this.segments = segments;
     }
 
     /** True when a slot references a block that overlaps {@code [offset, offset + length)} of the data area. */
@@ -95,13 +105,15 @@ public final class LiveBlockCheck
             return false;
         }
         final long hash = KeyHash.hash(region, block.keyOffset(), block.keyLength());
-        final long groups = geometry.groupCount();
-        return groupPointsAt(KeyHash.group1(hash, groups), dataOffset) ||
-            groupPointsAt(KeyHash.group2(hash, groups), dataOffset);
+        return groupPointsAt(segments.group1(hash), dataOffset) || groupPointsAt(segments.group2(hash), dataOffset);
     }
 
     private boolean groupPointsAt(final long group, final long dataOffset)
     {
+        if (group < 0)
+        {
+            return false;
+        }
         for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
         {
             final long word = (long)LONG.getAcquire(region, geometry.slotRegionOffset(group, s));

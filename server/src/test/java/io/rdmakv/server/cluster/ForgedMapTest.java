@@ -147,6 +147,15 @@ class ForgedMapTest
         // other geometry: the partitions of a cluster never change
         forgeAndExpect(MapRefusal.GEOMETRY, s -> new StoredMap(new ClusterMap(s.map().epoch() + 1, 16,
             s.map().nodes(), 2, s.map().groups(), new int[16]), s.incarnations()).after(s).toJson());
+        // a partition's index segment shrunk: its keys would be looked for in groups that do not hold them
+        forgeAndExpect(MapRefusal.SEGMENTS, s ->
+        {
+            final long[] segments = s.map().segments();
+            segments[0] = io.rdmakv.common.hash.KeyHash.segment(io.rdmakv.common.hash.KeyHash.segmentBase(segments[0]), 2);
+            return new StoredMap(new ClusterMap(s.map().epoch() + 1, s.map().fenceEpoch(), s.map().partitionCount(),
+                s.map().nodes(), 2, s.map().groups(), s.map().partitionGroups(), segments), s.incarnations()).after(s)
+                .toJson();
+        });
         forgeAndExpect(MapRefusal.UNREADABLE, s -> "{\"map\": 42}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
 
         assertArrayEquals(members(formed), members(cluster.recorders.get(2).last()));

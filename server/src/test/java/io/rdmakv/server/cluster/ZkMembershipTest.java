@@ -190,7 +190,7 @@ class ZkMembershipTest
             assertEquals(formed, stored.map());
             // a stale versioned write is refused
             final ClusterMap bumped = new ClusterMap(formed.epoch() + 1, formed.partitionCount(), formed.nodes(),
-                formed.replicationFactor(), formed.groups(), formed.partitionGroups());
+                formed.replicationFactor(), formed.groups(), formed.partitionGroups()).withSegments(formed.segments());
             externalEpoch = bumped.epoch();
             final byte[] json = new StoredMap(bumped, stored.incarnations()).toJson();
             final AtomicBoolean once = new AtomicBoolean();

@@ -298,4 +298,37 @@ class NodeRoleNodeTest
     {
         return ("value-" + i + "-" + round).repeat(1 + i % 5).getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void aMapWhoseSegmentsDoNotFitTheIndexIsNotAppliedAndOneThatFitsIsServed() throws Exception
+    {
+        start();
+        final long groups = server.geometry().groupCount();
+        final long size = groups / PARTITIONS;
+        final long[] segments = new long[PARTITIONS];
+        for (int p = 0; p < PARTITIONS; p++)
+        {
+            segments[p] = io.rdmakv.common.hash.KeyHash.segment(p * size, size);
+        }
+        final long[] past = segments.clone();
+        past[PARTITIONS - 1] = io.rdmakv.common.hash.KeyHash.segment(groups - 1, 2);
+        role.onMap(map(1, ME).withSegments(past));
+        assertFalse(role.inMap(), "a segment past the index: the map is not applied");
+        assertNull(server.clusterMap());
+        role.onMap(map(2, ME).withSegments(segments));
+        assertTrue(role.inMap());
+        try (RawSession session = new RawSession(server.port());
+             KvClient client = KvClient.connect(LocalCluster.clientConfig(LocalCluster.address(server))))
+        {
+            assertEquals(map(2, ME).withSegments(segments), session.hello().clusterMap(), "HELLO_OK carries the table");
+            for (int i = 0; i < 500; i++)
+            {
+                client.put(bytes("segmented-" + i), bytes("v" + i));
+            }
+            for (int i = 0; i < 500; i++)
+            {
+                assertEquals("v" + i, new String(client.get(bytes("segmented-" + i)), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+    }
 }

@@ -44,14 +44,35 @@ public final class KeyLocation
         group2.wrap(mem, groupsOffset + BucketDescriptor.GROUP_LENGTH);
     }
 
-    /** Aims at the key of {@code keyLength} bytes whose {@link KeyHash#hash} is {@code hash}. */
+    /** Aims at the key of {@code keyLength} bytes whose {@link KeyHash#hash} is {@code hash}, in the whole index. */
     public void aim(final long hash, final int keyLength)
     {
+        aim(hash, keyLength, KeyHash.WHOLE_INDEX);
+    }
+
+    /**
+     * Aims at the key of {@code keyLength} bytes whose {@link KeyHash#hash} is {@code hash}, its candidate groups in
+     * the packed {@code segment} of its partition ({@link KeyHash#segment}; {@link KeyHash#WHOLE_INDEX}: the node's
+     * whole index).
+     *
+     * @throws IllegalStateException when the segment does not fit the node's index (a map this node refused to
+     *     apply: nodes check that before they serve a map), so that no READ or CAS leaves the index
+     */
+    public void aim(final long hash, final int keyLength, final long segment)
+    {
+        final long groups = remote.groupCount();
+        final long base = KeyHash.segmentBase(segment);
+        final long count = segment == KeyHash.WHOLE_INDEX ? groups : KeyHash.segmentCount(segment);
+        if (count < 2 || base + count > groups)
+        {
+            throw new IllegalStateException("the key's index segment (base " + base + ", " + count +
+                " groups) does not fit the node's index of " + groups + " groups");
+        }
         this.hash = hash;
         this.keyLength = keyLength;
         fingerprint = KeyHash.fingerprint(hash);
-        group1Number = KeyHash.group1(hash, remote.groupCount());
-        group2Number = KeyHash.group2(hash, remote.groupCount());
+        group1Number = KeyHash.group1(hash, base, count);
+        group2Number = KeyHash.group2(hash, base, count);
         group1Address = remote.groupAddress(group1Number);
         group2Address = remote.groupAddress(group2Number);
     }

@@ -74,10 +74,11 @@ final class BatchGet
     }
 
     /** Stages key {@code i} of the next batch (length checked by the caller). */
-    void key(final int i, final MemorySegment key, final long offset, final int length, final long hash)
+    void key(final int i, final MemorySegment key, final long offset, final int length, final long hash,
+        final long segment)
     {
+        keys[i].aim(hash, length, segment);
         MemorySegment.copy(key, offset, mem, LaneBuffers.batchKey(i), length);
-        keys[i].aim(hash, length);
     }
 
     /**

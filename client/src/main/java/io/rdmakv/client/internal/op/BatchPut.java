@@ -89,10 +89,10 @@ final class BatchPut
 
     /** Stages entry {@code i}: its key and its block (lengths checked by the caller, value within {@link #maxValueLength}). */
     void entry(final int i, final MemorySegment key, final long keyOffset, final int keyLength, final long hash,
-        final MemorySegment value, final long valueOffset, final int valueLength)
+        final long segment, final MemorySegment value, final long valueOffset, final int valueLength)
     {
+        keys[i].aim(hash, keyLength, segment);
         MemorySegment.copy(key, keyOffset, mem, LaneBuffers.batchKey(i), keyLength);
-        keys[i].aim(hash, keyLength);
         lengths[i] = written[i].write(mem, LaneBuffers.batchKey(i), keyLength, value, valueOffset, valueLength, 0);
     }
 

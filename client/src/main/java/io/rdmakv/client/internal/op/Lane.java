@@ -134,9 +134,10 @@ public final class Lane implements AutoCloseable
     }
 
     /** Stages key {@code i} of the next {@link #getBatch} (length checked by the caller). */
-    public void batchKey(final int i, final MemorySegment key, final long offset, final int length, final long hash)
+    public void batchKey(final int i, final MemorySegment key, final long offset, final int length, final long hash,
+        final long segment)
     {
-        batch.key(i, key, offset, length, hash);
+        batch.key(i, key, offset, length, hash, segment);
     }
 
     /**
@@ -191,9 +192,9 @@ public final class Lane implements AutoCloseable
 
     /** Stages entry {@code i} of the next {@link #putBatch} (lengths checked by the caller, the value's against {@link #maxBatchValueLength}). */
     public void batchEntry(final int i, final MemorySegment key, final long keyOffset, final int keyLength,
-        final long hash, final MemorySegment value, final long valueOffset, final int valueLength)
+        final long hash, final long segment, final MemorySegment value, final long valueOffset, final int valueLength)
     {
-        batchPut.entry(i, key, keyOffset, keyLength, hash, value, valueOffset, valueLength);
+        batchPut.entry(i, key, keyOffset, keyLength, hash, segment, value, valueOffset, valueLength);
     }
 
     /**
@@ -278,11 +279,20 @@ public final class Lane implements AutoCloseable
         return result;
     }
 
-    /** Stages the key (length checked by the caller) whose {@code KeyHash.hash} the caller computed to route it. */
+    /** Stages the key (length checked by the caller) whose {@code KeyHash.hash} the caller computed to route it, in the whole index. */
     public void key(final MemorySegment key, final long offset, final int length, final long hash)
     {
+        key(key, offset, length, hash, io.rdmakv.common.hash.KeyHash.WHOLE_INDEX);
+    }
+
+    /**
+     * Stages the key (length checked by the caller) whose {@code KeyHash.hash} the caller computed to route it; its
+     * candidate groups lie in {@code segment}, its partition's packed index segment ({@code Router#segmentOf}).
+     */
+    public void key(final MemorySegment key, final long offset, final int length, final long hash, final long segment)
+    {
+        this.key.aim(hash, length, segment);
         MemorySegment.copy(key, offset, mem, LaneBuffers.KEY, length);
-        this.key.aim(hash, length);
         repair.forget();
     }
 

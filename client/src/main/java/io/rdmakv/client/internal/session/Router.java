@@ -201,6 +201,15 @@ public final class Router implements AutoCloseable
         return map.partitionOf(hash);
     }
 
+    /**
+     * {@code partition}'s index segment on its group's nodes, packed ({@code KeyHash.segment}), or {@code
+     * KeyHash.WHOLE_INDEX} when the map has no segment table: one array load.
+     */
+    public long segmentOf(final int partition)
+    {
+        return map.segmentOf(partition);
+    }
+
     /** Whether writes to {@code partition}'s group wait: a copying node is making its last pass. */
     public boolean sealed(final int partition)
     {

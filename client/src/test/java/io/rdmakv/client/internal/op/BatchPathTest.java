@@ -98,7 +98,7 @@ class BatchPathTest extends TwoLanes
         for (int i = 0; i < keys.length; i++)
         {
             final byte[] k = NodeRegion.bytes(keys[i]);
-            lane.lane().batchKey(i, MemorySegment.ofArray(k), 0, k.length, KeyHash.hash(k));
+            lane.lane().batchKey(i, MemorySegment.ofArray(k), 0, k.length, KeyHash.hash(k), KeyHash.WHOLE_INDEX);
         }
         return lane.lane().getBatch(keys.length);
     }

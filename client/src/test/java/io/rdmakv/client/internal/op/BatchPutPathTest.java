@@ -167,7 +167,8 @@ class BatchPutPathTest extends TwoLanes
         {
             final byte[] k = NodeRegion.bytes(pairs[2 * i]);
             final byte[] v = NodeRegion.bytes(pairs[2 * i + 1]);
-            lane.lane().batchEntry(i, MemorySegment.ofArray(k), 0, k.length, KeyHash.hash(k), MemorySegment.ofArray(v),
+            lane.lane().batchEntry(i, MemorySegment.ofArray(k), 0, k.length, KeyHash.hash(k), KeyHash.WHOLE_INDEX,
+                MemorySegment.ofArray(v),
                 0, v.length);
         }
         return lane.lane().putBatch(pairs.length / 2);

@@ -4,6 +4,7 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.cluster.InvalidClusterMapException;
+import io.rdmakv.common.hash.KeyHash;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -41,14 +42,23 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVER
  * Kind {@value #GROUPS} (replicated maps, {@link ClusterMap#isSimple()} false) has, after the nodes:
  * <pre>
  *    replication_factor  u8    1..{@link ReplicaGroup#MAX_REPLICAS}
- *    reserved            u8    zero
+ *    flags               u8    bit 0: the map has a segment table ({@link ClusterMap#hasSegments}); others zero
  *    group_count         u16   1..partition_count
  *    fence_epoch         u64   0..epoch: the epoch of the last change that fences ({@link ClusterMap#fenceEpoch})
  *    groups              group_count times: id u32, member_count u8, copying_count u8, flags u8 (bit 0:
  *                              sealed), reserved u8, then member_count + copying_count u16 node indexes
  *                              (members primary first, then copying)
- *    partition_groups    partition_count times: u16, the partition's group as an index into the groups
+ *    partitions          partition_count times: group u16, the partition's group as an index into the groups;
+ *                              with flag bit 0 also segment_base u32 and segment_count u32, the partition's index
+ *                              segment on its group's nodes in bucket groups (base + count at most 2^32)
  * </pre>
+ *
+ * <p><b>Size.</b> With a segment table a partition takes 10 bytes: 40,960 at 4096 partitions. A group of R nodes
+ * takes 8 + 2R bytes, a node 8 bytes plus its host. At 4096 partitions, 256 nodes in 128 groups of 2 take
+ * 32 + 40,960 + 128 * 12 = 42,528 bytes plus 256 nodes of 8 + host bytes: {@link
+ * io.rdmakv.common.protocol.HelloOkMessage#MAX_CLUSTER_MAP_LENGTH} (about 65,000) leaves each of the 256 nodes
+ * 8 + 79 bytes, so hosts of up to 79 bytes (any IPv4 or IPv6 address, most DNS names) fit; with 15-byte hosts
+ * (dotted IPv4) the map is 48,416 bytes ({@code ClusterMapCodecTest} checks both).
  *
  * Decoding checks every count against the bytes left before it allocates, rejects malformed UTF-8,
  * reserved bits, trailing bytes and any map {@link ClusterMap} itself refuses, always with a
@@ -57,7 +67,7 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVER
 public final class ClusterMapCodec
 {
     /** The encoding's version, its first byte. */
-    public static final int FORMAT = 2;
+    public static final int FORMAT = 3;
     public static final int ROUND_ROBIN = 0;
     public static final int EXPLICIT = 1;
     public static final int GROUPS = 2;
@@ -76,7 +86,7 @@ public final class ClusterMapCodec
         int length = NODES_OFFSET + (isRoundRobin(map) ? 0 : map.partitionCount() * Short.BYTES);
         if (!map.isSimple())
         {
-            length += 4 + Long.BYTES;
+            length += 4 + Long.BYTES + (map.hasSegments() ? map.partitionCount() * 2 * Integer.BYTES : 0);
             for (final ReplicaGroup group : map.groups())
             {
                 length += 8 + (group.memberCount() + group.copyingCount()) * Short.BYTES;
@@ -232,7 +242,7 @@ public final class ClusterMapCodec
     private static void encodeGroups(final ClusterMap map, final ByteBuffer out)
     {
         final List<ClusterNode> nodes = map.nodes();
-        out.put((byte)map.replicationFactor()).put((byte)0).putShort((short)map.groups().size())
+        out.put((byte)map.replicationFactor()).put((byte)(map.hasSegments() ? 1 : 0)).putShort((short)map.groups().size())
             .putLong(map.fenceEpoch());
         for (final ReplicaGroup group : map.groups())
         {
@@ -250,6 +260,11 @@ public final class ClusterMapCodec
         for (int p = 0; p < map.partitionCount(); p++)
         {
             out.putShort((short)map.groupIndexOf(p));
+            if (map.hasSegments())
+            {
+                final long segment = map.segmentOf(p);
+                out.putInt((int)KeyHash.segmentBase(segment)).putInt((int)KeyHash.segmentCount(segment));
+            }
         }
     }
 
@@ -257,10 +272,12 @@ public final class ClusterMapCodec
         final List<ClusterNode> nodes)
     {
         final int factor = in.get() & 0xFF;
-        if (in.get() != 0)
+        final int mapFlags = in.get() & 0xFF;
+        if ((mapFlags & ~1) != 0)
         {
-            throw new MalformedMessageException(BAD_FIELD, "cluster map reserved group field is not zero");
+            throw new MalformedMessageException(BAD_FIELD, "cluster map group flags " + mapFlags + " have reserved bits set");
         }
+        final boolean segmented = mapFlags == 1;
         final int groupCount = in.getShort() & 0xFFFF;
         final long fenceEpoch = in.getLong();
         if (fenceEpoch < 0 || fenceEpoch > epoch)
@@ -312,13 +329,15 @@ public final class ClusterMapCodec
             }
             groups.add(new ReplicaGroup(id, members, copying, flags == 1));
         }
-        if ((long)partitions * Short.BYTES != in.remaining())
+        final int entry = Short.BYTES + (segmented ? 2 * Integer.BYTES : 0);
+        if ((long)partitions * entry != in.remaining())
         {
             throw new MalformedMessageException(
                 BAD_LENGTH, "cluster map group table of " + partitions + " partitions needs " +
-                partitions * Short.BYTES + " bytes, has " + in.remaining());
+                (long)partitions * entry + " bytes, has " + in.remaining());
         }
         final int[] partitionGroups = new int[partitions];
+        final long[] segments = segmented ? new long[partitions] : null;
         for (int p = 0; p < partitions; p++)
         {
             final int index = in.getShort() & 0xFFFF;
@@ -328,8 +347,19 @@ public final class ClusterMapCodec
                     BAD_FIELD, "cluster map puts partition " + p + " in group index " + index + " of " + groupCount);
             }
             partitionGroups[p] = groups.get(index).id();
+            if (segmented)
+            {
+                final long base = Integer.toUnsignedLong(in.getInt());
+                final long count = Integer.toUnsignedLong(in.getInt());
+                if (base + count > KeyHash.MAX_SEGMENT_FIELD + 1)
+                {
+                    throw new MalformedMessageException(BAD_FIELD, "cluster map segment of partition " + p +
+                        " (base " + base + ", " + count + " groups) ends past 2^32 groups");
+                }
+                segments[p] = KeyHash.segment(base, count);
+            }
         }
-        return new ClusterMap(epoch, fenceEpoch, partitions, nodes, factor, groups, partitionGroups);
+        return new ClusterMap(epoch, fenceEpoch, partitions, nodes, factor, groups, partitionGroups, segments);
     }
 
     private static String host(final ByteBuffer in, final int length, final int node)

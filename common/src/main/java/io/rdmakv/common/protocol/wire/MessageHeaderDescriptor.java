@@ -39,7 +39,9 @@ public final class MessageHeaderDescriptor
      * clients CAS the index themselves or send SLOT_CAS (the node-assisted write path, a device without remote
      * atomics); HELLO_OK carries an rdma_cm ticket (cm_port, cm_token, cm_address: {@code CmTicket}).
      * 8: HEARTBEAT carries an epoch both ways ({@code HeartbeatMessage}); HELLO_OK carries the node's map area
-     * (address, length, rkey: the map it serves, for one-sided READs).
+     * (address, length, rkey: the map it serves, for one-sided READs); the map (format 3) carries a segment table
+     * (each partition's index segment on its group), and a key's candidate groups lie in its partition's segment
+     * (layout version 2).
      */
     public static final int PROTOCOL_VERSION = 8;
 

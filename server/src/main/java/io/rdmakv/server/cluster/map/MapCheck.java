@@ -2,6 +2,7 @@ package io.rdmakv.server.cluster.map;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.hash.KeyHash;
 
 import java.util.Arrays;
 import java.util.Objects;
@@ -25,7 +26,13 @@ import java.util.Objects;
  *       that one did ({@link ClusterMap#placesLike}, the same placed incarnations). A map that claims an older
  *       fence epoch than that would leave sessions of the old placement unfenced. A reader
  *       that missed maps checks what it can against its own: a map placing differently from it must fence
- *       above its epoch, and no map may fence below the fence epoch it holds.</li>
+ *       above its epoch, and no map may fence below the fence epoch it holds;</li>
+ *   <li><b>segments</b>: if a partition's index segment has fewer than 2 groups, two segments of one group overlap
+ *       (two partitions would share slots, empties and insert locks), or, against the map it replaced, any
+ *       partition's segment changed or the table appeared or vanished (segments never change until partitions
+ *       move: a key whose segment changed would be looked for in groups that do not hold it). A map without a
+ *       table is each node's whole index, as before layout version 2. Whether a segment fits a node's index is
+ *       the node's to check: it refuses to apply such a map before it fences anything.</li>
  * </ul>
  * The map it replaced is its {@code previous} or, without one, the reader's own when that is one epoch below;
  * a reader that missed maps and is given no previous checks the first two rules only. A writer who can forge a
@@ -86,6 +93,11 @@ public final class MapCheck
         {
             return shape;
         }
+        final Refusal table = segments(map);
+        if (table != null)
+        {
+            return table;
+        }
         final boolean heldIsPrevious = held != null && held.map().epoch() == epoch - 1;
         if (heldIsPrevious && previous != null && !previous.equals(held.withoutPrevious()))
         {
@@ -97,6 +109,10 @@ public final class MapCheck
         if (changed != null)
         {
             return changed;
+        }
+        if (base != null && !Arrays.equals(base.map().segments(), map.segments()))
+        {
+            return new Refusal(MapRefusal.SEGMENTS, segmentChange(base.map(), map));
         }
         if (base != null)
         {
@@ -156,6 +172,72 @@ public final class MapCheck
             }
         }
         return null;
+    }
+
+    /** Every segment at least 2 groups, and no two of one group overlapping. */
+    private static Refusal segments(final ClusterMap map)
+    {
+        if (!map.hasSegments())
+        {
+            return null;
+        }
+        final int partitions = map.partitionCount();
+        final long[] byGroupThenBase = new long[partitions];
+        final Integer[] order = new Integer[partitions];
+        for (int p = 0; p < partitions; p++)
+        {
+            final long count = KeyHash.segmentCount(map.segmentOf(p));
+            if (count < 2)
+            {
+                return new Refusal(MapRefusal.SEGMENTS, "partition " + p + "'s index segment has " + count +
+                    " groups: a key needs two distinct candidate groups");
+            }
+            order[p] = p;
+        }
+        Arrays.sort(order, (a, b) -> map.groupIndexOf(a) != map.groupIndexOf(b) ?
+            Integer.compare(map.groupIndexOf(a), map.groupIndexOf(b)) :
+            Long.compare(KeyHash.segmentBase(map.segmentOf(a)), KeyHash.segmentBase(map.segmentOf(b))));
+        for (int i = 1; i < partitions; i++)
+        {
+            final int before = order[i - 1];
+            final int p = order[i];
+            if (map.groupIndexOf(before) != map.groupIndexOf(p))
+            {
+                continue;
+            }
+            final long end = KeyHash.segmentBase(map.segmentOf(before)) + KeyHash.segmentCount(map.segmentOf(before));
+            if (KeyHash.segmentBase(map.segmentOf(p)) < end)
+            {
+                return new Refusal(MapRefusal.SEGMENTS, "partitions " + before + " and " + p + " of group " +
+                    map.groupFor(p).id() + " have overlapping index segments (" + segment(map, before) + " and " +
+                    segment(map, p) + ")");
+            }
+        }
+        return null;
+    }
+
+    private static String segmentChange(final ClusterMap before, final ClusterMap after)
+    {
+        if (before.hasSegments() != after.hasSegments())
+        {
+            return "its segment table " + (after.hasSegments() ? "appears" : "vanishes") + " after epoch " +
+                before.epoch() + ": segments never change";
+        }
+        for (int p = 0; p < after.partitionCount(); p++)
+        {
+            if (before.segmentOf(p) != after.segmentOf(p))
+            {
+                return "partition " + p + "'s index segment is " + segment(after, p) + ", epoch " + before.epoch() +
+                    "'s was " + segment(before, p) + ": segments never change";
+            }
+        }
+        return "its segment table differs from epoch " + before.epoch() + "'s";
+    }
+
+    private static String segment(final ClusterMap map, final int p)
+    {
+        return "base " + KeyHash.segmentBase(map.segmentOf(p)) + ", " + KeyHash.segmentCount(map.segmentOf(p)) +
+            " groups";
     }
 
     private static Refusal change(final StoredMap base, final StoredMap next)

@@ -3,6 +3,8 @@ package io.rdmakv.server.cluster.map;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.RegionGeometry;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +24,13 @@ import java.util.TreeSet;
  * <p>One kind of change per call, in this order of priority (each is one epoch):
  * <ol>
  *   <li><b>creation</b> (no map yet, once settled): floor(live / R) groups of R nodes of equal geometry, ids
- *       ascending, partitions round-robin over the groups, the rest spares; epoch 1;</li>
+ *       ascending, partitions round-robin over the groups, the rest spares; epoch 1. Each group's partitions get
+ *       contiguous index segments ({@link #segments}) of floor(arena / partitions on the group) bucket groups, the
+ *       arena being the group count of its members' index (equal geometry, so equal indexes); below 2 groups
+ *       each, creation is refused (an {@link IllegalArgumentException} naming {@code --partitions} and
+ *       {@code --memory}, which the coordinator logs before it tries again). Later maps keep the table as it is
+ *       (segments never change until partitions move); a spare joins only a group of its own geometry, so its
+ *       index holds the group's segments;</li>
  *   <li><b>departures</b>: a placed node that is not live, or live with another incarnation (it restarted
  *       empty), leaves its group. A gone primary is replaced by the first surviving backup (the most
  *       up-to-date, by chain order) and the other backups move to copying (they may lag the new primary); the
@@ -132,8 +140,8 @@ public final class MapPlanner
         {
             result.add(w.group());
         }
-        final ClusterMap next = new ClusterMap(current.epoch() + 1, current.partitionCount(), nodes,
-            current.replicationFactor(), result, current.partitionGroups());
+        final ClusterMap next = new ClusterMap(current.epoch() + 1, current.epoch() + 1, current.partitionCount(), nodes,
+            current.replicationFactor(), result, current.partitionGroups(), current.segments());
         final Map<Integer, Long> nextIncarnations = incarnations(groups, byId);
         // a change that places nothing differently (a spare joining or leaving) fences nobody
         final ClusterMap map = next.placesLike(current) && nextIncarnations.equals(placedIncarnations) ?
@@ -174,14 +182,71 @@ public final class MapPlanner
         {
             partitionGroups[p] = p % count;
         }
+        final long[] arenas = new long[count];
+        for (int g = 0; g < count; g++)
+        {
+            arenas[g] = indexGroups(live.get(memberLists.get(g)[0]).geometry());
+        }
+        final long[] segments = segments(partitionGroups, arenas);
         final List<ClusterNode> nodes = nodeList(groups, live, null);
         final List<ReplicaGroup> result = new ArrayList<>(count);
         for (final Work w : groups)
         {
             result.add(w.group());
         }
-        final ClusterMap map = new ClusterMap(1, partitions, nodes, replicas, result, partitionGroups);
+        final ClusterMap map = new ClusterMap(1, 1, partitions, nodes, replicas, result, partitionGroups, segments);
         return new Plan(map, incarnations(groups, live), "created: " + result + " spares " + spareIds(groups, nodes), 0);
+    }
+
+    /**
+     * The segment table for partitions placed as {@code partitionGroups} says (element p: the index of partition p's
+     * group), group g's index holding {@code arenas[g]} bucket groups: the partitions of each group, in ascending
+     * order, get contiguous segments of floor(arena / partitions on the group) groups from group 0, so none overlap
+     * and under one segment's worth of the arena is left over.
+     *
+     * @throws IllegalArgumentException when a group's partitions would get segments of fewer than 2 groups, saying
+     *     how to fix it
+     */
+    public static long[] segments(final int[] partitionGroups, final long[] arenas)
+    {
+        final int[] onGroup = new int[arenas.length];
+        for (final int g : partitionGroups)
+        {
+            onGroup[g]++;
+        }
+        final long[] size = new long[arenas.length];
+        for (int g = 0; g < arenas.length; g++)
+        {
+            if (onGroup[g] == 0)
+            {
+                continue;
+            }
+            size[g] = Math.min(arenas[g] / onGroup[g], KeyHash.MAX_SEGMENT_FIELD / onGroup[g]);
+            if (size[g] < 2)
+            {
+                throw new IllegalArgumentException("cannot create the cluster map: replica group " + g + " holds " +
+                    onGroup[g] + " partitions and its nodes' index has " + arenas[g] + " bucket groups, fewer than " +
+                    "2 per partition; start the nodes with more --memory (the index is about 1/8 of it) or create " +
+                    "the cluster with fewer --partitions");
+            }
+        }
+        final long[] next = new long[arenas.length];
+        final long[] segments = new long[partitionGroups.length];
+        for (int p = 0; p < partitionGroups.length; p++)
+        {
+            final int g = partitionGroups[p];
+            segments[p] = KeyHash.segment(next[g], size[g]);
+            next[g] += size[g];
+        }
+        return segments;
+    }
+
+    /** The bucket groups of the index of a node whose member znode gives {@code geometry} ({@code memory:chunk}). */
+    static long indexGroups(final String geometry)
+    {
+        final int colon = geometry.indexOf(':');
+        return RegionGeometry.indexGroupCount(Long.parseLong(geometry.substring(0, colon)),
+            Integer.parseInt(geometry.substring(colon + 1)));
     }
 
     private static int departures(final List<Work> groups, final Map<Integer, MemberInfo> live,

@@ -15,7 +15,12 @@ public enum MapRefusal
     /** A node becomes a group's member without having been its member or copying node. */
     PROMOTION("promotion"),
     /** Its fence epoch would leave sessions of an older placement unfenced (or fences without a change). */
-    FENCE("fence");
+    FENCE("fence"),
+    /**
+     * Its index segments: one of fewer than 2 groups, two of one group overlapping, or a partition's segment (or the
+     * table itself) changed from the map it replaced (segments never change until partitions can move).
+     */
+    SEGMENTS("segments");
 
     private final String label;
 

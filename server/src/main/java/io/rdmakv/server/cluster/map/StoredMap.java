@@ -56,8 +56,8 @@ public record StoredMap(ClusterMap map, Map<Integer, Long> incarnations, StoredM
     /** The same map and record under another epoch (the coordinator's restore of a refused map). */
     public StoredMap withEpoch(final long epoch)
     {
-        final ClusterMap m = new ClusterMap(epoch, map.partitionCount(), map.nodes(), map.replicationFactor(),
-            map.groups(), map.partitionGroups());
+        final ClusterMap m = new ClusterMap(epoch, epoch, map.partitionCount(), map.nodes(), map.replicationFactor(),
+            map.groups(), map.partitionGroups(), map.segments());
         return new StoredMap(m, incarnations, previous);
     }
 

@@ -47,7 +47,7 @@ class MapCheckTest
     {
         final ClusterMap m = held.map();
         return new StoredMap(new ClusterMap(epoch, m.partitionCount(), m.nodes(), m.replicationFactor(), groups,
-            m.partitionGroups()), incarnations).after(held);
+            m.partitionGroups()).withSegments(m.segments()), incarnations).after(held);
     }
 
     private static MapCheck.Refusal check(final StoredMap next, final StoredMap held)
@@ -150,7 +150,7 @@ class MapCheckTest
         refused(MapRefusal.FENCE, MapCheck.check(SETTINGS, unfenced.withoutPrevious(), 2, held));
         // the same placement (the spare leaves again) may keep the fence epoch, or fence anyway
         final StoredMap sparesOnly = new StoredMap(new ClusterMap(3, 1, 8, held.map().nodes().subList(0, 2), 2,
-            held.map().groups(), held.map().partitionGroups()), held.incarnations()).after(held);
+            held.map().groups(), held.map().partitionGroups(), held.map().segments()), held.incarnations()).after(held);
         assertNull(check(sparesOnly, held));
         assertNull(check(new StoredMap(sparesOnly.map().withFenceEpoch(3), held.incarnations()).after(held), held));
         refused(MapRefusal.FENCE, check(new StoredMap(sparesOnly.map().withFenceEpoch(0), held.incarnations())
@@ -176,5 +176,73 @@ class MapCheckTest
         assertNull(check(held.withEpoch(3).after(held), older), "a gap, a recorded step that keeps the rules");
         refused(MapRefusal.PROMOTION, check(forged(3, List.of(new ReplicaGroup(0, new int[] {2}, new int[0],
             false)), Map.of(2, 1002L)), older));
+    }
+
+    /** {@code held}'s map one epoch up, keeping its fence epoch, with the segment table {@code segments}. */
+    private StoredMap withSegments(final long[] segments)
+    {
+        final ClusterMap m = held.map();
+        return new StoredMap(new ClusterMap(3, m.fenceEpoch(), m.partitionCount(), m.nodes(), m.replicationFactor(),
+            m.groups(), m.partitionGroups(), segments), held.incarnations()).after(held);
+    }
+
+    @Test
+    void thePlannersSegmentsAreAcceptedAndKept()
+    {
+        assertTrue(held.map().hasSegments(), "created with a segment table");
+        assertNull(check(withSegments(held.map().segments()), held), "the same table one epoch up");
+    }
+
+    @Test
+    void aSegmentOfFewerThanTwoGroupsIsRefused()
+    {
+        for (final long count : new long[] {0, 1})
+        {
+            final long[] segments = held.map().segments();
+            segments[3] = io.rdmakv.common.hash.KeyHash.segment(io.rdmakv.common.hash.KeyHash.segmentBase(segments[3]),
+                count);
+            final MapCheck.Refusal refusal = check(withSegments(segments), held);
+            refused(MapRefusal.SEGMENTS, refusal);
+            assertTrue(refusal.detail().contains("partition 3's index segment has " + count + " groups"), refusal.detail());
+            // also without a map to compare with: the rule is the map's own
+            refused(MapRefusal.SEGMENTS, MapCheck.check(SETTINGS, withSegments(segments).withoutPrevious(), 2, null));
+        }
+    }
+
+    @Test
+    void overlappingSegmentsOfOneGroupAreRefused()
+    {
+        final long[] segments = held.map().segments();
+        // partition 5's segment starts one group before partition 4's ends (one group holds all 8)
+        final long end4 = io.rdmakv.common.hash.KeyHash.segmentBase(segments[4]) +
+            io.rdmakv.common.hash.KeyHash.segmentCount(segments[4]);
+        segments[5] = io.rdmakv.common.hash.KeyHash.segment(end4 - 1,
+            io.rdmakv.common.hash.KeyHash.segmentCount(segments[5]));
+        final MapCheck.Refusal refusal = MapCheck.check(SETTINGS, withSegments(segments).withoutPrevious(), 2, null);
+        refused(MapRefusal.SEGMENTS, refusal);
+        assertTrue(refusal.detail().contains("partitions 4 and 5 of group 0 have overlapping"), refusal.detail());
+        // the same segment twice
+        final long[] twice = held.map().segments();
+        twice[7] = twice[0];
+        refused(MapRefusal.SEGMENTS, MapCheck.check(SETTINGS, withSegments(twice).withoutPrevious(), 2, null));
+        // touching is not overlapping: a segment that ends where the next starts, and one of two groups
+        final long[] shrunk = held.map().segments();
+        shrunk[0] = io.rdmakv.common.hash.KeyHash.segment(0, 2);
+        assertNull(MapCheck.check(SETTINGS, withSegments(shrunk).withoutPrevious(), 2, null));
+    }
+
+    @Test
+    void aSegmentThatChangesOrATableThatAppearsOrVanishesIsRefused()
+    {
+        final long[] shrunk = held.map().segments();
+        shrunk[0] = io.rdmakv.common.hash.KeyHash.segment(0, 2);
+        final MapCheck.Refusal refusal = check(withSegments(shrunk), held);
+        refused(MapRefusal.SEGMENTS, refusal);
+        assertTrue(refusal.detail().contains("partition 0's index segment is base 0, 2 groups"), refusal.detail());
+        // the same map read by a node that holds the map before it, without a previous
+        refused(MapRefusal.SEGMENTS, check(withSegments(shrunk).withoutPrevious(), held));
+        final MapCheck.Refusal vanished = check(withSegments(null), held);
+        refused(MapRefusal.SEGMENTS, vanished);
+        assertTrue(vanished.detail().contains("vanishes"), vanished.detail());
     }
 }

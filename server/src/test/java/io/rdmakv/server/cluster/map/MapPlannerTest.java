@@ -401,4 +401,58 @@ class MapPlannerTest
         assertEquals(run.map.groups(), back.map().groups());
         assertEquals(run.incarnations, back.incarnations());
     }
+
+    @Test
+    void creationSizesSegmentsPerGroupAndLaterMapsKeepThem()
+    {
+        // 2 groups of 1 MiB nodes (1024 bucket groups each) and 8 partitions: 4 per group, 256 groups each
+        final PlannerRun run = new PlannerRun(2, 8).join(0, 1, 2, 3, 4);
+        run.settle();
+        final long[] created = run.map.segments();
+        for (int p = 0; p < 8; p++)
+        {
+            assertEquals(io.rdmakv.common.hash.KeyHash.segment((p / 2) * 256L, 256), created[p], "partition " + p);
+        }
+        // a failover, the spare copying, sealed, joining: every map keeps the table (PlannerRun checks each with
+        // MapCheck against the map it replaced, which refuses a changed segment)
+        run.leave(0);
+        run.settle();
+        run.report(4, SyncPhase.BULK).settle();
+        run.report(4, SyncPhase.FINAL).settle();
+        assertTrue(run.map.groupOfNode(4) != null && run.map.groupOfNode(4).contains(4), run.plans.toString());
+        assertArrayEquals(created, run.map.segments());
+        run.join(5);
+        run.settle();
+        assertArrayEquals(created, run.map.segments(), "a spare joining");
+    }
+
+    @Test
+    void segmentsAreSizedByEachGroupsOwnGeometry()
+    {
+        final PlannerRun run = new PlannerRun(2, 6).join(0, 1)
+            .join(PlannerRun.member(2, 7, MemberInfo.geometry(2 << 20, 4096)))
+            .join(PlannerRun.member(3, 8, MemberInfo.geometry(2 << 20, 4096)));
+        run.settle();
+        assertEquals(2, run.map.groups().size());
+        // group 0 (1 MiB nodes): 1024 groups over 3 partitions; group 1 (2 MiB nodes): 2048 over 3
+        assertEquals(io.rdmakv.common.hash.KeyHash.segment(0, 341), run.map.segmentOf(0));
+        assertEquals(io.rdmakv.common.hash.KeyHash.segment(0, 682), run.map.segmentOf(1));
+        assertEquals(io.rdmakv.common.hash.KeyHash.segment(682, 682), run.map.segmentOf(3));
+        assertEquals(io.rdmakv.common.hash.KeyHash.segment(682, 341), run.map.segmentOf(4));
+    }
+
+    @Test
+    void creationIsRefusedWhenAPartitionWouldGetFewerThanTwoGroups()
+    {
+        // 1 MiB nodes have 1024 bucket groups: 4096 partitions on one group cannot have 2 each
+        final PlannerRun run = new PlannerRun(2, 4096).join(0, 1);
+        final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> MapPlanner.next(null, Map.of(), 2, 4096, run.live.values(),
+                List.of(), true));
+        assertTrue(e.getMessage().contains("--partitions") && e.getMessage().contains("--memory"), e.getMessage());
+        // 512 partitions fit: 2 groups each
+        final PlannerRun small = new PlannerRun(2, 512).join(0, 1);
+        small.settle();
+        assertEquals(io.rdmakv.common.hash.KeyHash.segment(1022, 2), small.map.segmentOf(511));
+    }
 }

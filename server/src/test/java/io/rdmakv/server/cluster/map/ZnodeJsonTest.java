@@ -96,4 +96,33 @@ class ZnodeJsonTest
         refused("partitions 0", () -> new ZkOptions("zk:2181", "c", 1, 0, 4000, 2000));
         refused("settle", () -> o.withSettleMs(-1));
     }
+
+    /** The map znode (map, incarnations, previous) of a 4096-partition cluster of {@code nodes} nodes of {@code memory}. */
+    private static int mapZnodeBytes(final int nodes, final long memory)
+    {
+        final java.util.List<MemberInfo> live = new java.util.ArrayList<>();
+        for (int id = 0; id < nodes; id++)
+        {
+            live.add(new MemberInfo(id, "10.0." + (id >> 8) + "." + (id & 0xFF), 7400,
+                MemberInfo.geometry(memory, 1 << 18), 1_000_000_007L * (id + 1)));
+        }
+        final MapPlanner.Plan created = MapPlanner.next(null, Map.of(), 2, 4096, live, java.util.List.of(), true);
+        live.remove(0);
+        final MapPlanner.Plan next = MapPlanner.next(created.map(), created.incarnations(), 2, 4096, live,
+            java.util.List.of(), true);
+        final byte[] json = next.stored().after(created.stored()).toJson();
+        assertEquals(next.stored().after(created.stored()), StoredMap.fromJson(json));
+        return json.length;
+    }
+
+    @Test
+    void theMapZnodeOfFourThousandPartitionsWithSegmentsStaysWellUnderJuteMaxBuffer()
+    {
+        final int small = mapZnodeBytes(3, 16L << 20);
+        final int large = mapZnodeBytes(3, 64L << 30);
+        final int many = mapZnodeBytes(256, 64L << 30);
+        System.out.println("map znode at 4096 partitions (map and previous): 3 nodes of 16 MiB " + small +
+            " bytes, 3 nodes of 64 GiB " + large + " bytes, 256 nodes of 64 GiB " + many + " bytes");
+        assertTrue(many < 256 * 1024, "a quarter of jute.maxbuffer's default 1 MiB: " + many);
+    }
 }
