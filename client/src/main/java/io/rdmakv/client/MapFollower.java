@@ -54,6 +54,12 @@ final class MapFollower implements AutoCloseable
     private long lastProbeNanos;
     /** Nodes a probe is waiting on now. */
     private final Set<InetSocketAddress> probing = ConcurrentHashMap.newKeySet();
+    /**
+     * The threads of probes under way (each opens a session, a queue pair and memory of the client's protection
+     * domain): {@link #close} ends and waits for them, so that the client does not close the domain under them.
+     */
+    private final Set<Thread> probeThreads = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
     private final ReadGate areaReads = new ReadGate(PROBE_INTERVAL_NANOS);
     private final java.util.concurrent.atomic.AtomicLong mapAreaReads = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong mapsIgnored = new java.util.concurrent.atomic.AtomicLong();
@@ -132,7 +138,7 @@ final class MapFollower implements AutoCloseable
         synchronized (this)
         {
             final long now = System.nanoTime();
-            if (current != router || now - lastProbeNanos < TimeUnit.MILLISECONDS.toNanos(PROBE_INTERVAL_MS))
+            if (closed || current != router || now - lastProbeNanos < TimeUnit.MILLISECONDS.toNanos(PROBE_INTERVAL_MS))
             {
                 return;
             }
@@ -153,7 +159,7 @@ final class MapFollower implements AutoCloseable
                 continue; // the last probe of that node still waits for it
             }
             asked++;
-            Thread.ofVirtual().name("rdmakv-map-probe").start(() -> answers.add(ask(address)));
+            startProbeThread(() -> answers.add(ask(address)));
         }
         ClusterMap newest = current.map();
         try
@@ -217,7 +223,7 @@ final class MapFollower implements AutoCloseable
             IGNORED.log(System.Logger.Level.WARNING, "unread " + nodeId, "node " + nodeId + " says it applied map " +
                 "epoch " + claimed + " (this client has " + current.map().epoch() + "), but its map area could not be " +
                 "read: " + why[0] + "; asking the nodes for their map instead");
-            Thread.ofVirtual().name("rdmakv-map-probe").start(() -> probe(current, System.nanoTime() + opTimeoutNanos));
+            startProbeThread(() -> probe(current, System.nanoTime() + opTimeoutNanos));
             return;
         }
         final String refusal = refusal(current.map(), map, claimed);
@@ -333,7 +339,7 @@ final class MapFollower implements AutoCloseable
         synchronized (this)
         {
             old = router;
-            if (old != seenBy || map.epoch() <= old.map().epoch())
+            if (closed || old != seenBy || map.epoch() <= old.map().epoch())
             {
                 return old.map().epoch() == map.epoch();
             }
@@ -380,9 +386,67 @@ final class MapFollower implements AutoCloseable
         closing.forEach(Router::close);
     }
 
+    /** Runs {@code task} on a virtual thread of its own, which {@link #close} ends and waits for; not once closed. */
+    private void startProbeThread(final Runnable task)
+    {
+        final Thread thread = Thread.ofVirtual().name("rdmakv-map-probe").unstarted(() ->
+        {
+            try
+            {
+                task.run();
+            }
+            finally
+            {
+                probeThreads.remove(Thread.currentThread());
+            }
+        });
+        probeThreads.add(thread);
+        if (closed)
+        {
+            probeThreads.remove(thread);
+            return;
+        }
+        thread.start();
+    }
+
+    /**
+     * Ends the probes under way (interrupted: a connect or HELLO gives up, and the session it was opening is
+     * closed) and waits for them, at most {@link #CLOSE_WAIT_MILLIS}: they hold sessions of the client's protection
+     * domain, which the client closes next (a test saw {@code ibv_dealloc_pd} refused: "still has 1 memory region
+     * and 1 queue pair").
+     */
+    private void endProbes()
+    {
+        closed = true;
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+        while (!probeThreads.isEmpty() && deadline - System.nanoTime() > 0)
+        {
+            for (final Thread thread : probeThreads)
+            {
+                thread.interrupt();
+            }
+            for (final Thread thread : probeThreads)
+            {
+                try
+                {
+                    thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** How long {@link #close} waits for probes under way to end. */
+    static final long CLOSE_WAIT_MILLIS = 5_000;
+
     @Override
     public void close()
     {
+        endProbes();
         final List<Router> all;
         synchronized (this)
         {

@@ -56,6 +56,57 @@ class MapFollowerTest
         assertFalse(gate.due(1, Long.MAX_VALUE, 10_000), "a node claiming the largest epoch is read once");
     }
 
+    /**
+     * Probes still connecting when the client closes hold sessions of its protection domain: close ends them and
+     * waits, so the domain is not closed under them (ChainReplicationTest once saw {@code ibv_dealloc_pd} refused,
+     * "still has 1 memory region and 1 queue pair", from a probe session of a closed client).
+     */
+    @Test
+    void closeEndsAndWaitsForProbesStillConnecting() throws Exception
+    {
+        final java.util.concurrent.atomic.AtomicInteger connecting = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(3);
+        final io.rdmakv.client.internal.session.Router.SessionOpener hanging = address ->
+        {
+            connecting.incrementAndGet();
+            started.countDown();
+            try
+            {
+                Thread.sleep(60_000); // a node that never answers the connect
+                throw new AssertionError("not interrupted");
+            }
+            catch (final InterruptedException e)
+            {
+                throw new io.rdmakv.peer.SessionFailedException(address, e);
+            }
+            finally
+            {
+                connecting.decrementAndGet();
+            }
+        };
+        final io.rdmakv.client.internal.session.Router router = new io.rdmakv.client.internal.session.Router(
+            map(5, 5, 64, 2), hanging, new io.rdmakv.client.internal.op.SlotCache(64));
+        final MapFollower follower = new MapFollower(router, hanging, List.of(),
+            java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
+        final Thread waiting = Thread.ofPlatform().start(() ->
+        {
+            try
+            {
+                follower.await(router, 0L, "a test");
+            }
+            catch (final RuntimeException e)
+            {
+                // the operation's wait ends with the client
+            }
+        });
+        assertTrue(started.await(10, java.util.concurrent.TimeUnit.SECONDS), "a probe per node is connecting");
+        final long start = System.nanoTime();
+        follower.close();
+        assertEquals(0, connecting.get(), "every probe ended before close returned");
+        assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(5), "ended, not waited out");
+        waiting.join(10_000);
+    }
+
     private static ClusterMap map(final long epoch, final long fence, final int partitions, final int replicas)
     {
         final List<ClusterNode> nodes = List.of(new ClusterNode(0, "127.0.0.1", 7000),
