@@ -1,12 +1,28 @@
 package io.rdmakv.verbs.conformance;
 
+import io.rdmakv.verbs.AccessFlags;
 import io.rdmakv.verbs.Context;
+import io.rdmakv.verbs.DeviceAttributes;
+import io.rdmakv.verbs.MemoryRegion;
+import io.rdmakv.verbs.MemoryWindow;
+import io.rdmakv.verbs.SendFlags;
+import io.rdmakv.verbs.SendWorkRequest;
+import io.rdmakv.verbs.WcStatus;
 import io.rdmakv.verbs.ibverbs.IbvContext;
+import io.rdmakv.verbs.resource.Errno;
+import io.rdmakv.verbs.resource.VerbsException;
+import org.junit.jupiter.api.Assumptions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Where a real device is known to behave differently from what the suite otherwise demands, and why.
  * Each deviation is accepted only for the device that has it, and docs/development.md's "Known rxe deviations"
- * lists them; everything else stays strict.
+ * and "Known siw deviations" list them; everything else stays strict. A test a deviation makes impossible
+ * reports itself aborted with the reason, once the device showed it (what it reports and what it did).
  */
 final class KnownDeviations
 {
@@ -36,8 +52,105 @@ final class KnownDeviations
         "check_rkey: mr_check_range(mw->mr, ...)): the write outside the window but inside the region succeeded " +
         "and landed, a write past the region's end through the window was refused";
 
+    /**
+     * Why the tests that issue a CAS or FAA do not run on Soft-iWARP: iWARP's RDMAP (RFC 5040) has no atomic
+     * operations, and siw reports {@code atomic_cap} {@code IBV_ATOMIC_NONE}; its {@code ibv_post_send} refuses
+     * the opcode. The store uses node-assisted writes there.
+     */
+    static final String SIW_NO_ATOMICS = "Soft-iWARP (siw) has no remote atomics (iWARP's RDMAP has no CAS or FAA): " +
+        "the device reports atomic_cap NONE";
+
+    /** Why the memory-window tests do not run on Soft-iWARP: siw reports {@code max_mw} 0 and has no alloc_mw. */
+    static final String SIW_NO_MEMORY_WINDOWS = "Soft-iWARP (siw) has no memory windows (max_mw 0)";
+
+    /** What the device did with a CAS, by device name: the probe of {@link #requireRemoteAtomics} runs once. */
+    private static final java.util.Map<String, String> ATOMIC_REFUSALS = new java.util.concurrent.ConcurrentHashMap<>();
+
     private KnownDeviations()
     {
+    }
+
+    /** True for the {@code ibverbs} provider on the kernel's software iWARP driver ({@code siw}). */
+    static boolean softIwarp(final Context context)
+    {
+        return context instanceof IbvContext ibv && ibv.isSoftIwarp();
+    }
+
+    /**
+     * Returns when the device under test has remote atomics. On siw, which has none ({@link #SIW_NO_ATOMICS}),
+     * first checks that the device refuses a CAS (the post fails, or the request completes with an error, and the
+     * word is unchanged), then aborts the calling test with that; on any other device without atomics, fails.
+     */
+    static void requireRemoteAtomics(final VerbsFixture fx)
+    {
+        final Context context = fx.client().context();
+        final DeviceAttributes attributes = context.attributes();
+        if (!"NONE".equals(attributes.atomicCapability()))
+        {
+            return;
+        }
+        assertTrue(softIwarp(context), () -> "device " + context.deviceName() + " reports no remote atomics " +
+            "(atomic_cap NONE): the suite needs them, and only siw is known to lack them: " + attributes);
+        String refusal = ATOMIC_REFUSALS.get(context.deviceName());
+        if (refusal == null)
+        {
+            refusal = casRefusal(fx);
+            ATOMIC_REFUSALS.put(context.deviceName(), refusal);
+        }
+        Assumptions.abort(SIW_NO_ATOMICS + ", and " + refusal + "; kernel " + System.getProperty("os.version"));
+    }
+
+    /** Posts a CAS that would succeed on a device with atomics; what the device did instead. */
+    private static String casRefusal(final VerbsFixture fx)
+    {
+        final VerbsFixture.Link link = fx.connectedPair();
+        final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
+        final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
+        Memory.word(remote.segment(), 0, 41L);
+        final SendWorkRequest wr = fx.sendRequests(1).at(0)
+            .compareAndSwap(local.address(), local.lkey(), remote.address(), remote.rkey(), 41L, 42L)
+            .wrId(1).sendFlags(SendFlags.SIGNALED);
+        final int rc = link.client().postSend(wr);
+        final String what;
+        if (rc != 0)
+        {
+            what = "ibv_post_send of a CAS returned " + Errno.name(rc);
+        }
+        else
+        {
+            final Completion c = fx.awaitOneWithin(fx.client().cq(), VerbsFixture.WAIT_NANOS);
+            assertNotNull(c, "a CAS posted to a device without atomics neither failed nor completed");
+            assertNotEquals(WcStatus.SUCCESS, c.status(), "the device reports atomic_cap NONE but ran a CAS: " + c);
+            what = "a CAS completed with " + c.status();
+        }
+        assertEquals(41L, Memory.word(remote.segment(), 0), "the word a refused CAS named");
+        return what;
+    }
+
+    /**
+     * Returns when windows can be allocated, or where the tests themselves demand them (every device but siw);
+     * on siw, where {@code ibv_alloc_mw} fails with {@code EOPNOTSUPP} ({@link #SIW_NO_MEMORY_WINDOWS}), aborts
+     * the calling test with that.
+     */
+    static void requireMemoryWindows(final VerbsFixture fx)
+    {
+        if (!softIwarp(fx.server().context()))
+        {
+            return;
+        }
+        final MemoryWindow mw;
+        try
+        {
+            mw = fx.server().pd().allocMemoryWindow();
+        }
+        catch (final VerbsException e)
+        {
+            assertEquals(Errno.EOPNOTSUPP, e.errno(), () -> "siw refused a memory window otherwise: " + e.getMessage());
+            Assumptions.abort(SIW_NO_MEMORY_WINDOWS + ": " + e.getMessage() + "; kernel " +
+                System.getProperty("os.version"));
+            return;
+        }
+        mw.close();
     }
 
     /** True for the {@code ibverbs} provider on the kernel's software RoCE driver ({@code rdma_rxe}). */

@@ -296,6 +296,7 @@ final class MemoryWindowTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireMemoryWindows(fx);
             final ProtectionDomain pd = fx.server().context().allocateProtectionDomain();
             final MemoryWindow mw = pd.allocMemoryWindow();
             final VerbsException e = assertThrows(VerbsException.class, pd::close);

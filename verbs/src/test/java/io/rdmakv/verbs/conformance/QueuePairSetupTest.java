@@ -46,13 +46,15 @@ final class QueuePairSetupTest
             assertTrue(attributes.maxCqe() >= VerbsFixture.CQ_CAPACITY, () -> "maxCqe of " + attributes);
             assertTrue(attributes.maxSge() >= 1, () -> "maxSge of " + attributes);
             assertTrue(attributes.maxQpRdAtomic() >= 1, () -> "maxQpRdAtomic of " + attributes);
-            assertTrue(Set.of("HCA", "GLOB").contains(attributes.atomicCapability()),
-                () -> "the store needs 8-byte atomics: " + attributes);
             if (Providers.TCP.equals(context.providerName()))
             {
                 // The tcp provider's atomics are atomic against local CPU access too (DESIGN.md): IBV_ATOMIC_GLOB.
                 assertEquals("GLOB", attributes.atomicCapability(), () -> "tcp atomic capability: " + attributes);
             }
+            // the store's one-sided writes need 8-byte atomics; siw has none (aborted with the reason there)
+            KnownDeviations.requireRemoteAtomics(fx);
+            assertTrue(Set.of("HCA", "GLOB").contains(attributes.atomicCapability()),
+                () -> "the store needs 8-byte atomics: " + attributes);
         }
     }
 
@@ -111,7 +113,8 @@ final class QueuePairSetupTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
-            // connectedPair checks RESET after creation and INIT, RTR and RTS after each step.
+            // connectedPair checks RESET after creation and INIT, RTR and RTS after each step (by exchange; through
+            // rdma_cm, INIT before the request and RTS once connected).
             final VerbsFixture.Link link = fx.connectedPair();
             assertEquals(QpState.RTS, link.client().state());
             assertEquals(QpState.RTS, link.server().state());

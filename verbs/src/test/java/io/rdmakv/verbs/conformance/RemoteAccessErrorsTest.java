@@ -53,7 +53,13 @@ final class RemoteAccessErrorsTest
         WRITE_WITHOUT_REMOTE_WRITE,
         CAS_WITHOUT_REMOTE_ATOMIC,
         FAA_WITHOUT_REMOTE_ATOMIC,
-        READ_WITHOUT_REMOTE_READ
+        READ_WITHOUT_REMOTE_READ;
+
+        /** A CAS or FAA: needs a device with remote atomics. */
+        boolean atomic()
+        {
+            return this == ATOMIC_PAST_THE_END || this == CAS_WITHOUT_REMOTE_ATOMIC || this == FAA_WITHOUT_REMOTE_ATOMIC;
+        }
     }
 
     static Stream<Arguments> providersAndFaults()
@@ -69,6 +75,10 @@ final class RemoteAccessErrorsTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            if (fault.atomic())
+            {
+                KnownDeviations.requireRemoteAtomics(fx);
+            }
             final VerbsFixture.Link link = fx.connectedPair();
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
             final SendWorkRequest wr = fx.sendRequests(1).at(0);
@@ -94,6 +104,7 @@ final class RemoteAccessErrorsTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
             remote.segment().fill(SENTINEL);
@@ -143,6 +154,7 @@ final class RemoteAccessErrorsTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final VerbsFixture.Link link = fx.connectedPair();
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);

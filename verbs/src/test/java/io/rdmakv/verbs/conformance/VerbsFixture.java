@@ -182,13 +182,17 @@ final class VerbsFixture implements AutoCloseable
             QueuePairConfig.of(server.cq(), QUEUE_DEPTH, QUEUE_DEPTH), options);
     }
 
+    /**
+     * A new pair connected as {@link QueuePairConnector#connect} does (by exchange, or through rdma_cm as
+     * {@code -Drdmakv.conformance.cm} says); an rdma_cm connection is closed with the fixture, before the pair.
+     */
     Link connectedPair(
         final QueuePairConfig clientConfig, final ConnectOptions clientOptions,
         final QueuePairConfig serverConfig, final ConnectOptions serverOptions)
     {
         final QueuePair clientQp = createQueuePair(client, clientConfig);
         final QueuePair serverQp = createQueuePair(server, serverConfig);
-        QueuePairConnector.connect(clientQp, clientOptions, serverQp, serverOptions);
+        track(QueuePairConnector.connect(clientQp, clientOptions, serverQp, serverOptions));
         return new Link(clientQp, serverQp);
     }
 
