@@ -63,6 +63,16 @@ final class KnownDeviations
     /** Why the memory-window tests do not run on Soft-iWARP: siw reports {@code max_mw} 0 and has no alloc_mw. */
     static final String SIW_NO_MEMORY_WINDOWS = "Soft-iWARP (siw) has no memory windows (max_mw 0)";
 
+    /**
+     * Why a queue pair's state cannot be checked on Soft-iWARP: siw's {@code query_qp} ({@code siw_query_qp} in
+     * {@code siw_verbs.c}, kernel 6.1) fills in capabilities, path MTU and access flags but never
+     * {@code qp_state}, so {@code ibv_query_qp} reports the zeroed field, RESET, in every state (seen: RESET for a
+     * queue pair that had just carried traffic). siw also has no INIT of its own (RESET and INIT are both its
+     * IDLE), and over iWARP the connection manager, not the application, moves the queue pair to RTS.
+     */
+    static final String SIW_QUERY_QP_NO_STATE = "Soft-iWARP (siw) does not report a queue pair's state: " +
+        "ibv_query_qp says RESET in every state (siw_query_qp sets no qp_state)";
+
     /** What the device did with a CAS, by device name: the probe of {@link #requireRemoteAtomics} runs once. */
     private static final java.util.Map<String, String> ATOMIC_REFUSALS = new java.util.concurrent.ConcurrentHashMap<>();
 

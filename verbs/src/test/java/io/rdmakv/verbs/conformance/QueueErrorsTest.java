@@ -61,7 +61,7 @@ final class QueueErrorsTest
             assertEquals(Errno.ENOMEM, refusal, "postSend into a full send queue, after " + accepted + " accepted, " +
                 "returned " + (refusal == 0 ? "0 every time" : Errno.name(refusal)));
             assertTrue(accepted >= maxSendWr, "only " + accepted + " accepted, maxSendWr is " + maxSendWr);
-            assertEquals(QpState.RTS, link.client().state(), "a refused post changes nothing");
+            fx.assertState(link.client(), QpState.RTS, "a refused post changes nothing");
             fx.assertNoCompletion(fx.client().cq(), "SENDs wait for RECVs (rnrRetry 7)");
 
             final ReceiveWorkRequest receive = fx.receiveRequests(1).at(0).buffer(inbox.address(), 64, inbox.lkey());
@@ -103,7 +103,7 @@ final class QueueErrorsTest
             fx.assertNoCompletion(fx.server().cq(), "posted RECVs wait for SENDs");
 
             link.server().modifyToError();
-            assertEquals(QpState.ERR, link.server().state());
+            fx.assertState(link.server(), QpState.ERR, "the responder");
             final List<Completion> flushed = fx.await(fx.server().cq(), 3);
             for (int i = 0; i < 3; i++)
             {
@@ -159,7 +159,7 @@ final class QueueErrorsTest
             assertEquals(2, sent.wrId(), () -> "wrId of " + sent);
             // REM_INV_REQ_ERR on ibverbs devices; any error is conformant.
             assertFalse(sent.isSuccess(), () -> "a SEND the receiver could not hold: " + sent);
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
 

@@ -92,7 +92,7 @@ final class QueuePairConnector
      * Connects two queue pairs through rdma_cm as a client and a node would: {@code b}'s device listens on its
      * own IP address ({@link ConnectionManager#deviceAddress()}, port chosen), {@code a}'s connects to it with a
      * random ticket as private data, and the listener takes only a request carrying that ticket, for {@code b}.
-     * Both must end in RTS. Bounded by {@link VerbsFixture#WAIT_NANOS}.
+     * Both must end in RTS (not checked on siw, which reports no state). Bounded by {@link VerbsFixture#WAIT_NANOS}.
      */
     static Connected throughConnectionManager(
         final QueuePair a, final ConnectOptions aOptions, final QueuePair b, final ConnectOptions bOptions)
@@ -106,6 +106,9 @@ final class QueuePairConnector
             "address for rdma_cm to listen on (give its network interface an IPv4 address)");
         final byte[] ticket = ByteBuffer.allocate(16).putLong(System.nanoTime()).putInt(a.qpNum())
             .putInt(b.qpNum()).array();
+        // siw reports RESET in every state (KnownDeviations.SIW_QUERY_QP_NO_STATE): there the established connection
+        // is what says the pair is connected, and the traffic of the test what says it works
+        final boolean stateUnreported = KnownDeviations.softIwarp(b.protectionDomain().context());
         ConnectionManager.Connection accepted = null;
         ConnectionManager.Connection connected = null;
         try (ConnectionManager.Listener listener = server.listen(new InetSocketAddress(address, 0), 4))
@@ -117,7 +120,12 @@ final class QueuePairConnector
             try
             {
                 connected = client.connect(a, listener.address(), ticket, aOptions, VerbsFixture.WAIT_NANOS, qp ->
-                    assertEquals(QpState.INIT, qp.state(), "the connecting queue pair, once initialized"));
+                {
+                    if (!stateUnreported)
+                    {
+                        assertEquals(QpState.INIT, qp.state(), "the connecting queue pair, once initialized");
+                    }
+                });
             }
             finally
             {
@@ -143,8 +151,11 @@ final class QueuePairConnector
             assertNotNull(accepted, () -> "rdma_cm: no request for queue pair " + b.qpNum() + " reached " +
                 listener.address() + " within " + TimeUnit.NANOSECONDS.toMillis(VerbsFixture.WAIT_NANOS) + " ms (" +
                 listener.rejectedCount() + " rejected)");
-            assertEquals(QpState.RTS, a.state(), "the connecting queue pair after rdma_cm connected it");
-            assertEquals(QpState.RTS, b.state(), "the accepting queue pair after rdma_cm connected it");
+            if (!stateUnreported)
+            {
+                assertEquals(QpState.RTS, a.state(), "the connecting queue pair after rdma_cm connected it");
+                assertEquals(QpState.RTS, b.state(), "the accepting queue pair after rdma_cm connected it");
+            }
             final ConnectionManager.Connection aSide = connected;
             final ConnectionManager.Connection bSide = accepted;
             return () ->

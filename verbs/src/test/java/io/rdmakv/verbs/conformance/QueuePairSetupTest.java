@@ -116,8 +116,8 @@ final class QueuePairSetupTest
             // connectedPair checks RESET after creation and INIT, RTR and RTS after each step (by exchange; through
             // rdma_cm, INIT before the request and RTS once connected).
             final VerbsFixture.Link link = fx.connectedPair();
-            assertEquals(QpState.RTS, link.client().state());
-            assertEquals(QpState.RTS, link.server().state());
+            fx.assertState(link.client(), QpState.RTS, "the requester");
+            fx.assertState(link.server(), QpState.RTS, "the responder");
 
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
@@ -130,9 +130,9 @@ final class QueuePairSetupTest
             assertEquals(0x0123_4567_89ab_cdefL, Memory.word(remote.segment(), 0));
 
             link.client().modifyToError();
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
             link.server().modifyToError();
-            assertEquals(QpState.ERR, link.server().state());
+            fx.assertState(link.server(), QpState.ERR, "the responder");
             fx.assertNoCompletion(fx.client().cq(), "nothing was outstanding when the queue pair moved to ERR");
         }
     }

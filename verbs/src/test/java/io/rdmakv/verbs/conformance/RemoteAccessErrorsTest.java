@@ -87,7 +87,7 @@ final class RemoteAccessErrorsTest
             VerbsFixture.postSend(link.client(), wr);
 
             fx.awaitOne(fx.client().cq()).assertStatus(1, WcStatus.REM_ACCESS_ERR);
-            assertEquals(QpState.ERR, link.client().state(), "requester after " + fault);
+            fx.assertState(link.client(), QpState.ERR, "requester after " + fault);
             Memory.assertFilled(remoteMemory, SENTINEL, "remote memory (with guard bytes) after a refused " + fault);
             fx.assertNoCompletion(fx.client().cq(), "one failed request, one completion");
         }
@@ -132,7 +132,7 @@ final class RemoteAccessErrorsTest
                         .rdmaRead(local.address(), 8, local.lkey(), remote.address(), remote.rkey())
                         .wrId(3).sendFlags(SendFlags.SIGNALED));
                     fx.awaitOne(fx.client().cq()).assertSuccess(3, WcOpcode.RDMA_READ, link.client().qpNum());
-                    assertEquals(QpState.RTS, link.client().state(), "a refused post changes nothing");
+                    fx.assertState(link.client(), QpState.RTS, "a refused post changes nothing");
                     Memory.assertFilled(remote.segment(), SENTINEL, "remote memory after a refused misaligned atomic");
                     continue;
                 }
@@ -143,7 +143,7 @@ final class RemoteAccessErrorsTest
                 assertEquals(cas ? 1 : 2, c.wrId(), () -> "wrId of " + c);
                 assertTrue(Set.of(WcStatus.REM_INV_REQ_ERR, WcStatus.REM_ACCESS_ERR).contains(c.status()),
                     () -> "misaligned " + (cas ? "CAS" : "FAA") + " must be refused: " + c);
-                assertEquals(QpState.ERR, link.client().state());
+                fx.assertState(link.client(), QpState.ERR, "the requester");
                 Memory.assertFilled(remote.segment(), SENTINEL, "remote memory after a misaligned atomic");
             }
         }
@@ -176,7 +176,7 @@ final class RemoteAccessErrorsTest
             {
                 done.get(i).assertStatus(i + 1, WcStatus.WR_FLUSH_ERR);
             }
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
 
             // Posting to a queue pair in ERR is accepted (postSend returns 0) and flushed.
             chain.at(1).wrId(5).next(null);
@@ -201,7 +201,7 @@ final class RemoteAccessErrorsTest
             VerbsFixture.postSend(link.client(), wr);
 
             fx.awaitOne(fx.client().cq()).assertStatus(9, WcStatus.REM_ACCESS_ERR);
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
 

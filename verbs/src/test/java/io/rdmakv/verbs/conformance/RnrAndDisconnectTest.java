@@ -43,7 +43,7 @@ final class RnrAndDisconnectTest
                     .wrId(1).sendFlags(SendFlags.SIGNALED));
 
             fx.awaitOne(fx.client().cq()).assertStatus(1, WcStatus.RNR_RETRY_EXC_ERR);
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
 
@@ -71,7 +71,7 @@ final class RnrAndDisconnectTest
                 .assertSuccess(2, WcOpcode.RECV, link.server().qpNum());
             assertEquals(20, received.byteLen(), () -> "byteLen of " + received);
             Memory.assertSameBytes(outbox.segment().asSlice(0, 20), inbox.segment().asSlice(0, 20), "received data");
-            assertEquals(QpState.RTS, link.client().state());
+            fx.assertState(link.client(), QpState.RTS, "the requester");
         }
     }
 
@@ -109,7 +109,7 @@ final class RnrAndDisconnectTest
                 assertFalse(failed && c.isSuccess(), () -> "a success after a failure: " + done);
             }
             assertFalse(done.get(before).isSuccess(), () -> "a READ posted after the peer closed: " + done);
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
 
@@ -141,7 +141,7 @@ final class RnrAndDisconnectTest
             assertEquals(3, done.get(1).wrId(), () -> "completions in posting order: " + done);
             assertFalse(done.get(0).isSuccess(), () -> "a READ from a closed device: " + done);
             assertFalse(done.get(1).isSuccess(), () -> "a READ from a closed device: " + done);
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
 
@@ -176,7 +176,7 @@ final class RnrAndDisconnectTest
             assertEquals(2, flushed.size(), () -> "completions: " + done);
             flushed.get(0).assertStatus(1, WcStatus.WR_FLUSH_ERR);
             flushed.get(1).assertStatus(2, WcStatus.WR_FLUSH_ERR);
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
 }
