@@ -73,6 +73,41 @@ final class KnownDeviations
     static final String SIW_QUERY_QP_NO_STATE = "Soft-iWARP (siw) does not report a queue pair's state: " +
         "ibv_query_qp says RESET in every state (siw_query_qp sets no qp_state)";
 
+    /**
+     * iWARP (RFC 5040) completes a SEND or RDMA WRITE at the requester once it is handed to the transport, not once
+     * the peer placed it: a refusal at the responder comes back later as a TERMINATE that moves the queue pair to
+     * ERR, while the request itself completed successfully.
+     */
+    static final String SIW_LOCAL_COMPLETION = "Soft-iWARP (siw), like all iWARP, completes a SEND or RDMA WRITE at " +
+        "the requester once it is sent, not once the responder took it: the request the responder refused completed " +
+        "SUCCESS (and nothing landed); the refusal reaches the requester as a TERMINATE";
+
+    /** iWARP has no receiver-not-ready retry: a SEND that finds no RECV posted ends the connection. */
+    static final String SIW_NO_RNR = "Soft-iWARP (siw), like all iWARP, has no RNR retry: a SEND that finds no RECV " +
+        "posted terminates the connection (siw_qp_rx.c: DDP_ECODE_UT_INVALID_MSN_NOBUF) instead of waiting, and the " +
+        "SEND itself completed SUCCESS at the requester";
+
+    /** siw completes a READ the responder refused with WR_FLUSH_ERR: the TERMINATE's move to ERR flushes it. */
+    static final String SIW_REMOTE_ERROR_FLUSHED = "Soft-iWARP (siw) completes an RDMA READ the responder refused " +
+        "with WR_FLUSH_ERR, not REM_ACCESS_ERR: the responder's TERMINATE moves the requester to ERR, which flushes " +
+        "the READ (nothing was read)";
+
+    /**
+     * siw serves an RDMA READ from a region registered without REMOTE_READ: {@code siw_qp_sq_proc_tx}
+     * ({@code siw_qp_tx.c}) checks the memory of a READ RESPONSE with {@code siw_check_sgl_tx(qp->pd, wqe, 0)}, no
+     * access rights ("not defined in RDMA core", says its comment). A siw bug: RFC 5040 has the responder check the
+     * STag's remote-read right. Kernel 6.1.
+     */
+    static final String SIW_READ_ACCESS_NOT_CHECKED = "Soft-iWARP (siw) serves an RDMA READ of a region registered " +
+        "without REMOTE_READ (siw_qp_tx.c checks a READ RESPONSE's source with no access rights: " +
+        "siw_check_sgl_tx(qp->pd, wqe, 0)): the READ completed SUCCESS with the region's bytes";
+
+    /** As {@link #RXE_RECV_IN_ERR_NOT_FLUSHED}: rdma-core's siw provider posts a RECV into a ring shared with the kernel. */
+    static final String SIW_RECV_IN_ERR_NOT_FLUSHED = "Soft-iWARP (siw, rdma-core's user-space siw provider) does " +
+        "not flush a RECV posted after the queue pair entered ERR: ibv_post_recv writes it into the receive queue it " +
+        "shares with the kernel, which flushes only when the queue pair is moved to ERR again (here: a second " +
+        "modifyToError, which did flush it)";
+
     /** What the device did with a CAS, by device name: the probe of {@link #requireRemoteAtomics} runs once. */
     private static final java.util.Map<String, String> ATOMIC_REFUSALS = new java.util.concurrent.ConcurrentHashMap<>();
 

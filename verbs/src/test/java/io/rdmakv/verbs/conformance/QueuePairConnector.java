@@ -70,6 +70,11 @@ final class QueuePairConnector
 
         @Override
         void close();
+
+        /** Closes the responder's side only (its rdma_cm connection: a disconnect), as its process going away would. */
+        default void closeResponder()
+        {
+        }
     }
 
     /**
@@ -158,13 +163,23 @@ final class QueuePairConnector
             }
             final ConnectionManager.Connection aSide = connected;
             final ConnectionManager.Connection bSide = accepted;
-            return () ->
+            return new Connected()
             {
-                try
+                @Override
+                public void close()
                 {
-                    aSide.close();
+                    try
+                    {
+                        aSide.close();
+                    }
+                    finally
+                    {
+                        bSide.close();
+                    }
                 }
-                finally
+
+                @Override
+                public void closeResponder()
                 {
                     bSide.close();
                 }

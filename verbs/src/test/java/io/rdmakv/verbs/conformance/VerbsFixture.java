@@ -53,7 +53,7 @@ final class VerbsFixture implements AutoCloseable
     }
 
     /** A connected RC pair: the client's queue pair is the requester, the server's the responder. */
-    record Link(QueuePair client, QueuePair server)
+    record Link(QueuePair client, QueuePair server, QueuePairConnector.Connected connection)
     {
     }
 
@@ -197,8 +197,9 @@ final class VerbsFixture implements AutoCloseable
     {
         final QueuePair clientQp = createQueuePair(client, clientConfig);
         final QueuePair serverQp = createQueuePair(server, serverConfig);
-        track(QueuePairConnector.connect(clientQp, clientOptions, serverQp, serverOptions));
-        return new Link(clientQp, serverQp);
+        final QueuePairConnector.Connected connection =
+            track(QueuePairConnector.connect(clientQp, clientOptions, serverQp, serverOptions));
+        return new Link(clientQp, serverQp, connection);
     }
 
     /**
@@ -216,6 +217,16 @@ final class VerbsFixture implements AutoCloseable
             return;
         }
         assertEquals(expected, reported, what);
+    }
+
+    /**
+     * The responder of {@code link} goes away: its rdma_cm connection is closed (disconnected) first, as rdma_cm
+     * demands and a process ending does, then its queue pair.
+     */
+    void closeResponder(final Link link)
+    {
+        link.connection().closeResponder();
+        link.server().close();
     }
 
     /** Posts, failing the test unless {@link QueuePair#postSend} returns 0. */
