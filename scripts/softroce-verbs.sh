@@ -54,12 +54,12 @@
 #      SOFTROCE_MIN_RDMACM_STORE_TESTS  tests that must succeed in the rdmacm run (default 20 for the subset)
 #      SOFTROCE_SIW_STORE_ONLY  simple names of the store classes of the siw run (default SIW_STORE_DEFAULT below)
 #      SOFTROCE_MIN_SIW_STORE_TESTS  tests that must succeed in the siw store run (default 20)
-#      SOFTROCE_MIN_SIW_TESTS  conformance tests that must succeed over siw0 (default 60)
+#      SOFTROCE_MIN_SIW_TESTS  conformance tests that must succeed over siw0 (default 35)
 #      SOFTROCE_SIW_PARTS  what --siw runs: "verbs store" (default), "verbs" or "store"
 #      SOFTROCE_VERBS_CM  the connection setups of the rxe conformance runs (default "exchange rdmacm"; exchange is
 #                          the --verbs run with the ibverbs tests, rdmacm the conformance suite alone again); rdmacm
 #                          puts rxe0 on a dummy interface, as SOFTROCE_STORE_CM does
-#      SOFTROCE_MIN_RDMACM_TESTS  conformance tests that must succeed in the rxe rdmacm run (default 90)
+#      SOFTROCE_MIN_RDMACM_TESTS  conformance tests that must succeed in the rxe rdmacm run (default 75)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
 # Output and reports: verbs/target/softroce/ (console.log, verbs.log, verbs-rdmacm.log, store.log, store-rdmacm.log,
 #   verbs-siw.log, store-siw.log, reports/{verbs,verbs-rdmacm,store,store-rdmacm,verbs-siw,store-siw}/, latency.log)
@@ -112,7 +112,7 @@ MIN_RDMACM_STORE_TESTS=${SOFTROCE_MIN_RDMACM_STORE_TESTS:-20}
 SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest ConcurrentReadersTest RdmaKvClientTest SharedClientTest"
 SIW_STORE_ONLY=${SOFTROCE_SIW_STORE_ONLY:-$SIW_STORE_DEFAULT}
 MIN_SIW_STORE_TESTS=${SOFTROCE_MIN_SIW_STORE_TESTS:-20}
-MIN_SIW_TESTS=${SOFTROCE_MIN_SIW_TESTS:-60}
+MIN_SIW_TESTS=${SOFTROCE_MIN_SIW_TESTS:-35}
 SIW_PARTS=${SOFTROCE_SIW_PARTS:-verbs store}
 SIW_VERBS=0; SIW_STORE=0
 for part in $SIW_PARTS; do
@@ -131,7 +131,7 @@ for cm in $VERBS_CMS; do
     *) echo "softroce-verbs: SOFTROCE_VERBS_CM: unknown setup $cm (exchange, rdmacm)" >&2; exit 2 ;;
   esac
 done
-MIN_RDMACM_TESTS=${SOFTROCE_MIN_RDMACM_TESTS:-90}
+MIN_RDMACM_TESTS=${SOFTROCE_MIN_RDMACM_TESTS:-75}
 if [ $MODE_SIW = 1 ]; then
   siw_rc=0; SIW_KO=$(scripts/siw-module.sh) || siw_rc=$?
   if [ $siw_rc = 3 ]; then

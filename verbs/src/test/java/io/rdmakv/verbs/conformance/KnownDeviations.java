@@ -108,6 +108,18 @@ final class KnownDeviations
         "shares with the kernel, which flushes only when the queue pair is moved to ERR again (here: a second " +
         "modifyToError, which did flush it)";
 
+    /**
+     * siw never completes a work request posted after the queue pair entered ERR: rdma-core's siw provider writes
+     * it into the queue it shares with the kernel, and the kernel flushes its queues only on the transition to ERR
+     * ({@code siw_verbs.c}: a user queue pair's send doorbell in ERR calls {@code siw_sq_flush_wr} with no work
+     * request, and there is no kernel post_recv for a user queue at all). Unlike rxe, a second move to ERR does
+     * not flush it either. Kernel 6.1.
+     */
+    static final String SIW_POSTED_IN_ERR_NOT_COMPLETED = "Soft-iWARP (siw) never completes a work request " +
+        "posted after the queue pair entered ERR: rdma-core's siw provider writes it into the queue it shares with " +
+        "the kernel, which flushes only on the transition to ERR (the send doorbell in ERR flushes nothing, a RECV " +
+        "has no system call at all), and a second modifyToError does not flush it either";
+
     /** What the device did with a CAS, by device name: the probe of {@link #requireRemoteAtomics} runs once. */
     private static final java.util.Map<String, String> ATOMIC_REFUSALS = new java.util.concurrent.ConcurrentHashMap<>();
 

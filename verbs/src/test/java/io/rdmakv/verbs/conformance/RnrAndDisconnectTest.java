@@ -16,6 +16,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -116,16 +117,20 @@ final class RnrAndDisconnectTest
             }
 
             // Requests that ran before the close may succeed; from the first failure on, all fail.
-            final List<Completion> done = fx.await(fx.client().cq(), before + 2);
+            final List<Completion> done = fx.awaitSomePostedInErr(fx.client().cq(), before + 2,
+                "READs, 2 posted after the peer closed");
             boolean failed = false;
-            for (int i = 0; i < before + 2; i++)
+            for (int i = 0; i < done.size(); i++)
             {
                 final Completion c = done.get(i);
                 assertEquals(i, c.wrId(), () -> "completions in posting order: " + done);
                 failed |= !c.isSuccess();
                 assertFalse(failed && c.isSuccess(), () -> "a success after a failure: " + done);
             }
-            assertFalse(done.get(before).isSuccess(), () -> "a READ posted after the peer closed: " + done);
+            if (done.size() > before)
+            {
+                assertFalse(done.get(before).isSuccess(), () -> "a READ posted after the peer closed: " + done);
+            }
             fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
@@ -153,11 +158,13 @@ final class RnrAndDisconnectTest
 
             VerbsFixture.postSend(link.client(), read.wrId(2));
             VerbsFixture.postSend(link.client(), read.wrId(3));
-            final List<Completion> done = fx.await(fx.client().cq(), 2);
-            assertEquals(2, done.get(0).wrId(), () -> "completions in posting order: " + done);
-            assertEquals(3, done.get(1).wrId(), () -> "completions in posting order: " + done);
-            assertFalse(done.get(0).isSuccess(), () -> "a READ from a closed device: " + done);
-            assertFalse(done.get(1).isSuccess(), () -> "a READ from a closed device: " + done);
+            final List<Completion> done = fx.awaitSomePostedInErr(fx.client().cq(), 2,
+                "READs posted after the peer device closed");
+            for (int i = 0; i < done.size(); i++)
+            {
+                assertEquals(2 + i, done.get(i).wrId(), () -> "completions in posting order: " + done);
+                assertFalse(done.get(i).isSuccess(), () -> "a READ from a closed device: " + done);
+            }
             fx.assertState(link.client(), QpState.ERR, "the requester");
         }
     }
@@ -185,11 +192,15 @@ final class RnrAndDisconnectTest
                 .send(buffers.address() + 128, 8, buffers.lkey()).wrId(3).sendFlags(SendFlags.SIGNALED));
 
             // SEND and RECV completions share the client's queue; their relative order is not defined.
-            final List<Completion> done = fx.await(fx.client().cq(), 3);
+            final List<Completion> done = fx.awaitSomePostedInErr(fx.client().cq(), 3,
+                "2 RECVs posted before the peer went away and a SEND after");
             final List<Completion> flushed = done.stream().filter(c -> c.wrId() != 3).toList();
-            final Completion send = done.stream().filter(c -> c.wrId() == 3).findFirst()
-                .orElseThrow(() -> new AssertionError("no completion for the SEND: " + done));
-            assertFalse(send.isSuccess(), () -> "a SEND to a closed peer: " + send);
+            final Completion send = done.stream().filter(c -> c.wrId() == 3).findFirst().orElse(null);
+            if (send != null || done.size() == 3)
+            {
+                assertNotNull(send, () -> "no completion for the SEND: " + done);
+                assertFalse(send.isSuccess(), () -> "a SEND to a closed peer: " + send);
+            }
             assertEquals(2, flushed.size(), () -> "completions: " + done);
             flushed.get(0).assertStatus(1, WcStatus.WR_FLUSH_ERR);
             flushed.get(1).assertStatus(2, WcStatus.WR_FLUSH_ERR);
