@@ -84,7 +84,7 @@ for arg in "$@"; do
     --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
     --all) MODE_VERBS=1; MODE_STORE=1; MODE_SIW=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,55p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
