@@ -301,7 +301,8 @@ final class VerbsFixture implements AutoCloseable
 
     /**
      * Closes everything, last made first, then frees the memory; fails if any close threw. Then aborts the test
-     * if a state check could not be made ({@link #assertState}).
+     * if siw left a check undone: requests it never completed ({@link #awaitSomePostedInErr}) or a state it could
+     * not report ({@link #assertState}).
      */
     @Override
     public void close()
