@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the verbs module's ibverbs tests, the verbs conformance suite and the store's end-to-end tests (queue
-# pairs connected by exchange, and a subset through rdma_cm: SOFTROCE_STORE_CM)
+# Runs the verbs module's ibverbs tests, the verbs conformance suite (queue pairs connected by exchange, and again
+# through rdma_cm: SOFTROCE_VERBS_CM) and the store's end-to-end tests (by exchange, and a subset through rdma_cm:
+# SOFTROCE_STORE_CM)
 # against a real kernel RDMA device: a Soft-RoCE device (rxe0) in a throwaway qemu VM started by
 # ../shared/softroce/run-in-softroce-vm.sh. Builds on this machine first; the VM runs precompiled
 # classes, one JVM per test set.
@@ -9,7 +10,9 @@
 #   --tests    (default) --verbs, --store and --siw, in one VM boot
 #   --verbs    JUnit Platform Console Launcher over io.rdmakv.verbs.ibverbs and io.rdmakv.verbs.conformance
 #              with -Drdmakv.conformance.providers=ibverbs; fails if any test fails or fewer than
-#              SOFTROCE_MIN_TESTS succeed
+#              SOFTROCE_MIN_TESTS succeed. Then, for rdmacm in SOFTROCE_VERBS_CM, the conformance suite alone
+#              again with -Drdmakv.conformance.cm=rdmacm (every pair through rdma_cm on rxe0); at least
+#              SOFTROCE_MIN_RDMACM_TESTS must succeed
 #   --store    the system-tests module's test classes that start a LocalCluster instance (new LocalCluster:
 #              kvserver and KvClient, or the YCSB binding over it, in one JVM) with
 #              -Drdmakv.test.transport=ibverbs; fails if any test fails or fewer than SOFTROCE_MIN_STORE_TESTS
@@ -19,10 +22,11 @@
 #              whose completions rxe reports differently (docs/development.md), or run tcp-only launchers
 #   --siw      after the rxe runs, Soft-iWARP: siw.ko built for the VM's kernel (scripts/siw-module.sh; Debian does not
 #              ship it), loaded in the guest, siw0 on a dummy interface (10.79.0.1) and rxe0 removed; then the
-#              single-node store classes of SOFTROCE_SIW_STORE_ONLY over it: queue pairs through rdma_cm (iWARP
-#              has no QP-number exchange) and node-assisted writes (siw has no remote atomics); at least
-#              SOFTROCE_MIN_SIW_STORE_TESTS must succeed. The conformance suite connects by exchange and does
-#              not run on siw.
+#              conformance suite over siw0, its queue pairs through rdma_cm (-Drdmakv.conformance.cm=auto: iWARP
+#              has no QP-number exchange) and siw's deviations (no atomics, no memory windows, no RNR, ...)
+#              reported as aborted, at least SOFTROCE_MIN_SIW_TESTS succeeding; then the single-node store
+#              classes of SOFTROCE_SIW_STORE_ONLY over it: rdma_cm and node-assisted writes (siw has no remote
+#              atomics); at least SOFTROCE_MIN_SIW_STORE_TESTS must succeed. SOFTROCE_SIW_PARTS picks the parts
 #   --latency  READ/WRITE/CAS/FAA latency from Java (IbverbsLatency) next to perftest's
 #              ib_read_lat / ib_write_lat / ib_atomic_lat in the same VM
 #   --all      tests and latency, in one VM boot
@@ -49,10 +53,16 @@
 #                          RDMACM_STORE_DEFAULT below; "all": every class the exchange run has)
 #      SOFTROCE_MIN_RDMACM_STORE_TESTS  tests that must succeed in the rdmacm run (default 20 for the subset)
 #      SOFTROCE_SIW_STORE_ONLY  simple names of the store classes of the siw run (default SIW_STORE_DEFAULT below)
-#      SOFTROCE_MIN_SIW_STORE_TESTS  tests that must succeed in the siw run (default 20)
+#      SOFTROCE_MIN_SIW_STORE_TESTS  tests that must succeed in the siw store run (default 20)
+#      SOFTROCE_MIN_SIW_TESTS  conformance tests that must succeed over siw0 (default 35)
+#      SOFTROCE_SIW_PARTS  what --siw runs: "verbs store" (default), "verbs" or "store"
+#      SOFTROCE_VERBS_CM  the connection setups of the rxe conformance runs (default "exchange rdmacm"; exchange is
+#                          the --verbs run with the ibverbs tests, rdmacm the conformance suite alone again); rdmacm
+#                          puts rxe0 on a dummy interface, as SOFTROCE_STORE_CM does
+#      SOFTROCE_MIN_RDMACM_TESTS  conformance tests that must succeed in the rxe rdmacm run (default 75)
 #      LAT_ITERS / LAT_WARMUP (default 5000 / 20000: C2 compiles slowly under emulation)   and everything run-in-softroce-vm.sh reads
-# Output and reports: verbs/target/softroce/ (console.log, verbs.log, store.log, store-rdmacm.log, store-siw.log,
-#   reports/{verbs,store,store-rdmacm,store-siw}/, latency.log)
+# Output and reports: verbs/target/softroce/ (console.log, verbs.log, verbs-rdmacm.log, store.log, store-rdmacm.log,
+#   verbs-siw.log, store-siw.log, reports/{verbs,verbs-rdmacm,store,store-rdmacm,verbs-siw,store-siw}/, latency.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -74,7 +84,7 @@ for arg in "$@"; do
     --store) MODE_STORE=1 ;;
     --latency) MODE_LATENCY=1 ;;
     --all) MODE_VERBS=1; MODE_STORE=1; MODE_SIW=1; MODE_LATENCY=1 ;;
-    -h|--help) sed -n '2,55p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "softroce-verbs: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -102,6 +112,26 @@ MIN_RDMACM_STORE_TESTS=${SOFTROCE_MIN_RDMACM_STORE_TESTS:-20}
 SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest ConcurrentReadersTest RdmaKvClientTest SharedClientTest"
 SIW_STORE_ONLY=${SOFTROCE_SIW_STORE_ONLY:-$SIW_STORE_DEFAULT}
 MIN_SIW_STORE_TESTS=${SOFTROCE_MIN_SIW_STORE_TESTS:-20}
+MIN_SIW_TESTS=${SOFTROCE_MIN_SIW_TESTS:-35}
+SIW_PARTS=${SOFTROCE_SIW_PARTS:-verbs store}
+SIW_VERBS=0; SIW_STORE=0
+for part in $SIW_PARTS; do
+  case "$part" in
+    verbs) SIW_VERBS=1 ;;
+    store) SIW_STORE=1 ;;
+    *) echo "softroce-verbs: SOFTROCE_SIW_PARTS: unknown part $part (verbs, store)" >&2; exit 2 ;;
+  esac
+done
+VERBS_CMS=${SOFTROCE_VERBS_CM:-exchange rdmacm}
+VERBS_RDMACM=0
+for cm in $VERBS_CMS; do
+  case "$cm" in
+    exchange) ;;
+    rdmacm) VERBS_RDMACM=1 ;;
+    *) echo "softroce-verbs: SOFTROCE_VERBS_CM: unknown setup $cm (exchange, rdmacm)" >&2; exit 2 ;;
+  esac
+done
+MIN_RDMACM_TESTS=${SOFTROCE_MIN_RDMACM_TESTS:-75}
 if [ $MODE_SIW = 1 ]; then
   siw_rc=0; SIW_KO=$(scripts/siw-module.sh) || siw_rc=$?
   if [ $siw_rc = 3 ]; then
@@ -111,7 +141,7 @@ if [ $MODE_SIW = 1 ]; then
   [ $siw_rc = 0 ] || { echo "softroce-verbs: --siw: no siw.ko for the VM's kernel (above)" >&2; exit 1; }
   SIW_KDIR=$(dirname "$(dirname "$SIW_KO")")/../kroot/lib/modules/$(basename "$(dirname "$SIW_KO")")/kernel
 fi
-if [[ " $STORE_CMS " == *" rdmacm "* ]] && [ $MODE_STORE = 1 ]; then
+if { [[ " $STORE_CMS " == *" rdmacm "* ]] && [ $MODE_STORE = 1 ]; } || { [ $VERBS_RDMACM = 1 ] && [ $MODE_VERBS = 1 ]; }; then
   # rdma_cm cannot resolve a route over lo on rxe (ENODEV): rxe0 on a dummy interface with 10.77.0.1
   export SOFTROCE_NETDEV=${SOFTROCE_NETDEV:-dummy}
 fi
@@ -124,7 +154,7 @@ start=$(date +%s)
 echo "[softroce-verbs] building on the host"
 rm -rf "$OUT"; mkdir -p "$OUT/reports"
 MODULES=verbs
-[ $MODE_STORE = 1 ] || [ $MODE_SIW = 1 ] && MODULES=verbs,system-tests
+[ $MODE_STORE = 1 ] || { [ $MODE_SIW = 1 ] && [ $SIW_STORE = 1 ]; } && MODULES=verbs,system-tests
 # -am builds system-tests' reactor dependencies (server, client, kvctl, ycsb-binding, test-support, ...) too;
 # their classpaths resolve to target/classes
 scripts/mvn -B -q -pl "$MODULES" -am test-compile dependency:build-classpath \
@@ -139,7 +169,7 @@ without_junit() { tr ':' '\n' < "$1" | grep -vE '/org/junit/|/org/opentest4j/|/o
 CP=$(without_junit "$OUT/classpath.full")
 CLASSES=$ROOT/verbs/target/test-classes:$ROOT/verbs/target/classes${CP:+:$CP}
 STORE_CLASSES=""; STORE_SELECT=""; RDMACM_SELECT=""; SIW_SELECT=""
-if [ $MODE_STORE = 1 ] || [ $MODE_SIW = 1 ]; then
+if [ $MODE_STORE = 1 ] || { [ $MODE_SIW = 1 ] && [ $SIW_STORE = 1 ]; }; then
   STORE_CP=$(without_junit system-tests/target/softroce/classpath.full)
   # system-tests has test classes only
   STORE_CLASSES=$ROOT/system-tests/target/test-classes${STORE_CP:+:$STORE_CP}
@@ -183,6 +213,16 @@ if [ $MODE_VERBS = 1 ]; then
   --reports-dir $ROOT/$OUT/reports/verbs) 2>&1 | tee $ROOT/$OUT/verbs.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] verbs test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/verbs.rc;
 "
+  if [ $VERBS_RDMACM = 1 ]; then
+    # the conformance suite again, every pair connected through rdma_cm (rxe0 on the dummy interface)
+    GUEST+="echo '[guest] conformance tests over rxe0 through rdma_cm'; t0=\$(date +%s.%N);
+(ulimit -l $MEMLOCK_KB; timeout -k 10 $TEST_TIMEOUT $NOCAP \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/verbs -Drdmakv.conformance.providers=ibverbs -Drdmakv.conformance.cm=rdmacm \
+  $LAUNCHER --class-path '$CLASSES' --select-package io.rdmakv.verbs.conformance \
+  --reports-dir $ROOT/$OUT/reports/verbs-rdmacm) 2>&1 | tee $ROOT/$OUT/verbs-rdmacm.log;
+rc=\${PIPESTATUS[0]}; echo \"[guest] verbs test JVM (rdmacm) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/verbs-rdmacm.rc;
+"
+  fi
 fi
 if [ $MODE_STORE = 1 ]; then
   # kvserver and KvClient in one JVM on rxe0, the same way (C1, no CAP_IPC_LOCK, a finite memlock limit); one JVM
@@ -204,21 +244,34 @@ rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (--cm $cm) exit \$rc after \
   done
 fi
 if [ $MODE_SIW = 1 ]; then
-  [ -n "$SIW_SELECT" ] || { echo "softroce-verbs: no store test class for the siw run ($SIW_STORE_ONLY)" >&2; exit 1; }
+  [ $SIW_STORE = 0 ] || [ -n "$SIW_SELECT" ] || { echo "softroce-verbs: no store test class for the siw run ($SIW_STORE_ONLY)" >&2; exit 1; }
   # last: rxe0 goes, so that siw0 is the only device the tests can open
   GUEST+="echo '[guest] siw: loading '$SIW_KO; insmod $SIW_KDIR/crypto/crc32c_generic.ko 2>/dev/null; insmod $SIW_KDIR/lib/libcrc32c.ko 2>/dev/null;
 insmod $SIW_KO || echo '[guest] siw: insmod failed';
 rdma link delete rxe0; ip link add dummy1 type dummy; ip addr add 10.79.0.1/24 dev dummy1; ip link set dummy1 up;
 rdma link add siw0 type siw netdev dummy1 || echo '[guest] siw: rdma link add failed';
 echo '[guest] device:' \$(rdma link show 2>&1 | tr '\n' ' ');
-ibv_devinfo -v -d siw0 2>&1 | grep -E 'transport|atomic_cap|max_mw|active_mtu|link_layer' | sed 's/^[[:space:]]*/[guest]   /';
-echo '[guest] store tests over siw0: --cm rdmacm, node-assisted writes'; t0=\$(date +%s.%N);
+ibv_devinfo -v -d siw0 2>&1 | grep -E 'transport|vendor_id|atomic_cap|max_mw|max_sge|active_mtu|link_layer' | sed 's/^[[:space:]]*/[guest]   /';
+"
+  if [ $SIW_VERBS = 1 ]; then
+    # the conformance suite over siw0: rdma_cm (auto: the device is iWARP), siw's deviations aborted with the reasons
+    GUEST+="echo '[guest] conformance tests over siw0 through rdma_cm'; t0=\$(date +%s.%N);
+(ulimit -l $MEMLOCK_KB; timeout -k 10 $TEST_TIMEOUT $NOCAP \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/verbs -Drdmakv.conformance.providers=ibverbs -Drdmakv.conformance.cm=auto \
+  $LAUNCHER --class-path '$CLASSES' --select-package io.rdmakv.verbs.conformance \
+  --reports-dir $ROOT/$OUT/reports/verbs-siw) 2>&1 | tee $ROOT/$OUT/verbs-siw.log;
+rc=\${PIPESTATUS[0]}; echo \"[guest] verbs test JVM (siw) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/verbs-siw.rc;
+"
+  fi
+  if [ $SIW_STORE = 1 ]; then
+    GUEST+="echo '[guest] store tests over siw0: --cm rdmacm, node-assisted writes'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
   $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=rdmacm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
   -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} $LAUNCHER --class-path '$STORE_CLASSES' $SIW_SELECT \
   --reports-dir $ROOT/$OUT/reports/store-siw) 2>&1 | tee $ROOT/$OUT/store-siw.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (siw) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store-siw.rc;
 "
+  fi
 fi
 if [ $MODE_LATENCY = 1 ]; then
   # perftest: server and client in the guest, GID index 1 (::ffff:127.0.0.1 on lo, ::ffff:10.77.0.1 on dummy), 8 bytes
@@ -267,7 +320,12 @@ check() {
   fi
   echo "[softroce-verbs] $1 OK"
 }
-if [ $MODE_VERBS = 1 ]; then check verbs "$OUT/verbs.log" "$OUT/verbs.rc" "$MIN_TESTS" || status=1; fi
+if [ $MODE_VERBS = 1 ]; then
+  check verbs "$OUT/verbs.log" "$OUT/verbs.rc" "$MIN_TESTS" || status=1
+  if [ $VERBS_RDMACM = 1 ]; then
+    check "conformance (rdma_cm)" "$OUT/verbs-rdmacm.log" "$OUT/verbs-rdmacm.rc" "$MIN_RDMACM_TESTS" || status=1
+  fi
+fi
 if [ $MODE_STORE = 1 ]; then
   for cm in $STORE_CMS; do
     case "$cm" in
@@ -276,8 +334,11 @@ if [ $MODE_STORE = 1 ]; then
     esac
   done
 fi
-if [ $MODE_SIW = 1 ]; then check "store over siw (--cm rdmacm, node-assisted)" "$OUT/store-siw.log" "$OUT/store-siw.rc" \
-  "$MIN_SIW_STORE_TESTS" || status=1; fi
+if [ $MODE_SIW = 1 ] && [ $SIW_VERBS = 1 ]; then
+  check "conformance over siw (rdma_cm)" "$OUT/verbs-siw.log" "$OUT/verbs-siw.rc" "$MIN_SIW_TESTS" || status=1
+fi
+if [ $MODE_SIW = 1 ] && [ $SIW_STORE = 1 ]; then check "store over siw (--cm rdmacm, node-assisted)" "$OUT/store-siw.log" \
+  "$OUT/store-siw.rc" "$MIN_SIW_STORE_TESTS" || status=1; fi
 if [ "$vm_rc" != 0 ]; then echo "[softroce-verbs] the VM run itself failed (exit $vm_rc)" >&2; status=1; fi
 [ $status = 0 ] && echo "[softroce-verbs] OK" || echo "[softroce-verbs] FAILED" >&2
 exit $status

@@ -38,6 +38,8 @@ public final class IbvContext extends VerbsResource implements Context
     private static final System.Logger LOG = System.getLogger(IbvContext.class.getName());
     /** {@code RXE_VENDOR_ID} of the kernel's {@code rdma_rxe} ({@code rxe_param.h}); not in verbs.h. */
     static final int RXE_VENDOR_ID = 0xFFFFFF;
+    /** {@code vendor_id} of the kernel's software iWARP driver, {@code siw} ({@code SIW_VENDOR_ID}: ASCII "bmt"). */
+    static final int SIW_VENDOR_ID = 0x626D74;
 
     private final MemorySegment context;
     private final String deviceName;
@@ -260,6 +262,12 @@ public final class IbvContext extends VerbsResource implements Context
     public boolean isSoftRoce()
     {
         return vendorId == RXE_VENDOR_ID;
+    }
+
+    /** True on the kernel's software iWARP driver, {@code siw}, recognized by its vendor id. */
+    public boolean isSoftIwarp()
+    {
+        return vendorId == SIW_VENDOR_ID;
     }
 
     @Override

@@ -108,13 +108,17 @@ final class CloseOrderingTest
             final MemoryRegion mr = fx.register(pd, fx.allocate(64), AccessFlags.LOCAL_WRITE);
             final QueuePair qp = fx.track(pd.createQueuePair(QueuePairConfig.of(cq, 4, 4)));
             final QueuePair peer = fx.createQueuePair(fx.server(), QueuePairConfig.of(fx.server().cq(), 4, 4));
-            QueuePairConnector.connect(qp, ConnectOptions.DEFAULT, peer, ConnectOptions.DEFAULT);
+            // an rdma_cm connection closes before its queue pair (ConnectionManager.Connection), and closes twice too
+            final QueuePairConnector.Connected connection =
+                fx.track(QueuePairConnector.connect(qp, ConnectOptions.DEFAULT, peer, ConnectOptions.DEFAULT));
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             VerbsFixture.postSend(qp, fx.sendRequests(1).at(0)
                 .rdmaRead(mr.address(), 8, mr.lkey(), remote.address(), remote.rkey()).wrId(1)
                 .sendFlags(SendFlags.SIGNALED));
             fx.awaitOne(cq).assertSuccess(1, WcOpcode.RDMA_READ, qp.qpNum());
 
+            connection.close();
+            connection.close();
             qp.close();
             qp.close();
             mr.close();

@@ -65,6 +65,7 @@ final class ConcurrencyTest
         final int total = THREADS * perThread;
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final List<Requester> requesters = requesters(fx, THREADS);
             final long[][] originals = new long[THREADS][perThread];
@@ -111,6 +112,7 @@ final class ConcurrencyTest
         final int remoteAdds = 5000;
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final String capability = fx.server().context().attributes().atomicCapability();
             Assumptions.assumeTrue("GLOB".equals(capability), "device atomics are atomic against the CPU only with " +
                 "atomic capability GLOB; this device reports " + capability);
@@ -175,6 +177,7 @@ final class ConcurrencyTest
         final int rounds = 200;
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final List<Requester> requesters = requesters(fx, THREADS);
             final AtomicIntegerArray winners = new AtomicIntegerArray(rounds);

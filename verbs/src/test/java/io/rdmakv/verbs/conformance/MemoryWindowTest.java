@@ -121,7 +121,7 @@ final class MemoryWindowTest
             Memory.assertFilled(w.remote(0, A_OFFSET), SENTINEL, "bytes before the window");
             Memory.assertFilled(w.remote(A_OFFSET + 8, WINDOW - 72), SENTINEL, "bytes between the writes");
             Memory.assertFilled(w.remote(A_OFFSET + WINDOW, REGION - A_OFFSET - WINDOW), SENTINEL, "bytes after");
-            assertEquals(QpState.RTS, w.linkA.client().state());
+            w.fx.assertState(w.linkA.client(), QpState.RTS, "the requester of link A");
         }
     }
 
@@ -184,10 +184,10 @@ final class MemoryWindowTest
                     A_OFFSET + WINDOW - 8 : A_OFFSET - 8, rkeyA);
             }
             failed.assertStatus(1, WcStatus.REM_ACCESS_ERR);
-            assertEquals(QpState.ERR, offender.state(), "the offending requester after " + fault);
+            w.fx.assertState(offender, QpState.ERR, "the offending requester after " + fault);
             Memory.assertFilled(w.remote(0, REGION), SENTINEL, "the data region after a refused " + fault);
 
-            assertEquals(QpState.RTS, bystander.state(), "another queue pair after " + fault);
+            w.fx.assertState(bystander, QpState.RTS, "another queue pair after " + fault);
             w.write(bystander, bystanderOffset, 8, bystanderRkey).assertSuccess(1, WcOpcode.RDMA_WRITE, bystander.qpNum());
             Memory.assertSameBytes(w.source.asSlice(0, 8), w.remote(bystanderOffset, 8), "the bystander's write");
         }
@@ -203,9 +203,9 @@ final class MemoryWindowTest
     {
         straddling.assertSuccess(1, WcOpcode.RDMA_WRITE, w.linkA.client().qpNum());
         Memory.assertSameBytes(w.source.asSlice(0, 16), w.remote(offset, 16), "the straddling write on rxe");
-        assertEquals(QpState.RTS, w.linkA.client().state());
+        w.fx.assertState(w.linkA.client(), QpState.RTS, "the requester of link A");
         w.write(w.linkA.client(), REGION - 8, 16, rkey).assertStatus(1, WcStatus.REM_ACCESS_ERR);
-        assertEquals(QpState.ERR, w.linkA.client().state());
+        w.fx.assertState(w.linkA.client(), QpState.ERR, "the requester of link A");
         Memory.assertFilled(w.remote(REGION - 8, 8), SENTINEL, "the region's last bytes");
         Assumptions.abort(KnownDeviations.RXE_WINDOW_RANGE_NOT_CHECKED + "; kernel " + System.getProperty("os.version"));
     }
@@ -266,7 +266,7 @@ final class MemoryWindowTest
             VerbsFixture.postSend(binder, wr);
             final Completion c = w.fx.awaitOne(w.fx.server().cq());
             c.assertStatus(3, WcStatus.MW_BIND_ERR);
-            assertEquals(QpState.ERR, binder.state(), "the binding queue pair after a failed bind");
+            w.fx.assertState(binder, QpState.ERR, "the binding queue pair after a failed bind");
             if (bad != BadBind.WINDOW_ALREADY_BOUND)
             {
                 // Nothing was granted under the refused bind's rkey, on any queue pair.
@@ -296,6 +296,7 @@ final class MemoryWindowTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireMemoryWindows(fx);
             final ProtectionDomain pd = fx.server().context().allocateProtectionDomain();
             final MemoryWindow mw = pd.allocMemoryWindow();
             final VerbsException e = assertThrows(VerbsException.class, pd::close);

@@ -156,6 +156,7 @@ final class OperationsTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final VerbsFixture.Link link = fx.connectedPair();
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
@@ -181,6 +182,7 @@ final class OperationsTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final VerbsFixture.Link link = fx.connectedPair();
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
@@ -204,6 +206,7 @@ final class OperationsTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final VerbsFixture.Link link = fx.connectedPair();
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);

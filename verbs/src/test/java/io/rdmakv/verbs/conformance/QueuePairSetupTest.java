@@ -46,13 +46,15 @@ final class QueuePairSetupTest
             assertTrue(attributes.maxCqe() >= VerbsFixture.CQ_CAPACITY, () -> "maxCqe of " + attributes);
             assertTrue(attributes.maxSge() >= 1, () -> "maxSge of " + attributes);
             assertTrue(attributes.maxQpRdAtomic() >= 1, () -> "maxQpRdAtomic of " + attributes);
-            assertTrue(Set.of("HCA", "GLOB").contains(attributes.atomicCapability()),
-                () -> "the store needs 8-byte atomics: " + attributes);
             if (Providers.TCP.equals(context.providerName()))
             {
                 // The tcp provider's atomics are atomic against local CPU access too (DESIGN.md): IBV_ATOMIC_GLOB.
                 assertEquals("GLOB", attributes.atomicCapability(), () -> "tcp atomic capability: " + attributes);
             }
+            // the store's one-sided writes need 8-byte atomics; siw has none (aborted with the reason there)
+            KnownDeviations.requireRemoteAtomics(fx);
+            assertTrue(Set.of("HCA", "GLOB").contains(attributes.atomicCapability()),
+                () -> "the store needs 8-byte atomics: " + attributes);
         }
     }
 
@@ -111,10 +113,11 @@ final class QueuePairSetupTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
-            // connectedPair checks RESET after creation and INIT, RTR and RTS after each step.
+            // connectedPair checks RESET after creation and INIT, RTR and RTS after each step (by exchange; through
+            // rdma_cm, INIT before the request and RTS once connected).
             final VerbsFixture.Link link = fx.connectedPair();
-            assertEquals(QpState.RTS, link.client().state());
-            assertEquals(QpState.RTS, link.server().state());
+            fx.assertState(link.client(), QpState.RTS, "the requester");
+            fx.assertState(link.server(), QpState.RTS, "the responder");
 
             final MemoryRegion remote = fx.register(fx.server(), 64, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 64, AccessFlags.LOCAL_WRITE);
@@ -127,9 +130,9 @@ final class QueuePairSetupTest
             assertEquals(0x0123_4567_89ab_cdefL, Memory.word(remote.segment(), 0));
 
             link.client().modifyToError();
-            assertEquals(QpState.ERR, link.client().state());
+            fx.assertState(link.client(), QpState.ERR, "the requester");
             link.server().modifyToError();
-            assertEquals(QpState.ERR, link.server().state());
+            fx.assertState(link.server(), QpState.ERR, "the responder");
             fx.assertNoCompletion(fx.client().cq(), "nothing was outstanding when the queue pair moved to ERR");
         }
     }

@@ -83,6 +83,7 @@ final class SignalingAndOrderingTest
     {
         try (VerbsFixture fx = VerbsFixture.open(provider))
         {
+            KnownDeviations.requireRemoteAtomics(fx);
             final VerbsFixture.Link link = fx.connectedPair();
             final MemoryRegion remote = fx.register(fx.server(), 512, VerbsFixture.REMOTE_ACCESS);
             final MemoryRegion local = fx.register(fx.client(), 2048, AccessFlags.LOCAL_WRITE);

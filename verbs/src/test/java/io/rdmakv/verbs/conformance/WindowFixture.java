@@ -43,6 +43,7 @@ final class WindowFixture implements AutoCloseable
         fx = VerbsFixture.open(provider);
         try
         {
+            KnownDeviations.requireMemoryWindows(fx);
             linkA = fx.connectedPair();
             linkB = fx.connectedPair();
             data = fx.register(fx.server(), REGION, DATA_ACCESS);
