@@ -49,6 +49,8 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
     private final PeerSessions peers;
     private final Supplier<ClusterMap> map;
     private final int nodeId;
+    private static final System.Logger LOG = System.getLogger(ReplicaGrants.class.getName());
+
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r ->
     {
         final Thread t = new Thread(r, "rdmakv-replica-grants");
@@ -227,6 +229,14 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
         }
     }
 
+    /** How long {@link #close} waits for the worker to close the sessions (a check under way finishes first). */
+    static final long CLOSE_WAIT_SECONDS = 10;
+
+    /**
+     * Closes the kept sessions on the worker, and waits for it: the node closes its protection domain next, which
+     * must not hold their queue pairs and memory (ibverbs refused it, EBUSY, in every replicated test's teardown in
+     * the Soft-RoCE VM while this returned at once).
+     */
     @Override
     public void close()
     {
@@ -239,5 +249,17 @@ public final class ReplicaGrants implements GrantPeers, AutoCloseable
             open.clear();
         });
         worker.shutdown();
+        try
+        {
+            if (!worker.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS))
+            {
+                LOG.log(System.Logger.Level.WARNING, "grant checks with peers still under way after " +
+                    CLOSE_WAIT_SECONDS + " s; closing without them");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 }
