@@ -45,6 +45,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.nodeWithRole;
+import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.roles;
 
 /**
  * What operators look at, checked against what the code exports: the Grafana dashboard
@@ -490,13 +492,6 @@ class DashboardAndRulesTest
         assertTrue(problems.isEmpty(), node + " does not export as read: " + problems + "\nexported: " +
             new TreeSet<>(series));
     }
-
-    /** The nodes' roles, ascending. */
-    private static List<Integer> roles(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes)
-    {
-        return scrapes.values().stream().map(s -> (int)s.value("rdmakv_replica_role")).sorted().toList();
-    }
-
     /** Every node connected to ZooKeeper, current, and on the same epoch. */
     private static boolean settled(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes)
     {
@@ -509,12 +504,6 @@ class DashboardAndRulesTest
         final java.util.function.Predicate<ReplicatedMetricsCluster.Scrape> p)
     {
         return scrapes.values().stream().filter(p).count();
-    }
-
-    private static int nodeWithRole(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes, final int role)
-    {
-        return scrapes.entrySet().stream().filter(e -> e.getValue().value("rdmakv_replica_role") == role)
-            .map(Map.Entry::getKey).findFirst().orElseThrow();
     }
 
     private static String describe(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes)

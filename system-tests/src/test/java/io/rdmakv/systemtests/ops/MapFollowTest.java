@@ -21,6 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.awaitEpochAbove;
+import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.nodeWithRole;
+import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.roles;
+import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.sameEpoch;
 
 /**
  * Map changes that fence nobody reach idle clients through heartbeats and the map area, and nodes learn which
@@ -154,32 +158,6 @@ class MapFollowTest
             Thread.sleep(10);
         }
         assertEquals(epoch, client.clusterMap().epoch(), "the idle client's router within " + within);
-    }
-
-    private static long awaitEpochAbove(final ReplicatedMetricsCluster cluster, final int primary, final int backup,
-        final long epoch, final String what) throws InterruptedException
-    {
-        final Map<Integer, ReplicatedMetricsCluster.Scrape> s = cluster.awaitScrapes(what, Duration.ofSeconds(30),
-            x -> x.containsKey(primary) && x.containsKey(backup) && x.get(primary).value(EPOCH) > epoch &&
-                x.get(backup).value(EPOCH) == x.get(primary).value(EPOCH));
-        return (long)s.get(primary).value(EPOCH);
-    }
-
-    private static List<Integer> roles(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes)
-    {
-        return scrapes.values().stream().map(s -> (int)s.value("rdmakv_replica_role")).sorted().toList();
-    }
-
-    private static boolean sameEpoch(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes)
-    {
-        return scrapes.values().stream().allMatch(s -> s.value("rdmakv_node_current") == 1 && s.value(EPOCH) > 0) &&
-            scrapes.values().stream().map(s -> s.value(EPOCH)).distinct().count() == 1;
-    }
-
-    private static int nodeWithRole(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes, final int role)
-    {
-        return scrapes.entrySet().stream().filter(e -> e.getValue().value("rdmakv_replica_role") == role)
-            .map(Map.Entry::getKey).findFirst().orElseThrow();
     }
 
     private static byte[] bytes(final String s)

@@ -204,4 +204,36 @@ final class ReplicatedMetricsCluster implements AutoCloseable
         }
         zookeeper.close();
     }
+
+    /** The nodes' roles ({@code rdmakv_replica_role}), ascending. */
+    static List<Integer> roles(final Map<Integer, Scrape> scrapes)
+    {
+        return scrapes.values().stream().map(s -> (int)s.value("rdmakv_replica_role")).sorted().toList();
+    }
+
+    /** Every node current and on the same epoch ({@code rdmakv_cluster_epoch}). */
+    static boolean sameEpoch(final Map<Integer, Scrape> scrapes)
+    {
+        return scrapes.values().stream().allMatch(s -> s.value("rdmakv_node_current") == 1 &&
+            s.value("rdmakv_cluster_epoch") > 0) &&
+            scrapes.values().stream().map(s -> s.value("rdmakv_cluster_epoch")).distinct().count() == 1;
+    }
+
+    /** The id of the node whose {@code rdmakv_replica_role} is {@code role}. */
+    static int nodeWithRole(final Map<Integer, Scrape> scrapes, final int role)
+    {
+        return scrapes.entrySet().stream().filter(e -> e.getValue().value("rdmakv_replica_role") == role)
+            .map(Map.Entry::getKey).findFirst().orElseThrow();
+    }
+
+    /** Waits until {@code primary} has an epoch above {@code epoch} and {@code backup} the same; returns it. */
+    static long awaitEpochAbove(final ReplicatedMetricsCluster cluster, final int primary, final int backup,
+        final long epoch, final String what) throws InterruptedException
+    {
+        final Map<Integer, Scrape> s = cluster.awaitScrapes(what, Duration.ofSeconds(30),
+            x -> x.containsKey(primary) && x.containsKey(backup) &&
+                x.get(primary).value("rdmakv_cluster_epoch") > epoch &&
+                x.get(backup).value("rdmakv_cluster_epoch") == x.get(primary).value("rdmakv_cluster_epoch"));
+        return (long)s.get(primary).value("rdmakv_cluster_epoch");
+    }
 }
