@@ -205,6 +205,19 @@ final class ReplicatedMetricsCluster implements AutoCloseable
         zookeeper.close();
     }
 
+    /** The scrape in which a group of two (primary, backup) and a spare formed, and their ids. */
+    record GroupAndSpare(Map<Integer, Scrape> scrapes, int spare, int primary, int backup)
+    {
+    }
+
+    /** Waits (40 s at most) until the three nodes form a group of two and a spare on one epoch. */
+    GroupAndSpare awaitGroupAndSpare() throws InterruptedException
+    {
+        final Map<Integer, Scrape> s = awaitScrapes("a group of two and a spare on one epoch", Duration.ofSeconds(40),
+            x -> x.size() == 3 && roles(x).equals(List.of(0, 2, 3)) && sameEpoch(x));
+        return new GroupAndSpare(s, nodeWithRole(s, 0), nodeWithRole(s, 3), nodeWithRole(s, 2));
+    }
+
     /** The nodes' roles ({@code rdmakv_replica_role}), ascending. */
     static List<Integer> roles(final Map<Integer, Scrape> scrapes)
     {

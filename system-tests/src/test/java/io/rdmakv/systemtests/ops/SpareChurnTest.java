@@ -45,12 +45,11 @@ class SpareChurnTest
     {
         try (ReplicatedMetricsCluster cluster = new ReplicatedMetricsCluster(dir, 3, 2))
         {
-            Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes = cluster.awaitScrapes(
-                "a group of two and a spare on one epoch", Duration.ofSeconds(40),
-                s -> s.size() == 3 && roles(s).equals(List.of(0, 2, 3)) && sameEpoch(s));
-            final int spare = nodeWithRole(scrapes, 0);
-            final int primary = nodeWithRole(scrapes, 3);
-            final int backup = nodeWithRole(scrapes, 2);
+            final ReplicatedMetricsCluster.GroupAndSpare formed = cluster.awaitGroupAndSpare();
+            Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes = formed.scrapes();
+            final int spare = formed.spare();
+            final int primary = formed.primary();
+            final int backup = formed.backup();
             final Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
             final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
             final AtomicBoolean running = new AtomicBoolean(true);
