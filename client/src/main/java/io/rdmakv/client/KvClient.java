@@ -482,7 +482,8 @@ public final class KvClient implements AutoCloseable
                 }
                 try
                 {
-                    session.lane().key(key, 0, (int)keyLength, hash, router.segmentOf(partition));
+                    session.lane().key(key, 0, (int)keyLength, hash, router.segmentOf(partition),
+                        router.placedNanos(partition));
                     if (value != null)
                     {
                         session.lane().value(value, 0, (int)value.byteSize());

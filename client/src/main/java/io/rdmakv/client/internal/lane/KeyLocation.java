@@ -30,6 +30,7 @@ public final class KeyLocation
     private long group2Number;
     private long group1Address;
     private long group2Address;
+    private long placedNanos = Long.MIN_VALUE;
 
     public KeyLocation(final RemoteIndex remote, final MemorySegment mem)
     {
@@ -60,6 +61,16 @@ public final class KeyLocation
      */
     public void aim(final long hash, final int keyLength, final long segment)
     {
+        aim(hash, keyLength, segment, Long.MIN_VALUE);
+    }
+
+    /**
+     * {@link #aim(long, int, long)} for a key whose partition this client placed where it is now at {@code
+     * placedNanos} ({@code Router#placedNanos}; {@link Long#MIN_VALUE}: always there): a cache entry seen before
+     * then may name a slot of the partition's old placement and is not {@link #trustsSeenAt trusted} blind.
+     */
+    public void aim(final long hash, final int keyLength, final long segment, final long placedNanos)
+    {
         final long groups = remote.groupCount();
         final long base = KeyHash.segmentBase(segment);
         final long count = segment == KeyHash.WHOLE_INDEX ? groups : KeyHash.segmentCount(segment);
@@ -70,11 +81,21 @@ public final class KeyLocation
         }
         this.hash = hash;
         this.keyLength = keyLength;
+        this.placedNanos = placedNanos;
         fingerprint = KeyHash.fingerprint(hash);
         group1Number = KeyHash.group1(hash, base, count);
         group2Number = KeyHash.group2(hash, base, count);
         group1Address = remote.groupAddress(group1Number);
         group2Address = remote.groupAddress(group2Number);
+    }
+
+    /**
+     * Whether a cache entry of this key seen at {@code seenNanos} was seen under the key's current placement (after
+     * the client adopted it): only such an entry may be CASed from without reading the slot first.
+     */
+    public boolean trustsSeenAt(final long seenNanos)
+    {
+        return seenNanos > placedNanos;
     }
 
     public long hash()

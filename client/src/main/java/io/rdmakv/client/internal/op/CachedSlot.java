@@ -111,10 +111,14 @@ final class CachedSlot
         return entry.word;
     }
 
-    /** True when the entry found may be trusted at {@code nowNanos} without reading the slot first. */
+    /**
+     * True when the entry found may be trusted at {@code nowNanos} without reading the slot first: seen less than
+     * half the grace period ago, and after the client adopted the key's partition's current placement (an older
+     * entry may name the slot of the group or segment the partition left: growth.md §6).
+     */
     boolean isFresh(final long nowNanos)
     {
-        return nowNanos - entry.seenNanos < trustNanos;
+        return nowNanos - entry.seenNanos < trustNanos && key.trustsSeenAt(entry.seenNanos);
     }
 
     /**

@@ -291,7 +291,18 @@ public final class Lane implements AutoCloseable
      */
     public void key(final MemorySegment key, final long offset, final int length, final long hash, final long segment)
     {
-        this.key.aim(hash, length, segment);
+        key(key, offset, length, hash, segment, Long.MIN_VALUE);
+    }
+
+    /**
+     * {@link #key(MemorySegment, long, int, long, long)} for a key whose partition the client placed where it is now
+     * at {@code placedNanos} ({@code Router#placedNanos}): cache entries seen before then are confirmed by a READ
+     * before any CAS from them.
+     */
+    public void key(final MemorySegment key, final long offset, final int length, final long hash, final long segment,
+        final long placedNanos)
+    {
+        this.key.aim(hash, length, segment, placedNanos);
         MemorySegment.copy(key, offset, mem, LaneBuffers.KEY, length);
         repair.forget();
     }

@@ -41,6 +41,12 @@ public final class Router implements AutoCloseable
     private final ClusterMap map;
     private final InetSocketAddress[] nodes;
     private final int[] partitionToNode;
+    /**
+     * Per partition, when this client adopted its current placement (group and segment; {@link System#nanoTime}), or
+     * {@link #NEVER_MOVED} when it has had that placement since this router's sessions were opened. A cached slot
+     * entry stamped before it may name the partition's old group's slot, so it is never trusted blind.
+     */
+    private final long[] placedNanos;
     /** Per group (index into the map's groups): its backups' node indexes in chain order, then copying. */
     private final int[][] backupNodes;
     private final int[][] copyingNodes;
@@ -64,6 +70,8 @@ public final class Router implements AutoCloseable
     private final LaneCounters retired;
     private final List<Object>[] regions;
     private final SlotCache cache;
+    /** When this router was made ({@link System#nanoTime}): the adoption time of placements that changed. */
+    private final long adopted;
     private volatile boolean closed;
     /** Set when a refreshed router took this one's sessions over: closing this one then closes none of them. */
     private volatile boolean handedOver;
@@ -101,7 +109,19 @@ public final class Router implements AutoCloseable
                 }
             }
         }
+        for (int p = 0; p < placedNanos.length; p++)
+        {
+            placedNanos[p] = samePlacement(previous.map, map, p) ? previous.placedNanos[p] : adopted;
+        }
         previous.handedOver = true;
+    }
+
+    /** Whether {@code p} lies on the same group (by id) and index segment in both maps. */
+    private static boolean samePlacement(final ClusterMap before, final ClusterMap after, final int p)
+    {
+        final ReplicaGroup was = before.groupFor(p);
+        final ReplicaGroup now = after.groupFor(p);
+        return was != null && now != null && was.id() == now.id() && before.segmentOf(p) == after.segmentOf(p);
     }
 
     private Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache, final Set<Session> open,
@@ -153,6 +173,9 @@ public final class Router implements AutoCloseable
         final List<Object>[] identities = new List[nodes.length];
         regions = identities;
         spares = new AtomicReferenceArray<>(nodes.length);
+        placedNanos = new long[map.partitionCount()];
+        java.util.Arrays.fill(placedNanos, NEVER_MOVED);
+        adopted = System.nanoTime();
     }
 
     public SlotCache cache()
@@ -181,6 +204,18 @@ public final class Router implements AutoCloseable
     public int nodeCount()
     {
         return nodes.length;
+    }
+
+    /** {@link #placedNanos} of a partition whose placement has not changed under this router's sessions. */
+    public static final long NEVER_MOVED = Long.MIN_VALUE;
+
+    /**
+     * When this client adopted {@code partition}'s current placement ({@link System#nanoTime}), or {@link
+     * #NEVER_MOVED}: a cached slot entry of one of its keys seen before then is never trusted without a READ.
+     */
+    public long placedNanos(final int partition)
+    {
+        return placedNanos[partition];
     }
 
     /** {@link #nodeOf} of a key whose group has lost every replica. */

@@ -89,6 +89,16 @@ final class TestLane implements AutoCloseable
         return lane.put();
     }
 
+    /** A PUT of a key whose partition the client placed where it is at {@code placedNanos} (Router#placedNanos). */
+    int putPlacedAt(final String key, final String value, final long placedNanos)
+    {
+        final byte[] k = NodeRegion.bytes(key);
+        lane.key(MemorySegment.ofArray(k), 0, k.length, KeyHash.hash(k), KeyHash.WHOLE_INDEX, placedNanos);
+        final byte[] v = NodeRegion.bytes(value);
+        lane.value(MemorySegment.ofArray(v), 0, v.length);
+        return lane.put();
+    }
+
     int compareAndSet(final String key, final String value, final long expected)
     {
         stage(key, value);

@@ -51,6 +51,27 @@ class UpdatePathTest extends TwoLanes
     }
 
     @Test
+    void aFreshEntrySeenBeforeItsPartitionWasPlacedWhereItIsIsConfirmedFirst()
+    {
+        // growth.md §6: after a move the entry may name the old group's slot; only its age says nothing of that
+        assertEquals(Status.OK, lane.put("k", "v1"));
+        clock.advance(1_000_000);
+        final long placed = clock.nanoTime();
+        clock.advance(1_000_000);
+
+        final int mark = lane.mark();
+        assertEquals(Status.OK, lane.putPlacedAt("k", "v2", placed));
+
+        assertEquals(List.of(WRITE_READ_SLOT_BLOCK, CAS_SLOT), lane.doorbellsSince(mark));
+        assertEquals("v2", node.value(lane.version()));
+
+        final int again = lane.mark();
+        assertEquals(Status.OK, lane.putPlacedAt("k", "v3", placed));
+        assertEquals(List.of(WRITE_CAS_SLOT), lane.doorbellsSince(again), "an entry seen after the placement is fresh");
+        assertEquals("v3", node.value(lane.version()));
+    }
+
+    @Test
     void uncachedUpdateIsThreeDoorbells()
     {
         assertEquals(Status.OK, lane.put("k", "v1"));
