@@ -2,6 +2,7 @@ package io.rdmakv.systemtests.cluster;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvTimeoutException;
+import io.rdmakv.client.internal.chain.ChainFaults;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
@@ -68,6 +69,7 @@ class FrozenChainTest
     @AfterEach
     void stop()
     {
+        ChainFaults.afterFirstBackup(null);
         LocalCluster.closeAll(primaryRole, backupRole, primary, backup);
     }
 
@@ -163,6 +165,53 @@ class FrozenChainTest
                 assertEquals("v2", string(now), "the DELETE went first, then the PUT");
                 assertEquals(atPrimary.find(KEY).word(), atBackup.find(KEY).word(), "the replicas agree again");
             }
+        }
+    }
+
+    /**
+     * The replicas of a group lift a freeze each when it applies the map that opens (or abandons) the move, in no
+     * order: a write whose first backup took its word may find the word it replaces still frozen on the primary. It
+     * is decided, so it must land there: it waits for the primary to lift the freeze and CASes again, and is
+     * acknowledged only then (ignoring the failed CAS acknowledged a write the primary, which readers read, never got).
+     */
+    @Test
+    void aWriteTheFirstBackupTookWaitsForThePrimaryToLiftItsFreezeAndLandsThere() throws Exception
+    {
+        try (KvClient client = client(Duration.ofSeconds(20)); RegionView atBackup = new RegionView(backup);
+            RegionView atPrimary = new RegionView(primary))
+        {
+            client.put(KEY, bytes("v1"));
+            final RegionView.Slot before = atPrimary.find(KEY);
+            final RegionView.Slot frozen = new RegionView.Slot(before.slotOffset(), before.word() | SlotWord.MOVING,
+                before.blockOffset(), before.blockLength());
+            final CompletableFuture<Long> lifted = new CompletableFuture<>();
+            ChainFaults.afterFirstBackup(() ->
+            {
+                // the PUT read the primary open and won the first backup; the primary is frozen now, and lifts 300 ms on
+                ChainFaults.afterFirstBackup(null);
+                atPrimary.swapSlot(before, frozen.word());
+                Thread.ofPlatform().start(() ->
+                {
+                    try
+                    {
+                        Thread.sleep(300);
+                        atPrimary.swapSlot(frozen, before.word());
+                        lifted.complete(System.nanoTime());
+                    }
+                    catch (final InterruptedException | RuntimeException e)
+                    {
+                        lifted.completeExceptionally(e);
+                    }
+                });
+            });
+
+            client.put(KEY, bytes("v2"));
+            final long acknowledged = System.nanoTime();
+
+            assertTrue(lifted.isDone() && acknowledged - lifted.get() >= 0,
+                "the PUT was acknowledged only after the primary lifted its freeze");
+            assertEquals(atBackup.find(KEY).word(), atPrimary.find(KEY).word(), "the write landed on the primary too");
+            assertEquals("v2", string(client.get(KEY)), "and readers, who read the primary, see it");
         }
     }
 

@@ -50,7 +50,8 @@ public final class ChainCommit
         {
             return rc == ReplicaChain.LOST ? Status.OK : rc;
         }
-        return helpedAlong(requests.casSlot(slotAddress, expected, swap), expected);
+        return helpedAlong(settled(requests.casSlot(slotAddress, expected, swap), slotAddress, expected, swap),
+            expected);
     }
 
     /** WRITEs the block {@code blockWord} names and CASes the slot to it. */
@@ -82,7 +83,32 @@ public final class ChainCommit
             requests.casResultIs(result);
             return rc == ReplicaChain.LOST ? Status.OK : rc;
         }
-        return helpedAlong(requests.casSlotAndUnlock(slotAddress, swap, key, lockWord), 0L);
+        return helpedAlong(settled(requests.casSlotAndUnlock(slotAddress, swap, key, lockWord), slotAddress, 0L, swap),
+            0L);
+    }
+
+    /**
+     * After the primary's CAS of a write the first backup took ({@code rc}, its result in the CAS result): when it
+     * found the replaced word frozen ({@link FrozenReplica}: the primary has not yet lifted a freeze its backups
+     * lifted), waits and CASes again until it is lifted, or gives up with {@link Status#TIMEOUT}. Otherwise {@code
+     * rc} as it is. (Only the CAS runs again: an insert's lock went back with the first attempt.)
+     */
+    private int settled(final int rc, final long slotAddress, final long expected, final long swap)
+    {
+        if (rc != Status.OK || chain.backupCount() == 0 || !FrozenReplica.holdsFrozen(requests.casResult(), expected))
+        {
+            return rc;
+        }
+        final long start = System.nanoTime();
+        for (int waits = 0; FrozenReplica.pause(start, waits); waits++)
+        {
+            final int again = requests.casSlot(slotAddress, expected, swap);
+            if (again != Status.OK || !FrozenReplica.holdsFrozen(requests.casResult(), expected))
+            {
+                return again;
+            }
+        }
+        return Status.TIMEOUT;
     }
 
     /**

@@ -252,15 +252,37 @@ public final class ReplicaChain
         }
         for (int i = 1; i < backupCount; i++)
         {
-            trips++;
-            rc = backups[i].replicaCas(slotOffset, expected, swap);
-            backups[i].chargedToPrimary();
-            if (rc != Status.OK)
+            if ((rc = casLater(backups[i], slotOffset, expected, swap)) != Status.OK)
             {
                 return rc;
             }
         }
         return COMMITTED;
+    }
+
+    /**
+     * CASes a backup after the first, which took the word: a failed CAS is left alone (that backup already holds
+     * the word, helped there, or a later one), except when it found the replaced word frozen ({@link
+     * FrozenReplica}): then it waits for the freeze to lift and CASes again, or gives up with {@link Status#TIMEOUT}.
+     */
+    private int casLater(final LaneRequests backup, final long slotOffset, final long expected, final long swap)
+    {
+        long start = 0L;
+        for (int waits = 0; ; waits++)
+        {
+            trips++;
+            final int rc = backup.replicaCas(slotOffset, expected, swap);
+            backup.chargedToPrimary();
+            if (rc != Status.OK || !FrozenReplica.holdsFrozen(backup.casResult(), expected))
+            {
+                return rc;
+            }
+            start = waits == 0 ? System.nanoTime() : start;
+            if (!FrozenReplica.pause(start, waits))
+            {
+                return Status.TIMEOUT;
+            }
+        }
     }
 
     /** Pushes {@code word}, which won the first backup, down the rest of the backups; returns {@link #LOST}. */
