@@ -200,7 +200,6 @@ class MoveCheckTest
     void aMoveVanishesOnlyByAnAbortBeforeSwitchOrAtOpen()
     {
         final List<ClusterMap> maps = walk();
-        final RetiredSegment retired = new RetiredSegment(0, 0, X_A, 8, 6000);
         // from SWITCH, the partition given back to the source: an abort after SWITCH
         final MapCheck.Refusal back = check(maps.get(3), next(maps.get(3), 0, X_A, MapMoves.NONE));
         refused(MapRefusal.MOVE_END, back);
