@@ -42,6 +42,8 @@ public final class ClusterMap
     private final int[] partitionGroup;
     /** Per partition its packed index segment on its group's nodes ({@link KeyHash#segment}); null: no table. */
     private final long[] segments;
+    /** The partition moves under way and the retired segments ({@link MapMoves#NONE}: none). */
+    private final MapMoves moves;
     private final boolean simple;
 
     /**
@@ -114,6 +116,7 @@ public final class ClusterMap
             partitionGroup[p] = groupIndex.get(this.assignment[p]);
         }
         this.segments = null;
+        this.moves = MapMoves.NONE;
         this.simple = true;
     }
 
@@ -154,6 +157,21 @@ public final class ClusterMap
      */
     public ClusterMap(final long epoch, final long fenceEpoch, final int partitionCount, final List<ClusterNode> nodes,
         final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups, final long[] segments)
+    {
+        this(epoch, fenceEpoch, partitionCount, nodes, replicationFactor, groups, partitionGroups, segments,
+            MapMoves.NONE);
+    }
+
+    /**
+     * A replicated map with a segment table and partition moves ({@link MapMoves}). Only their form is checked here
+     * (batch ids unique, groups listed, partitions in range and in one batch at most, a segment table when there is
+     * anything to move or retire); which moves a map may have after another is {@code MapCheck}'s to judge.
+     *
+     * @throws InvalidClusterMapException as the constructor above, or for moves of a wrong form.
+     */
+    public ClusterMap(final long epoch, final long fenceEpoch, final int partitionCount, final List<ClusterNode> nodes,
+        final int replicationFactor, final List<ReplicaGroup> groups, final int[] partitionGroups, final long[] segments,
+        final MapMoves moves)
     {
         if (epoch < 0)
         {
@@ -259,6 +277,12 @@ public final class ClusterMap
             }
         }
         this.segments = segments == null ? null : segments.clone();
+        this.moves = moves == null ? MapMoves.NONE : moves;
+        if (!this.moves.isEmpty() && segments == null)
+        {
+            throw new InvalidClusterMapException("cluster map moves partitions without a segment table");
+        }
+        this.moves.checkForm(partitionCount, groupIndex.keySet());
         this.simple = false;
     }
 
@@ -292,11 +316,11 @@ public final class ClusterMap
     }
 
     /**
-     * The epoch of the last change that fences: of any group's members, primary, copying nodes or seal, of a
-     * placed node's address, or of which group holds which partition. A change of anything else (today: a spare
-     * joining or leaving the node list) keeps it, and fences no session: nodes fence sessions opened under an
-     * epoch below it, clients keep their sessions and slot cache across it. Equal to {@link #epoch()} for a
-     * simple map.
+     * The epoch of the last change that fences: of any group's members, primary, copying nodes or seal, or of a
+     * placed node's address ({@link #fencesLike}). A change of anything else (a spare joining or leaving the node
+     * list, a move's phase, a partition changing group at a move's SWITCH, a retired segment) keeps it, and fences
+     * no session: nodes fence sessions opened under an epoch below it, clients keep their sessions across it (and
+     * their slot cache while {@link #placesLike} holds). Equal to {@link #epoch()} for a simple map.
      */
     public long fenceEpoch()
     {
@@ -304,16 +328,29 @@ public final class ClusterMap
     }
 
     /**
-     * Whether {@code other} places data as this map does, so that going from one to the other needs no fence:
-     * the same replication, the same groups (members in chain order, copying nodes, seal), every placed node at
-     * the same address, and the same group and index segment for every partition. Epochs and unplaced nodes (spares) are not
-     * compared.
+     * Whether {@code other} places data as this map does: {@link #fencesLike} and the same group and index segment
+     * for every partition (a client's cached slot addresses stay good). Moves and retired segments are not compared.
      */
     public boolean placesLike(final ClusterMap other)
     {
+        return fencesLike(other) && Arrays.equals(partitionGroup, other.partitionGroup) &&
+            Arrays.equals(segments, other.segments);
+    }
+
+    /**
+     * Whether going from {@code other} to this map needs no fence: the same replication, the same groups (members
+     * in chain order, copying nodes, seal) and every placed node at the same address. Epochs, unplaced nodes
+     * (spares), which group holds which partition at which segment, moves and retired segments are not compared:
+     * a partition changes group only at a move's SWITCH, which fences nobody (docs/growth.md §5).
+     */
+    public boolean fencesLike(final ClusterMap other)
+    {
         if (simple != other.simple || partitionCount != other.partitionCount ||
-            replicationFactor != other.replicationFactor || !groups.equals(other.groups) ||
-            !Arrays.equals(partitionGroup, other.partitionGroup) || !Arrays.equals(segments, other.segments))
+            replicationFactor != other.replicationFactor || !groups.equals(other.groups))
+        {
+            return false;
+        }
+        if (simple && !Arrays.equals(partitionGroup, other.partitionGroup))
         {
             return false;
         }
@@ -343,7 +380,7 @@ public final class ClusterMap
             throw new IllegalStateException("a simple map fences at every epoch");
         }
         return new ClusterMap(epoch, fence, partitionCount, nodes, replicationFactor, groups, partitionGroups(),
-            segments);
+            segments, moves);
     }
 
     /** This replicated map with the segment table {@code table} (see the constructor; null: none). */
@@ -354,7 +391,24 @@ public final class ClusterMap
             throw new IllegalStateException("a simple map has no segment table");
         }
         return new ClusterMap(epoch, fenceEpoch, partitionCount, nodes, replicationFactor, groups, partitionGroups(),
-            table);
+            table, moves);
+    }
+
+    /** This replicated map with the moves {@code next} (see the constructor). */
+    public ClusterMap withMoves(final MapMoves next)
+    {
+        if (simple)
+        {
+            throw new IllegalStateException("a simple map moves nothing");
+        }
+        return new ClusterMap(epoch, fenceEpoch, partitionCount, nodes, replicationFactor, groups, partitionGroups(),
+            segments, next);
+    }
+
+    /** The partition moves under way and the retired segments ({@link MapMoves#NONE} when none). */
+    public MapMoves moves()
+    {
+        return moves;
     }
 
     /** Whether the map has a segment table (a replicated map planned with layout version 2 has one). */
@@ -500,7 +554,8 @@ public final class ClusterMap
             partitionCount == m.partitionCount &&
             nodes.equals(m.nodes) && Arrays.equals(assignment, m.assignment) &&
             replicationFactor == m.replicationFactor && groups.equals(m.groups) &&
-            Arrays.equals(partitionGroup, m.partitionGroup) && Arrays.equals(segments, m.segments);
+            Arrays.equals(partitionGroup, m.partitionGroup) && Arrays.equals(segments, m.segments) &&
+            moves.equals(m.moves);
     }
 
     @Override
@@ -513,7 +568,9 @@ public final class ClusterMap
     public String toString()
     {
         return "ClusterMap{epoch=" + epoch + (fenceEpoch == epoch ? "" : " fence_epoch=" + fenceEpoch) + " partitions=" + partitionCount + " nodes=" + nodes +
-            (simple ? "" : " replicas=" + replicationFactor + " groups=" + groups) + "}";
+            (simple ? "" : " replicas=" + replicationFactor + " groups=" + groups) +
+            (moves.batches().isEmpty() ? "" : " moves=" + moves.batches()) +
+            (moves.retired().isEmpty() ? "" : " retired=" + moves.retired()) + "}";
     }
 
     private static List<ClusterNode> sortedUnique(final List<ClusterNode> nodes)

@@ -39,6 +39,10 @@ import java.util.Set;
  *   "partition_groups": [0, 1, 0, 1, ...],  group id per partition
  *   "segments": [0, 4, 0, 4, 4, 4, ...]     optional: each partition's index segment on its group's nodes in
  *                                          turn, base then count (in bucket groups); absent: no segment table
+ *   "moves": [{"id": 7000, "source": 0, "target": 1, "phase": "copy", "phase_epoch": 7,
+ *              "partitions": [3, 5], "segments": [8, 4, 12, 4]}, ...]        optional: {@link MoveBatch}es
+ *   "retired": [{"group": 0, "partition": 3, "segment": [12, 4], "switch_epoch": 9, "batch": 7000}, ...]
+ *                                          optional: {@link RetiredSegment}s
  * </pre>
  *
  * Unknown fields, repeated fields and trailing content are rejected (a misspelt field should not be
@@ -51,7 +55,10 @@ public final class ClusterMapJson
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .build();
     private static final Set<String> MAP_FIELDS = Set.of("epoch", "partitions", "nodes", "assignment", "replicas", "groups",
-        "partition_groups", "fence_epoch", "segments");
+        "partition_groups", "fence_epoch", "segments", "moves", "retired");
+    private static final Set<String> MOVE_FIELDS = Set.of("id", "source", "target", "phase", "phase_epoch",
+        "partitions", "segments");
+    private static final Set<String> RETIRED_FIELDS = Set.of("group", "partition", "segment", "switch_epoch", "batch");
     private static final Set<String> GROUP_FIELDS = Set.of("id", "members", "copying", "sealed");
     private static final Set<String> NODE_FIELDS = Set.of("id", "host", "port");
 
@@ -144,6 +151,7 @@ public final class ClusterMapJson
                     segments.add(KeyHash.segmentBase(map.segmentOf(p))).add(KeyHash.segmentCount(map.segmentOf(p)));
                 }
             }
+            writeMoves(map.moves(), root);
         }
         try
         {
@@ -220,7 +228,11 @@ public final class ClusterMapJson
             }
             final long fence = root.has("fence_epoch") ? longField(root, "fence_epoch", "cluster map") : epoch;
             return new ClusterMap(epoch, fence, partitions, nodes, replicas, groups,
-                intArray(root, "partition_groups", "cluster map"), segments(root, partitions));
+                intArray(root, "partition_groups", "cluster map"), segments(root, partitions), moves(root));
+        }
+        if (root.has("moves") || root.has("retired"))
+        {
+            throw new InvalidClusterMapException("cluster map: \"moves\" and \"retired\" need \"groups\"");
         }
         if (root.has("segments"))
         {
@@ -253,6 +265,112 @@ public final class ClusterMapJson
             }
         }
         return new ClusterMap(epoch, partitions, nodes, assignment);
+    }
+
+    private static void writeMoves(final MapMoves moves, final ObjectNode root)
+    {
+        if (!moves.batches().isEmpty())
+        {
+            final ArrayNode batches = root.putArray("moves");
+            for (final MoveBatch b : moves.batches())
+            {
+                final ObjectNode o = batches.addObject().put("id", b.id()).put("source", b.source())
+                    .put("target", b.target()).put("phase", b.phase().json()).put("phase_epoch", b.phaseEpoch());
+                final ArrayNode partitions = o.putArray("partitions");
+                final ArrayNode segments = o.putArray("segments");
+                for (int i = 0; i < b.size(); i++)
+                {
+                    partitions.add(b.partition(i));
+                    segments.add(KeyHash.segmentBase(b.segment(i))).add(KeyHash.segmentCount(b.segment(i)));
+                }
+            }
+        }
+        if (!moves.retired().isEmpty())
+        {
+            final ArrayNode retired = root.putArray("retired");
+            for (final RetiredSegment r : moves.retired())
+            {
+                final ObjectNode o = retired.addObject().put("group", r.group()).put("partition", r.partition());
+                o.putArray("segment").add(KeyHash.segmentBase(r.segment())).add(KeyHash.segmentCount(r.segment()));
+                o.put("switch_epoch", r.switchEpoch()).put("batch", r.batch());
+            }
+        }
+    }
+
+    private static MapMoves moves(final JsonNode root)
+    {
+        if (!root.has("moves") && !root.has("retired"))
+        {
+            return MapMoves.NONE;
+        }
+        final List<MoveBatch> batches = new ArrayList<>();
+        int i = 0;
+        for (final JsonNode b : array(root, "moves", "cluster map"))
+        {
+            final String where = "cluster map move #" + i++;
+            if (!b.isObject())
+            {
+                throw new InvalidClusterMapException(where + " must be an object");
+            }
+            checkFields(b, MOVE_FIELDS, where);
+            final JsonNode phase = b.get("phase");
+            if (phase == null || !phase.isTextual())
+            {
+                throw new InvalidClusterMapException(where + ": \"phase\" must be a string");
+            }
+            final int[] partitions = intArray(b, "partitions", where);
+            batches.add(new MoveBatch(longField(b, "id", where), intField(b, "source", where),
+                intField(b, "target", where), MovePhase.fromJson(phase.textValue()), longField(b, "phase_epoch", where),
+                partitions, segmentPairs(b, "segments", partitions.length, where)));
+        }
+        final List<RetiredSegment> retired = new ArrayList<>();
+        i = 0;
+        for (final JsonNode r : array(root, "retired", "cluster map"))
+        {
+            final String where = "cluster map retired segment #" + i++;
+            if (!r.isObject())
+            {
+                throw new InvalidClusterMapException(where + " must be an object");
+            }
+            checkFields(r, RETIRED_FIELDS, where);
+            retired.add(new RetiredSegment(intField(r, "group", where), intField(r, "partition", where),
+                segmentPairs(r, "segment", 1, where)[0], longField(r, "switch_epoch", where),
+                longField(r, "batch", where)));
+        }
+        return new MapMoves(batches, retired);
+    }
+
+    /** The array {@code field} of {@code node}, or an empty one when absent. */
+    private static JsonNode array(final JsonNode node, final String field, final String where)
+    {
+        final JsonNode array = node.get(field);
+        if (array == null)
+        {
+            return MAPPER.createArrayNode();
+        }
+        if (!array.isArray())
+        {
+            throw new InvalidClusterMapException(where + ": \"" + field + "\" must be an array");
+        }
+        return array;
+    }
+
+    /** {@code count} packed segments from {@code field}, an array of base, count pairs. */
+    private static long[] segmentPairs(final JsonNode node, final String field, final int count, final String where)
+    {
+        final JsonNode array = node.get(field);
+        if (array == null || !array.isArray() || array.size() != 2L * count)
+        {
+            throw new InvalidClusterMapException(where + ": \"" + field + "\" must be an array of " + 2L * count +
+                " integers, base and count in turn");
+        }
+        final long[] segments = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            segments[i] = KeyHash.segment(segmentField(array.get(2 * i), i, "base"),
+                segmentField(array.get(2 * i + 1), i, "count"));
+        }
+        return segments;
     }
 
     private static long[] segments(final JsonNode root, final int partitions)

@@ -1,7 +1,9 @@
 package io.rdmakv.common.layout;
 
 import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.MoveBatch;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
 
 /**
@@ -71,7 +73,9 @@ public final class IndexSegments
 
     /**
      * Why {@code map}'s segments for the group of node {@code nodeId} do not fit an index of {@code groupCount}
-     * groups, or null when they do (no table, no group, or every segment of at least 2 groups inside the index).
+     * groups, or null when they do (no table, no group, or every segment of at least 2 groups inside the index):
+     * the segments of its partitions, the target segments of moves into the group ({@code X_B}, incoming) and the
+     * group's retired segments, which its nodes keep until reclaimed.
      */
     public static String misfit(final ClusterMap map, final int nodeId, final long groupCount)
     {
@@ -82,19 +86,42 @@ public final class IndexSegments
         }
         for (int p = 0; p < map.partitionCount(); p++)
         {
-            if (map.groupFor(p).id() != group.id())
+            if (map.groupFor(p).id() == group.id() && !fits(map.segmentOf(p), groupCount))
             {
-                continue;
+                return misfit("partition " + p + "'s index segment", map.segmentOf(p), group, groupCount);
             }
-            final long base = KeyHash.segmentBase(map.segmentOf(p));
-            final long count = KeyHash.segmentCount(map.segmentOf(p));
-            if (count < 2 || base + count > groupCount)
+        }
+        for (final MoveBatch b : map.moves().batches())
+        {
+            for (int i = 0; i < b.size(); i++)
             {
-                return "partition " + p + "'s index segment (base " + base + ", " + count + " groups) on group " +
-                    group.id() + " does not fit this node's index of " + groupCount + " groups";
+                if (b.target() == group.id() && !fits(b.segment(i), groupCount))
+                {
+                    return misfit("move batch " + b.id() + "'s target segment of partition " + b.partition(i),
+                        b.segment(i), group, groupCount);
+                }
+            }
+        }
+        for (final RetiredSegment r : map.moves().retired())
+        {
+            if (r.group() == group.id() && !fits(r.segment(), groupCount))
+            {
+                return misfit("partition " + r.partition() + "'s retired segment", r.segment(), group, groupCount);
             }
         }
         return null;
+    }
+
+    private static boolean fits(final long segment, final long groupCount)
+    {
+        final long count = KeyHash.segmentCount(segment);
+        return count >= 2 && KeyHash.segmentBase(segment) + count <= groupCount;
+    }
+
+    private static String misfit(final String what, final long segment, final ReplicaGroup group, final long groupCount)
+    {
+        return what + " (base " + KeyHash.segmentBase(segment) + ", " + KeyHash.segmentCount(segment) +
+            " groups) on group " + group.id() + " does not fit this node's index of " + groupCount + " groups";
     }
 
     /** The packed segment ({@link KeyHash#segment}) of the key with hash {@code keyHash} here, or {@link #NONE}. */

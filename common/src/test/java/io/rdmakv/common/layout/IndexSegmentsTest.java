@@ -2,7 +2,11 @@ package io.rdmakv.common.layout;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.MapMoves;
+import io.rdmakv.common.cluster.MoveBatch;
+import io.rdmakv.common.cluster.MovePhase;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
 import org.junit.jupiter.api.Test;
 
@@ -91,5 +95,25 @@ class IndexSegmentsTest
         final long[] one = TABLE.clone();
         one[0] = KeyHash.segment(0, 1);
         assertTrue(IndexSegments.misfit(map(one), 2, 64).contains("1 groups"));
+    }
+
+    @Test
+    void incomingAndRetiredSegmentsOfTheNodesGroupMustFitItsIndexToo()
+    {
+        // partition 1 moving from group 1 to group 0 into (20, 10); group 0 retired (40, 10) of partition 0
+        final MapMoves moves = new MapMoves(
+            List.of(new MoveBatch(4000, 1, 0, MovePhase.COPY, 4, new int[] {1}, new long[] {KeyHash.segment(20, 10)})),
+            List.of(new RetiredSegment(0, 0, KeyHash.segment(40, 10), 3, 2000)));
+        final ClusterMap moving = map(TABLE).withMoves(moves);
+        assertNull(IndexSegments.misfit(moving, 1, 50), "an index of 50 groups holds owned, incoming and retired");
+        assertTrue(IndexSegments.misfit(moving, 1, 49).contains("partition 0's retired segment (base 40, 10 groups)"),
+            IndexSegments.misfit(moving, 1, 49));
+        assertTrue(IndexSegments.misfit(moving, 2, 29).contains("move batch 4000's target segment of partition 1"),
+            IndexSegments.misfit(moving, 2, 29));
+        assertNull(IndexSegments.misfit(moving, 3, 60), "the source's own segments only: the target's are not its");
+        // incoming and retired segments are not the node's to serve: keys of partition 1 have no segment on group 0
+        final IndexSegments segments = new IndexSegments(64);
+        segments.use(moving, 1);
+        assertEquals(IndexSegments.NONE, segments.segmentOf(keyOf(1, 0)));
     }
 }

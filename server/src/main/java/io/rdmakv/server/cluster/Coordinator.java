@@ -7,6 +7,8 @@ import io.rdmakv.server.cluster.map.MapCheck;
 import io.rdmakv.server.cluster.map.MapPlanner;
 import io.rdmakv.server.cluster.map.MapRefusal;
 import io.rdmakv.server.cluster.map.MemberInfo;
+import io.rdmakv.server.cluster.map.MoveReport;
+import io.rdmakv.server.cluster.map.MoveRequest;
 import io.rdmakv.server.cluster.map.StoredMap;
 import io.rdmakv.server.cluster.map.SyncReport;
 import io.rdmakv.server.cluster.zk.ZkPaths;
@@ -28,7 +30,8 @@ import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
- * The coordinator: while this node leads, it reads the members, the sync reports and the map, asks {@link
+ * The coordinator: while this node leads, it reads the members, the sync reports, the move reports
+ * ({@code moves/<id>}), the operator's move request ({@code rebalance/request}) and the map, asks {@link
  * MapPlanner} for the next map and writes it with a versioned {@code setData} (or creates it), until the
  * planner has nothing more to change. A write refused because the map's version moved (someone else wrote)
  * is not an error: the coordinator reads again and plans from what is there.
@@ -215,11 +218,18 @@ final class Coordinator implements AutoCloseable
             }
             final ClusterMap current = stored == null ? null : stored.map();
             final List<MemberInfo> live = readMembers();
+            final MoveRequest request = readRequest();
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
-                replicas, partitions, live, readReports(), settled);
+                replicas, partitions, live, readReports(), readMoveReports(), request, settled);
             if (plan == null)
             {
                 removalPlannedAtNanos = 0;
+                final String refusal = MapPlanner.requestRefusal(current, live, request);
+                if (refusal != null)
+                {
+                    REFUSALS_LOG.log(WARNING, "request", "coordinator: the move request (" + ZkPaths.REBALANCE_REQUEST +
+                        " version " + request.version() + ") waits: " + refusal);
+                }
                 return;
             }
             final List<Integer> gone = goneMembers(current, plan.map(), live);
@@ -237,10 +247,11 @@ final class Coordinator implements AutoCloseable
                 }
                 else
                 {
-                    write(stat.getVersion(), json, gone);
+                    write(stat.getVersion(), json, gone, plan.tookRequest() ? request.version() : -1);
                 }
             }
-            catch (final KeeperException.BadVersionException | KeeperException.NodeExistsException e)
+            catch (final KeeperException.BadVersionException | KeeperException.NodeExistsException |
+                KeeperException.NoNodeException e)
             {
                 refusedWrites.incrementAndGet();
                 LOG.log(INFO, "coordinator: the map changed since it was read (" + e.code() + "): planning again");
@@ -260,11 +271,14 @@ final class Coordinator implements AutoCloseable
      * Writes the map over version {@code version}; for each of {@code gone} (nodes this map takes a place from
      * that are not registered), in the same transaction, creates and deletes its member znode: the write fails with
      * NodeExists if one came back meanwhile, so a node registered under a live session is never replaced
-     * (a node whose session expired counts on it: {@code ZkMembership#onNewSession}).
+     * (a node whose session expired counts on it: {@code ZkMembership#onNewSession}). A map that acts on the move
+     * request ({@code requestVersion} at least 0) deletes it at that version in the same transaction, so a request
+     * is acted on once (a changed one fails the write, and is planned from again).
      */
-    private void write(final int version, final byte[] json, final List<Integer> gone) throws Exception
+    private void write(final int version, final byte[] json, final List<Integer> gone, final int requestVersion)
+        throws Exception
     {
-        if (gone.isEmpty())
+        if (gone.isEmpty() && requestVersion < 0)
         {
             client.setData().withVersion(version).forPath(ZkPaths.MAP, json);
             return;
@@ -275,6 +289,10 @@ final class Coordinator implements AutoCloseable
             ops.add(client.transactionOp().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
                 .forPath(ZkPaths.member(id)));
             ops.add(client.transactionOp().delete().forPath(ZkPaths.member(id)));
+        }
+        if (requestVersion >= 0)
+        {
+            ops.add(client.transactionOp().delete().withVersion(requestVersion).forPath(ZkPaths.REBALANCE_REQUEST));
         }
         ops.add(client.transactionOp().setData().withVersion(version).forPath(ZkPaths.MAP, json));
         client.transaction().forOperations(ops);
@@ -487,6 +505,55 @@ final class Coordinator implements AutoCloseable
             }
         }
         return reports;
+    }
+
+    /** Every node's move report ({@code moves/<id>}); unreadable ones are logged and skipped. */
+    private List<MoveReport> readMoveReports() throws Exception
+    {
+        final List<MoveReport> reports = new ArrayList<>();
+        for (final String child : children(ZkPaths.MOVES))
+        {
+            final byte[] data = dataOrNull(ZkPaths.MOVES + "/" + child);
+            if (data == null)
+            {
+                continue;
+            }
+            try
+            {
+                reports.add(MoveReport.fromJson(Integer.parseInt(child), data));
+            }
+            catch (final IllegalArgumentException e)
+            {
+                REFUSALS_LOG.log(WARNING, "moves/" + child, "coordinator: ignoring move report " + child + ": " +
+                    e.getMessage());
+            }
+        }
+        return reports;
+    }
+
+    /** The operator's move request, or null (none, or unreadable: logged). */
+    private MoveRequest readRequest() throws Exception
+    {
+        final Stat stat = new Stat();
+        final byte[] data;
+        try
+        {
+            data = client.getData().storingStatIn(stat).forPath(ZkPaths.REBALANCE_REQUEST);
+        }
+        catch (final KeeperException.NoNodeException e)
+        {
+            return null;
+        }
+        try
+        {
+            return MoveRequest.fromJson(stat.getVersion(), data);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            REFUSALS_LOG.log(WARNING, "request", "coordinator: ignoring the move request in " +
+                ZkPaths.REBALANCE_REQUEST + ": " + e.getMessage());
+            return null;
+        }
     }
 
     private List<String> children(final String path) throws Exception

@@ -96,6 +96,8 @@ public final class ZkMembership implements AutoCloseable
     private CuratorCache mapCache;
     private CuratorCache membersCache;
     private CuratorCache syncCache;
+    private CuratorCache movesCache;
+    private CuratorCache requestCache;
     private volatile PersistentNode memberNode;
     /** The znode version of the last map refused (-1: none), so that the watch and the coordinator count it once. */
     private int lastRefusedVersion = -1;
@@ -225,6 +227,13 @@ public final class ZkMembership implements AutoCloseable
         syncCache = CuratorCache.build(client, ZkPaths.SYNC);
         syncCache.listenable().addListener((type, before, after) -> coordinator.poke());
         syncCache.start();
+        // and below moves (reports) and rebalance (the operator's request)
+        movesCache = CuratorCache.build(client, ZkPaths.MOVES);
+        movesCache.listenable().addListener((type, before, after) -> coordinator.poke());
+        movesCache.start();
+        requestCache = CuratorCache.build(client, ZkPaths.REBALANCE_REQUEST);
+        requestCache.listenable().addListener((type, before, after) -> coordinator.poke());
+        requestCache.start();
         memberNode = new PersistentNode(client, CreateMode.EPHEMERAL, false, ZkPaths.member(self.id()), self.toJson());
         memberNode.start();
         if (!memberNode.waitForInitialCreate(options.sessionTimeoutMs() * 2L + 5000, TimeUnit.MILLISECONDS))
@@ -549,21 +558,13 @@ public final class ZkMembership implements AutoCloseable
     /** Writes {@code sync/<id>} as an ephemeral of this session (one of an expired session is replaced). */
     private void writeOwnReport(final byte[] json) throws Exception
     {
-        final String path = ZkPaths.sync(self.id());
-        final long session = client.getZookeeperClient().getZooKeeper().getSessionId();
-        final Stat stat = client.checkExists().forPath(path);
-        if (stat != null && stat.getEphemeralOwner() != session)
-        {
-            try
-            {
-                client.delete().withVersion(stat.getVersion()).forPath(path);
-            }
-            catch (final KeeperException.NoNodeException | KeeperException.BadVersionException e)
-            {
-                // gone or changed meanwhile: create or set below
-            }
-        }
-        client.create().orSetData().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, json);
+        OwnZnode.write(client, ZkPaths.sync(self.id()), json);
+    }
+
+    /** Writes this node's move reports ({@code moves/<id>}); the caller writes again after each map it applies. */
+    public MoveReporter moveReporter()
+    {
+        return new ZkMoveReporter(client, self.id());
     }
 
     /** The latest map delivered (or being delivered) to the listener; null before the first. */
@@ -639,6 +640,8 @@ public final class ZkMembership implements AutoCloseable
         }
         quietly(latch);
         quietly(syncCache);
+        quietly(movesCache);
+        quietly(requestCache);
         quietly(membersCache);
         quietly(mapCache);
         quietly(memberNode);

@@ -105,7 +105,9 @@ class ForgedMapTest
                 "node " + id + " counted the forged map once at most: " + r.refusals));
             assertEquals(stored.map().groups(), back.groups(), "the groups of the map before the forgery");
             assertEquals(stored.map().nodes(), back.nodes());
-            assertTrue(coordinator.restores() > restoresBefore);
+            // counted after its setData returns, which the nodes' watches (its own node's too) may beat: awaited
+            // (asserted at once, it failed once in a run of the cluster tests on two loaded cores)
+            await("the coordinator counted its restore", () -> coordinator.restores() > restoresBefore);
             final Stat now = new Stat();
             final StoredMap after = StoredMap.fromJson(forger.getData().storingStatIn(now).forPath("/map"));
             assertEquals(now.getVersion() + 1L, after.map().epoch(), "one epoch per write again");
@@ -156,6 +158,16 @@ class ForgedMapTest
                 s.map().nodes(), 2, s.map().groups(), s.map().partitionGroups(), segments), s.incarnations()).after(s)
                 .toJson();
         });
+        // a move that appears already frozen: nobody copied, and its source would freeze for nothing
+        forgeAndExpect(MapRefusal.MOVE_START, s -> new StoredMap(s.map().withMoves(new io.rdmakv.common.cluster.MapMoves(
+            List.of(new io.rdmakv.common.cluster.MoveBatch(1, 0, 0, io.rdmakv.common.cluster.MovePhase.FREEZE,
+                s.map().epoch() + 1, new int[] {0}, new long[] {io.rdmakv.common.hash.KeyHash.segment(1L << 30, 8)})),
+            List.of())), s.incarnations()).withEpoch(s.map().epoch() + 1).after(s).toJson());
+        // a retired segment out of nowhere: the group would keep (and mark MOVED) a segment nothing moved from
+        forgeAndExpect(MapRefusal.RETIRED, s -> new StoredMap(s.map().withMoves(new io.rdmakv.common.cluster.MapMoves(
+            List.of(), List.of(new io.rdmakv.common.cluster.RetiredSegment(0, 0,
+                io.rdmakv.common.hash.KeyHash.segment(1L << 30, 8), s.map().epoch() + 1, 1)))), s.incarnations())
+            .withEpoch(s.map().epoch() + 1).after(s).toJson());
         forgeAndExpect(MapRefusal.UNREADABLE, s -> "{\"map\": 42}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
 
         assertArrayEquals(members(formed), members(cluster.recorders.get(2).last()));

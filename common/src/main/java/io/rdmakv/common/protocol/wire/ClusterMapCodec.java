@@ -4,6 +4,10 @@ import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.cluster.InvalidClusterMapException;
+import io.rdmakv.common.cluster.MapMoves;
+import io.rdmakv.common.cluster.MoveBatch;
+import io.rdmakv.common.cluster.MovePhase;
+import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
 
 import java.nio.BufferUnderflowException;
@@ -51,7 +55,16 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVER
  *    partitions          partition_count times: group u16, the partition's group as an index into the groups;
  *                              with flag bit 0 also segment_base u32 and segment_count u32, the partition's index
  *                              segment on its group's nodes in bucket groups (base + count at most 2^32)
+ *    batch_count         u16   (format 4) the move batches ({@link io.rdmakv.common.cluster.MoveBatch}), each:
+ *                              id u64, source u16 and target u16 (group indexes), phase u8 (0 copy, 1 freeze,
+ *                              2 switch), reserved u8, partition_count u16 (at least 1), phase_epoch u64, then
+ *                              partition_count times partition u32, segment_base u32, segment_count u32
+ *    retired_count       u32   (format 4) the retired segments ({@link io.rdmakv.common.cluster.RetiredSegment}),
+ *                              each: batch u64, switch_epoch u64, group u16 (index), reserved u16, partition u32,
+ *                              segment_base u32, segment_count u32
  * </pre>
+ *
+ * Format 3 is format 4 without the two move sections (a map without moves); this build still reads it.
  *
  * <p><b>Size.</b> With a segment table a partition takes 10 bytes: 40,960 at 4096 partitions. A group of R nodes
  * takes 8 + 2R bytes, a node 8 bytes plus its host. At 4096 partitions, 256 nodes in 128 groups of 2 take
@@ -67,7 +80,12 @@ import static io.rdmakv.common.protocol.wire.MalformedMessageException.Kind.OVER
 public final class ClusterMapCodec
 {
     /** The encoding's version, its first byte. */
-    public static final int FORMAT = 3;
+    public static final int FORMAT = 4;
+    /** The format before move records, still read. */
+    public static final int FORMAT_WITHOUT_MOVES = 3;
+    static final int BATCH_HEADER_LENGTH = 24;
+    static final int BATCH_ENTRY_LENGTH = 12;
+    static final int RETIRED_LENGTH = 32;
     public static final int ROUND_ROBIN = 0;
     public static final int EXPLICIT = 1;
     public static final int GROUPS = 2;
@@ -87,6 +105,11 @@ public final class ClusterMapCodec
         if (!map.isSimple())
         {
             length += 4 + Long.BYTES + (map.hasSegments() ? map.partitionCount() * 2 * Integer.BYTES : 0);
+            length += Short.BYTES + Integer.BYTES + map.moves().retired().size() * RETIRED_LENGTH;
+            for (final MoveBatch b : map.moves().batches())
+            {
+                length += BATCH_HEADER_LENGTH + b.size() * BATCH_ENTRY_LENGTH;
+            }
             for (final ReplicaGroup group : map.groups())
             {
                 length += 8 + (group.memberCount() + group.copyingCount()) * Short.BYTES;
@@ -155,10 +178,10 @@ public final class ClusterMapCodec
     private static ClusterMap decode(final ByteBuffer in)
     {
         final int format = in.get() & 0xFF;
-        if (format != FORMAT)
+        if (format != FORMAT && format != FORMAT_WITHOUT_MOVES)
         {
-            throw new MalformedMessageException(
-                BAD_VERSION, "cluster map of format " + format + ": this build reads format " + FORMAT);
+            throw new MalformedMessageException(BAD_VERSION, "cluster map of format " + format +
+                ": this build reads formats " + FORMAT_WITHOUT_MOVES + " and " + FORMAT);
         }
         final int kind = in.get() & 0xFF;
         if (kind != ROUND_ROBIN && kind != EXPLICIT && kind != GROUPS)
@@ -208,7 +231,7 @@ public final class ClusterMapCodec
         }
         if (kind == GROUPS)
         {
-            return decodeGroups(in, epoch, (int)partitions, nodes);
+            return decodeGroups(in, epoch, (int)partitions, nodes, format == FORMAT);
         }
         int[] assignment = null;
         if (kind == EXPLICIT)
@@ -266,10 +289,41 @@ public final class ClusterMapCodec
                 out.putInt((int)KeyHash.segmentBase(segment)).putInt((int)KeyHash.segmentCount(segment));
             }
         }
+        final List<ReplicaGroup> groups = map.groups();
+        out.putShort((short)map.moves().batches().size());
+        for (final MoveBatch b : map.moves().batches())
+        {
+            out.putLong(b.id()).putShort((short)groupIndex(groups, b.source())).putShort((short)groupIndex(groups, b.target()))
+                .put((byte)b.phase().ordinal()).put((byte)0).putShort((short)b.size()).putLong(b.phaseEpoch());
+            for (int i = 0; i < b.size(); i++)
+            {
+                out.putInt(b.partition(i)).putInt((int)KeyHash.segmentBase(b.segment(i)))
+                    .putInt((int)KeyHash.segmentCount(b.segment(i)));
+            }
+        }
+        out.putInt(map.moves().retired().size());
+        for (final RetiredSegment r : map.moves().retired())
+        {
+            out.putLong(r.batch()).putLong(r.switchEpoch()).putShort((short)groupIndex(groups, r.group()))
+                .putShort((short)0).putInt(r.partition()).putInt((int)KeyHash.segmentBase(r.segment()))
+                .putInt((int)KeyHash.segmentCount(r.segment()));
+        }
+    }
+
+    private static int groupIndex(final List<ReplicaGroup> groups, final int id)
+    {
+        for (int g = 0; g < groups.size(); g++)
+        {
+            if (groups.get(g).id() == id)
+            {
+                return g;
+            }
+        }
+        throw new IllegalStateException("moved group " + id + " not listed");
     }
 
     private static ClusterMap decodeGroups(final ByteBuffer in, final long epoch, final int partitions,
-        final List<ClusterNode> nodes)
+        final List<ClusterNode> nodes, final boolean withMoves)
     {
         final int factor = in.get() & 0xFF;
         final int mapFlags = in.get() & 0xFF;
@@ -330,7 +384,9 @@ public final class ClusterMapCodec
             groups.add(new ReplicaGroup(id, members, copying, flags == 1));
         }
         final int entry = Short.BYTES + (segmented ? 2 * Integer.BYTES : 0);
-        if ((long)partitions * entry != in.remaining())
+        final long movesLength = withMoves ? Short.BYTES + Integer.BYTES : 0;
+        if ((long)partitions * entry + movesLength > in.remaining() ||
+            (!withMoves && (long)partitions * entry != in.remaining()))
         {
             throw new MalformedMessageException(
                 BAD_LENGTH, "cluster map group table of " + partitions + " partitions needs " +
@@ -359,7 +415,94 @@ public final class ClusterMapCodec
                 segments[p] = KeyHash.segment(base, count);
             }
         }
-        return new ClusterMap(epoch, fenceEpoch, partitions, nodes, factor, groups, partitionGroups, segments);
+        final MapMoves moves = withMoves ? decodeMoves(in, groups) : MapMoves.NONE;
+        if (in.hasRemaining())
+        {
+            throw new MalformedMessageException(
+                BAD_LENGTH, "cluster map has " + in.remaining() + " bytes after its last field");
+        }
+        return new ClusterMap(epoch, fenceEpoch, partitions, nodes, factor, groups, partitionGroups, segments, moves);
+    }
+
+    private static MapMoves decodeMoves(final ByteBuffer in, final List<ReplicaGroup> groups)
+    {
+        final int batchCount = in.getShort() & 0xFFFF;
+        if ((long)batchCount * (BATCH_HEADER_LENGTH + BATCH_ENTRY_LENGTH) > in.remaining())
+        {
+            throw new MalformedMessageException(OVERSIZED, "cluster map move batch count " + batchCount +
+                " past its " + in.remaining() + " bytes");
+        }
+        final List<MoveBatch> batches = new ArrayList<>(batchCount);
+        for (int b = 0; b < batchCount; b++)
+        {
+            final long id = in.getLong();
+            final int source = group(in.getShort() & 0xFFFF, groups, "move batch #" + b);
+            final int target = group(in.getShort() & 0xFFFF, groups, "move batch #" + b);
+            final MovePhase phase = MovePhase.ofCode(in.get() & 0xFF);
+            if (phase == null || in.get() != 0)
+            {
+                throw new MalformedMessageException(BAD_FIELD, "cluster map move batch #" + b +
+                    " has an unknown phase or reserved bits set");
+            }
+            final int size = in.getShort() & 0xFFFF;
+            final long phaseEpoch = in.getLong();
+            if ((long)size * BATCH_ENTRY_LENGTH > in.remaining())
+            {
+                throw new MalformedMessageException(OVERSIZED, "cluster map move batch #" + b + " of " + size +
+                    " partitions past its " + in.remaining() + " bytes");
+            }
+            final int[] partitions = new int[size];
+            final long[] segments = new long[size];
+            for (int i = 0; i < size; i++)
+            {
+                partitions[i] = in.getInt();
+                segments[i] = segment(in, "move batch #" + b);
+            }
+            batches.add(new MoveBatch(id, source, target, phase, phaseEpoch, partitions, segments));
+        }
+        final long retiredCount = Integer.toUnsignedLong(in.getInt());
+        if (retiredCount * RETIRED_LENGTH != in.remaining())
+        {
+            throw new MalformedMessageException(BAD_LENGTH, "cluster map's " + retiredCount + " retired segments need " +
+                retiredCount * RETIRED_LENGTH + " bytes, it has " + in.remaining());
+        }
+        final List<RetiredSegment> retired = new ArrayList<>((int)retiredCount);
+        for (int r = 0; r < retiredCount; r++)
+        {
+            final long batch = in.getLong();
+            final long switchEpoch = in.getLong();
+            final int group = group(in.getShort() & 0xFFFF, groups, "retired segment #" + r);
+            if (in.getShort() != 0)
+            {
+                throw new MalformedMessageException(BAD_FIELD, "cluster map retired segment #" + r +
+                    " has reserved bits set");
+            }
+            final int partition = in.getInt();
+            retired.add(new RetiredSegment(group, partition, segment(in, "retired segment #" + r), switchEpoch, batch));
+        }
+        return new MapMoves(batches, retired);
+    }
+
+    private static int group(final int index, final List<ReplicaGroup> groups, final String what)
+    {
+        if (index >= groups.size())
+        {
+            throw new MalformedMessageException(BAD_FIELD, "cluster map " + what + " names group index " + index +
+                " of " + groups.size());
+        }
+        return groups.get(index).id();
+    }
+
+    private static long segment(final ByteBuffer in, final String what)
+    {
+        final long base = Integer.toUnsignedLong(in.getInt());
+        final long count = Integer.toUnsignedLong(in.getInt());
+        if (base + count > KeyHash.MAX_SEGMENT_FIELD + 1)
+        {
+            throw new MalformedMessageException(BAD_FIELD, "cluster map " + what + " has a segment (base " + base +
+                ", " + count + " groups) that ends past 2^32 groups");
+        }
+        return KeyHash.segment(base, count);
     }
 
     private static String host(final ByteBuffer in, final int length, final int node)

@@ -16,23 +16,30 @@ import java.util.Objects;
  *       one step per write from every earlier one: never a jump, never near the end of the range. Its
  *       {@code previous}, when given, is one epoch below it, and it is newer than the map the reader holds;</li>
  *   <li><b>geometry</b>: unless it is a replicated map of the cluster's partition count and replication factor,
- *       no group holds more than R nodes, every placed node has an incarnation, and it has the same groups
- *       owning the same partitions as the map it replaced (partitions never move);</li>
+ *       no group holds more than R nodes, every placed node has an incarnation, and it has the same groups as the
+ *       map it replaced;</li>
  *   <li><b>promotion</b>: if a node becomes a member of a group without having been a member or a copying node
  *       of that group, under the same incarnation, in the map it replaced: that is how a group is emptied of
  *       its in-sync replicas in favour of an empty node (a lost group stays lost for the same reason). When the
  *       reader holds the map one epoch below, the map's {@code previous} must be that map;</li>
- *   <li><b>fence</b>: unless its fence epoch is its own epoch, or the map it replaced's when it places data as
- *       that one did ({@link ClusterMap#placesLike}, the same placed incarnations). A map that claims an older
+ *   <li><b>fence</b>: unless its fence epoch is its own epoch, or the map it replaced's when it fences like
+ *       that one ({@link ClusterMap#fencesLike}: the same groups, members, copying nodes, seals and placed nodes'
+ *       addresses, and the same placed incarnations; moves, retired segments and a partition changing group at its
+ *       SWITCH fence nobody). A map that claims an older
  *       fence epoch than that would leave sessions of the old placement unfenced. A reader
  *       that missed maps checks what it can against its own: a map placing differently from it must fence
  *       above its epoch, and no map may fence below the fence epoch it holds;</li>
  *   <li><b>segments</b>: if a partition's index segment has fewer than 2 groups, two segments of one group overlap
  *       (two partitions would share slots, empties and insert locks), or, against the map it replaced, any
- *       partition's segment changed or the table appeared or vanished (segments never change until partitions
- *       move: a key whose segment changed would be looked for in groups that do not hold it). A map without a
- *       table is each node's whole index, as before layout version 2. Whether a segment fits a node's index is
- *       the node's to check: it refuses to apply such a map before it fences anything.</li>
+ *       partition's segment changed other than at its move's SWITCH, or the table appeared or vanished (a key whose
+ *       segment changed would be looked for in groups that do not hold it). A map without a table is each node's
+ *       whole index, as before layout version 2. Whether a segment fits a node's index is the node's to check: it
+ *       refuses to apply such a map before it fences anything;</li>
+ *   <li><b>moves</b> ({@link MoveCheck}): {@code placement}, {@code move_start}, {@code move_segment},
+ *       {@code move_phase}, {@code move_end} and {@code retired}: a partition changes group only from FREEZE to
+ *       SWITCH of its move, a move appears only in COPY, its target segment overlaps nothing of its group, it
+ *       advances one phase at a time and vanishes only by an abort before SWITCH or at OPEN, and a group retires a
+ *       segment only at SWITCH and keeps it until OPEN.</li>
  * </ul>
  * The map it replaced is its {@code previous} or, without one, the reader's own when that is one epoch below;
  * a reader that missed maps and is given no previous checks the first two rules only. A writer who can forge a
@@ -110,13 +117,19 @@ public final class MapCheck
         {
             return changed;
         }
-        if (base != null && !Arrays.equals(base.map().segments(), map.segments()))
+        if (base != null && base.map().hasSegments() != map.hasSegments())
         {
-            return new Refusal(MapRefusal.SEGMENTS, segmentChange(base.map(), map));
+            return new Refusal(MapRefusal.SEGMENTS, "its segment table " + (map.hasSegments() ? "appears" : "vanishes") +
+                " after epoch " + base.map().epoch() + ": segments change only at a move's SWITCH");
+        }
+        final Refusal moved = base == null ? null : MoveCheck.change(base.map(), map);
+        if (moved != null)
+        {
+            return moved;
         }
         if (base != null)
         {
-            final boolean kept = samePlacement(base, next) && map.fenceEpoch() == base.map().fenceEpoch();
+            final boolean kept = sameFencing(base, next) && map.fenceEpoch() == base.map().fenceEpoch();
             if (map.fenceEpoch() != epoch && !kept)
             {
                 return new Refusal(MapRefusal.FENCE, "fence epoch " + map.fenceEpoch() + " after epoch " +
@@ -126,7 +139,7 @@ public final class MapCheck
         }
         else if (held != null)
         {
-            final long floor = samePlacement(held, next) ? held.map().fenceEpoch() : held.map().epoch() + 1;
+            final long floor = sameFencing(held, next) ? held.map().fenceEpoch() : held.map().epoch() + 1;
             if (map.fenceEpoch() < floor)
             {
                 return new Refusal(MapRefusal.FENCE, "fence epoch " + map.fenceEpoch() + " below " + floor +
@@ -137,10 +150,13 @@ public final class MapCheck
         return null;
     }
 
-    /** Whether {@code next} places data as {@code base} did: no session needs fencing between them. */
-    private static boolean samePlacement(final StoredMap base, final StoredMap next)
+    /**
+     * Whether no session needs fencing between {@code base} and {@code next}: the same groups, placed nodes and
+     * incarnations ({@link ClusterMap#fencesLike}); moves, and partitions changing group at SWITCH, fence nobody.
+     */
+    private static boolean sameFencing(final StoredMap base, final StoredMap next)
     {
-        return next.map().placesLike(base.map()) && next.incarnations().equals(base.incarnations());
+        return next.map().fencesLike(base.map()) && next.incarnations().equals(base.incarnations());
     }
 
     private static Refusal geometry(final ClusterSettings settings, final StoredMap next)
@@ -182,8 +198,6 @@ public final class MapCheck
             return null;
         }
         final int partitions = map.partitionCount();
-        final long[] byGroupThenBase = new long[partitions];
-        final Integer[] order = new Integer[partitions];
         for (int p = 0; p < partitions; p++)
         {
             final long count = KeyHash.segmentCount(map.segmentOf(p));
@@ -192,63 +206,17 @@ public final class MapCheck
                 return new Refusal(MapRefusal.SEGMENTS, "partition " + p + "'s index segment has " + count +
                     " groups: a key needs two distinct candidate groups");
             }
-            order[p] = p;
         }
-        Arrays.sort(order, (a, b) -> map.groupIndexOf(a) != map.groupIndexOf(b) ?
-            Integer.compare(map.groupIndexOf(a), map.groupIndexOf(b)) :
-            Long.compare(KeyHash.segmentBase(map.segmentOf(a)), KeyHash.segmentBase(map.segmentOf(b))));
-        for (int i = 1; i < partitions; i++)
-        {
-            final int before = order[i - 1];
-            final int p = order[i];
-            if (map.groupIndexOf(before) != map.groupIndexOf(p))
-            {
-                continue;
-            }
-            final long end = KeyHash.segmentBase(map.segmentOf(before)) + KeyHash.segmentCount(map.segmentOf(before));
-            if (KeyHash.segmentBase(map.segmentOf(p)) < end)
-            {
-                return new Refusal(MapRefusal.SEGMENTS, "partitions " + before + " and " + p + " of group " +
-                    map.groupFor(p).id() + " have overlapping index segments (" + segment(map, before) + " and " +
-                    segment(map, p) + ")");
-            }
-        }
-        return null;
-    }
-
-    private static String segmentChange(final ClusterMap before, final ClusterMap after)
-    {
-        if (before.hasSegments() != after.hasSegments())
-        {
-            return "its segment table " + (after.hasSegments() ? "appears" : "vanishes") + " after epoch " +
-                before.epoch() + ": segments never change";
-        }
-        for (int p = 0; p < after.partitionCount(); p++)
-        {
-            if (before.segmentOf(p) != after.segmentOf(p))
-            {
-                return "partition " + p + "'s index segment is " + segment(after, p) + ", epoch " + before.epoch() +
-                    "'s was " + segment(before, p) + ": segments never change";
-            }
-        }
-        return "its segment table differs from epoch " + before.epoch() + "'s";
-    }
-
-    private static String segment(final ClusterMap map, final int p)
-    {
-        return "base " + KeyHash.segmentBase(map.segmentOf(p)) + ", " + KeyHash.segmentCount(map.segmentOf(p)) +
-            " groups";
+        return MoveCheck.segments(map);
     }
 
     private static Refusal change(final StoredMap base, final StoredMap next)
     {
         final ClusterMap before = base.map();
         final ClusterMap after = next.map();
-        if (before.isSimple() || before.groups().size() != after.groups().size() ||
-            !Arrays.equals(before.partitionGroups(), after.partitionGroups()))
+        if (before.isSimple() || before.groups().size() != after.groups().size())
         {
-            return new Refusal(MapRefusal.GEOMETRY, "its groups or their partitions differ from epoch " +
-                before.epoch() + "'s: partitions never move");
+            return new Refusal(MapRefusal.GEOMETRY, "its groups differ from epoch " + before.epoch() + "'s");
         }
         for (int g = 0; g < after.groups().size(); g++)
         {

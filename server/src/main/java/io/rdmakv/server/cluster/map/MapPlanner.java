@@ -39,11 +39,21 @@ import java.util.TreeSet;
  *   <li><b>reports</b>: a {@link SyncPhase#BULK} report for the current epoch from a copying node seals its
  *       group; a {@link SyncPhase#FINAL} report for the current, sealed epoch moves the node to the end of the
  *       members; the group is unsealed unless another copying node reported a bulk pass in this epoch;</li>
+ *   <li><b>move reports</b> ({@link MoveReport}, {@link MovePlanner#advance}): every move batch whose reports are
+ *       in advances one phase, all in one map (COPY -> FREEZE -> SWITCH -> OPEN), a retired segment every member
+ *       of its group reclaimed is dropped, a batch a node reported failed is aborted;</li>
  *   <li><b>spares</b>: a live node in no group joins, as copying, a group with fewer than R nodes whose
  *       primary has its geometry (lowest ids first);</li>
+ *   <li><b>move request</b> ({@link MoveRequest}, {@link MovePlanner#request}): the operator's cancels and new
+ *       batches, in COPY, their target segments placed first fit in the target's arena;</li>
  *   <li><b>nodes</b>: the map's node list is every live member plus every placed node; a change of it alone
  *       (a spare came or went) is a new epoch too, so that every node sees the spares.</li>
  * </ol>
+ * Whatever the change, a move before SWITCH whose source or target group changes in the map (a departure, a
+ * failover, a spare starting to copy) is aborted in that same map ({@link MovePlanner#abortChanged}); from SWITCH on
+ * a move is finished. The fence epoch moves only when groups, members, copying nodes, seals, primaries or placed
+ * nodes change ({@link ClusterMap#fencesLike}): move phases, a partition changing group at SWITCH and retired
+ * segments fence nobody.
  */
 public final class MapPlanner
 {
@@ -54,12 +64,21 @@ public final class MapPlanner
      * @param incarnations the incarnation of every node placed in a group of {@code map}.
      * @param change what changed, one line for the log.
      * @param failovers how many groups got a new primary.
+     * @param tookRequest whether the map acts on the operator's move request (the coordinator deletes it with the
+     *     write).
      */
-    public record Plan(ClusterMap map, Map<Integer, Long> incarnations, String change, int failovers)
+    public record Plan(ClusterMap map, Map<Integer, Long> incarnations, String change, int failovers,
+        boolean tookRequest)
     {
         public Plan
         {
             incarnations = Map.copyOf(incarnations);
+        }
+
+        public Plan(final ClusterMap map, final Map<Integer, Long> incarnations, final String change,
+            final int failovers)
+        {
+            this(map, incarnations, change, failovers, false);
         }
 
         public StoredMap stored()
@@ -87,6 +106,20 @@ public final class MapPlanner
     public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
         final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
         final boolean settled)
+    {
+        return next(current, placedIncarnations, replicas, partitions, live, reports, List.of(), null, settled);
+    }
+
+    /**
+     * The next map, or null when nothing changes, with partition moves: as {@link #next(ClusterMap, Map, int, int,
+     * Collection, Collection, boolean)}, and
+     *
+     * @param moveReports the nodes' move reports ({@code moves/<id>}).
+     * @param request the operator's move request ({@code rebalance/request}), or null.
+     */
+    public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
+        final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
+        final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled)
     {
         final Map<Integer, MemberInfo> byId = new TreeMap<>();
         for (final MemberInfo m : live)
@@ -117,9 +150,24 @@ public final class MapPlanner
         {
             reports(groups, reportOf, current.epoch(), change);
         }
+        MovePlanner.Placement placement = MovePlanner.Placement.of(current);
+        if (change.isEmpty())
+        {
+            placement = MovePlanner.advance(current, latest(moveReports), change);
+        }
         if (change.isEmpty())
         {
             spares(groups, current.replicationFactor(), byId, change);
+        }
+        boolean tookRequest = false;
+        if (change.isEmpty() && request != null)
+        {
+            final MovePlanner.Started started = MovePlanner.request(current, request, arenas(current, byId), change);
+            if (started.placement() != null)
+            {
+                placement = started.placement();
+                tookRequest = true;
+            }
         }
         final List<ClusterNode> nodes = nodeList(groups, byId, current);
         if (nodes.isEmpty())
@@ -140,13 +188,65 @@ public final class MapPlanner
         {
             result.add(w.group());
         }
+        // a move before SWITCH whose groups change in this map (a departure, a spare copying) is aborted in it
+        final io.rdmakv.common.cluster.MapMoves moves = MovePlanner.abortChanged(current, result, placement.moves(),
+            change);
         final ClusterMap next = new ClusterMap(current.epoch() + 1, current.epoch() + 1, current.partitionCount(), nodes,
-            current.replicationFactor(), result, current.partitionGroups(), current.segments());
+            current.replicationFactor(), result, placement.partitionGroups(), placement.segments(), moves);
         final Map<Integer, Long> nextIncarnations = incarnations(groups, byId);
-        // a change that places nothing differently (a spare joining or leaving) fences nobody
-        final ClusterMap map = next.placesLike(current) && nextIncarnations.equals(placedIncarnations) ?
+        // a change that fences nothing (a spare joining or leaving, a move's phase, a SWITCH) fences nobody
+        final ClusterMap map = next.fencesLike(current) && nextIncarnations.equals(placedIncarnations) ?
             next.withFenceEpoch(current.fenceEpoch()) : next;
-        return new Plan(map, nextIncarnations, change.toString(), failovers);
+        return new Plan(map, nextIncarnations, change.toString(), failovers, tookRequest);
+    }
+
+    /**
+     * Why the operator's {@code request} cannot be acted on over {@code current} now, or null when it can (or there
+     * is nothing to do for it): for the coordinator's log, the same rule {@link #next} applies.
+     */
+    public static String requestRefusal(final ClusterMap current, final Collection<MemberInfo> live,
+        final MoveRequest request)
+    {
+        if (current == null || request == null)
+        {
+            return null;
+        }
+        final Map<Integer, MemberInfo> byId = new TreeMap<>();
+        for (final MemberInfo m : live)
+        {
+            byId.put(m.id(), m);
+        }
+        return MovePlanner.request(current, request, arenas(current, byId), new StringBuilder()).refusal();
+    }
+
+    /** Each group's index arena in bucket groups, by the geometry of its live primary (a group without one: none). */
+    private static Map<Integer, Long> arenas(final ClusterMap current, final Map<Integer, MemberInfo> live)
+    {
+        final Map<Integer, Long> arenas = new TreeMap<>();
+        for (final ReplicaGroup g : current.groups())
+        {
+            final MemberInfo primary = g.lost() ? null : live.get(g.primary());
+            if (primary != null)
+            {
+                arenas.put(g.id(), indexGroups(primary.geometry()));
+            }
+        }
+        return arenas;
+    }
+
+    /** Each node's newest move report. */
+    private static Map<Integer, MoveReport> latest(final Collection<MoveReport> reports)
+    {
+        final Map<Integer, MoveReport> latest = new TreeMap<>();
+        for (final MoveReport r : reports)
+        {
+            final MoveReport other = latest.get(r.nodeId());
+            if (other == null || other.epoch() < r.epoch())
+            {
+                latest.put(r.nodeId(), r);
+            }
+        }
+        return latest;
     }
 
     private static Plan create(final int replicas, final int partitions, final Map<Integer, MemberInfo> live)

@@ -17,10 +17,22 @@ public enum MapRefusal
     /** Its fence epoch would leave sessions of an older placement unfenced (or fences without a change). */
     FENCE("fence"),
     /**
-     * Its index segments: one of fewer than 2 groups, two of one group overlapping, or a partition's segment (or the
-     * table itself) changed from the map it replaced (segments never change until partitions can move).
+     * Its index segments: one of fewer than 2 groups, two owned or retired ones of one group overlapping, or a
+     * partition's segment (or the table itself) changed from the map it replaced other than at its move's SWITCH.
      */
-    SEGMENTS("segments");
+    SEGMENTS("segments"),
+    /** A partition changes group other than from FREEZE to SWITCH of its move, onto the target at the move's segment. */
+    PLACEMENT("placement"),
+    /** A move batch appears other than in COPY, at its own epoch, between two groups, for partitions not moving. */
+    MOVE_START("move_start"),
+    /** A move's target segment has fewer than 2 groups or overlaps an owned, incoming or retired one of its group. */
+    MOVE_SEGMENT("move_segment"),
+    /** A move batch changes its groups, partitions or segments, or does not advance one phase at a time. */
+    MOVE_PHASE("move_phase"),
+    /** A move batch vanishes leaving its partitions elsewhere than an abort (before SWITCH) or OPEN (after) would. */
+    MOVE_END("move_end"),
+    /** A retired segment appears other than at its partition's SWITCH, changes, or is dropped before OPEN. */
+    RETIRED("retired");
 
     private final String label;
 

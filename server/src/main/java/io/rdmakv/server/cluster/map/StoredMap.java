@@ -57,7 +57,7 @@ public record StoredMap(ClusterMap map, Map<Integer, Long> incarnations, StoredM
     public StoredMap withEpoch(final long epoch)
     {
         final ClusterMap m = new ClusterMap(epoch, epoch, map.partitionCount(), map.nodes(), map.replicationFactor(),
-            map.groups(), map.partitionGroups(), map.segments());
+            map.groups(), map.partitionGroups(), map.segments(), map.moves());
         return new StoredMap(m, incarnations, previous);
     }
 

@@ -8,6 +8,10 @@ public final class ZkPaths
     public static final String LEADER = "/leader";
     public static final String MAP = "/map";
     public static final String SYNC = "/sync";
+    /** Each node's move report ({@code moves/<id>}, {@code MoveReport}). */
+    public static final String MOVES = "/moves";
+    /** The operator's move request ({@code MoveRequest}): partitions to move, batches to cancel. */
+    public static final String REBALANCE_REQUEST = "/rebalance/request";
 
     private ZkPaths()
     {
@@ -21,5 +25,10 @@ public final class ZkPaths
     public static String sync(final int id)
     {
         return SYNC + "/" + id;
+    }
+
+    public static String moves(final int id)
+    {
+        return MOVES + "/" + id;
     }
 }

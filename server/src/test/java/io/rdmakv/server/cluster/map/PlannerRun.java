@@ -24,6 +24,9 @@ public final class PlannerRun
     final int partitions;
     final Map<Integer, MemberInfo> live = new TreeMap<>();
     final Map<Integer, SyncReport> reports = new TreeMap<>();
+    final Map<Integer, MoveReport> moveReports = new TreeMap<>();
+    /** The operator's move request, until a plan takes it. */
+    MoveRequest request;
     ClusterMap map;
     Map<Integer, Long> incarnations = Map.of();
     /** The last plan as the map znode holds it (with the map it replaced). */
@@ -72,11 +75,40 @@ public final class PlannerRun
         return this;
     }
 
+    /** Node {@code node} reports {@code state} for {@code batch} in the current map (beside what it said in it). */
+    PlannerRun moved(final int node, final long batch, final MoveState state)
+    {
+        final MoveReport before = moveReports.get(node);
+        final Map<Long, MoveState> batches = new TreeMap<>();
+        if (before != null && before.epoch() == map.epoch())
+        {
+            batches.putAll(before.batches());
+        }
+        batches.put(batch, state);
+        moveReports.put(node, new MoveReport(node, map.epoch(), batches));
+        return this;
+    }
+
+    /** The operator asks for {@code partitions} to move to group {@code target}. */
+    PlannerRun requestMove(final int target, final int... partitions)
+    {
+        request = new MoveRequest(0, java.util.List.of(new MoveRequest.Wanted(partitions, target, 0)), java.util.List.of());
+        return this;
+    }
+
+    /** Starts from {@code replaced} instead of the map held (a test's own starting point, as if written so). */
+    PlannerRun restartFrom(final ClusterMap replaced)
+    {
+        map = replaced;
+        held = new StoredMap(replaced, incarnations);
+        return this;
+    }
+
     /** One call of the planner; the plan (or null) it returned, applied. */
     MapPlanner.Plan step()
     {
         final MapPlanner.Plan plan = MapPlanner.next(map, incarnations, replicas, partitions, live.values(),
-            reports.values(), true);
+            reports.values(), moveReports.values(), request, true);
         if (plan != null)
         {
             assertEquals(map == null ? 1 : map.epoch() + 1, plan.map().epoch(), "epoch + 1: " + plan.change());
@@ -91,6 +123,10 @@ public final class PlannerRun
             map = plan.map();
             incarnations = plan.incarnations();
             failovers += plan.failovers();
+            if (plan.tookRequest())
+            {
+                request = null;
+            }
             plans.add(plan);
         }
         return plan;

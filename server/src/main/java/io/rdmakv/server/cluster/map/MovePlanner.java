@@ -1,0 +1,393 @@
+package io.rdmakv.server.cluster.map;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.MapMoves;
+import io.rdmakv.common.cluster.MoveBatch;
+import io.rdmakv.common.cluster.MovePhase;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.cluster.RetiredSegment;
+import io.rdmakv.common.hash.KeyHash;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@link MapPlanner}'s rules for partition moves (docs/growth.md §7, §9, §12), pure and deterministic:
+ * <ul>
+ *   <li>{@link #advance}: every batch whose reports are in, in one map: COPY -> FREEZE on the target primary's
+ *       {@code bulk}; FREEZE -> SWITCH on its {@code final} (the partitions go to the target at their target
+ *       segments, the source retires their segments); SWITCH -> OPEN (the record vanishes) on the source primary's
+ *       {@code marked}, or at once when the source group is lost (no primary serves from it); a retired segment is
+ *       dropped once every member of its group reported it {@code reclaimed}; a batch before SWITCH that a node of
+ *       either group reported {@code failed} is aborted. Reports count only for the current epoch;</li>
+ *   <li>{@link #abortChanged}: a batch before SWITCH whose source or target group changes in the map being made
+ *       (a departure, a failover, a spare starting to copy, a seal) or has copying nodes or a seal is aborted in the
+ *       same map; from SWITCH on a batch is finished, never aborted;</li>
+ *   <li>{@link #request}: the operator's request: cancels (batches before SWITCH are aborted) and new batches, one
+ *       per source group and target, in COPY, their target segments placed first fit in the target's arena
+ *       ({@link ArenaSpace}) clear of its owned, incoming and retired segments. All of a request or none of it: a
+ *       request that cannot be acted on (a partition moving elsewhere, a group copying, sealed or lost, no room,
+ *       an unknown group or batch) is refused with the reason, and nothing of it is planned.</li>
+ * </ul>
+ * A batch id is the epoch of the map that starts it times {@value #IDS_PER_EPOCH} plus its index in that map, so no
+ * id is used twice in the cluster's life.
+ */
+final class MovePlanner
+{
+    /** Batch ids per epoch: at most this many batches start in one map. */
+    static final long IDS_PER_EPOCH = 1000;
+
+    /** Where the partitions are and what moves, as a plan leaves them. */
+    record Placement(int[] partitionGroups, long[] segments, MapMoves moves)
+    {
+        static Placement of(final ClusterMap map)
+        {
+            return new Placement(map.partitionGroups(), map.segments(), map.moves());
+        }
+    }
+
+    /** What a request makes: a placement, or why nothing. */
+    record Started(Placement placement, String refusal)
+    {
+    }
+
+    private MovePlanner()
+    {
+    }
+
+    /**
+     * Rule 2 of growth.md §12 over {@code current} with the nodes' latest reports ({@code reports}, by node id); notes
+     * what changed in {@code change}; the placement unchanged when nothing is due.
+     */
+    static Placement advance(final ClusterMap current, final Map<Integer, MoveReport> reports,
+        final StringBuilder change)
+    {
+        final long epoch = current.epoch();
+        final long next = epoch + 1;
+        final int[] partitionGroups = current.partitionGroups();
+        final long[] segments = current.segments();
+        final List<MoveBatch> batches = new ArrayList<>();
+        final List<RetiredSegment> retired = new ArrayList<>();
+        for (final MoveBatch b : current.moves().batches())
+        {
+            final ReplicaGroup source = group(current, b.source());
+            final ReplicaGroup target = group(current, b.target());
+            if (b.phase().beforeSwitch() && (said(reports, source, b.id(), epoch, MoveState.FAILED) ||
+                said(reports, target, b.id(), epoch, MoveState.FAILED)))
+            {
+                note(change, b + " aborted: a copy failed");
+                continue;
+            }
+            switch (b.phase())
+            {
+                case COPY ->
+                {
+                    final boolean bulk = said(reports, target.primary(), b.id(), epoch, MoveState.BULK);
+                    batches.add(bulk ? b.advancedTo(MovePhase.FREEZE, next) : b);
+                    if (bulk)
+                    {
+                        note(change, b + " -> freeze");
+                    }
+                }
+                case FREEZE ->
+                {
+                    if (said(reports, target.primary(), b.id(), epoch, MoveState.FINAL))
+                    {
+                        for (int i = 0; i < b.size(); i++)
+                        {
+                            final int p = b.partition(i);
+                            retired.add(new RetiredSegment(b.source(), p, segments[p], next, b.id()));
+                            partitionGroups[p] = b.target();
+                            segments[p] = b.segment(i);
+                        }
+                        batches.add(b.advancedTo(MovePhase.SWITCH, next));
+                        note(change, b + " -> switch");
+                    }
+                    else
+                    {
+                        batches.add(b);
+                    }
+                }
+                case SWITCH ->
+                {
+                    if (source.lost() || said(reports, source.primary(), b.id(), epoch, MoveState.MARKED))
+                    {
+                        note(change, b + " open" + (source.lost() ? " (its source group is lost)" : ""));
+                    }
+                    else
+                    {
+                        batches.add(b);
+                    }
+                }
+                default -> throw new IllegalStateException("phase " + b.phase());
+            }
+        }
+        for (final RetiredSegment r : current.moves().retired())
+        {
+            final ReplicaGroup group = group(current, r.group());
+            final boolean reclaimed = current.moves().batch(r.batch()) == null && !group.lost() &&
+                Arrays.stream(group.members()).allMatch(id -> said(reports, id, r.batch(), epoch, MoveState.RECLAIMED));
+            if (reclaimed)
+            {
+                note(change, r + " reclaimed");
+            }
+            else
+            {
+                retired.add(r);
+            }
+        }
+        return new Placement(partitionGroups, segments, new MapMoves(batches, retired));
+    }
+
+    /**
+     * {@code moves} without the batches before SWITCH whose source or target group in {@code groups} (the map being
+     * made) differs from {@code current}'s, or has copying nodes or a seal; each abort noted in {@code change}.
+     */
+    static MapMoves abortChanged(final ClusterMap current, final List<ReplicaGroup> groups, final MapMoves moves,
+        final StringBuilder change)
+    {
+        final List<MoveBatch> kept = new ArrayList<>();
+        for (final MoveBatch b : moves.batches())
+        {
+            if (b.phase().beforeSwitch() && (unsettled(current, groups, b.source()) ||
+                unsettled(current, groups, b.target())))
+            {
+                note(change, b + " aborted: group " + (unsettled(current, groups, b.source()) ? b.source() : b.target()) +
+                    " changed");
+                continue;
+            }
+            kept.add(b);
+        }
+        return kept.size() == moves.batches().size() ? moves : new MapMoves(kept, moves.retired());
+    }
+
+    /**
+     * The operator's {@code request} over {@code current}, whose groups have arenas of {@code arenas} bucket groups
+     * (by group id; a group missing has no live primary to size it by).
+     */
+    static Started request(final ClusterMap current, final MoveRequest request, final Map<Integer, Long> arenas,
+        final StringBuilder change)
+    {
+        final long next = current.epoch() + 1;
+        final MapMoves moves = current.moves();
+        final List<MoveBatch> batches = new ArrayList<>(moves.batches());
+        final StringBuilder did = new StringBuilder();
+        for (final long id : request.cancel())
+        {
+            final MoveBatch b = moves.batch(id);
+            if (b == null || !b.phase().beforeSwitch())
+            {
+                return new Started(null, "cannot cancel batch " + id + ": " + (b == null ? "no such batch" :
+                    b + " is past FREEZE (from SWITCH on a move is finished)"));
+            }
+            batches.remove(b);
+            note(did, b + " cancelled");
+        }
+        if (!request.cancel().isEmpty() && request.moves().isEmpty())
+        {
+            note(change, did.toString());
+            return new Started(new Placement(current.partitionGroups(), current.segments(),
+                new MapMoves(batches, moves.retired())), null);
+        }
+        final Map<Integer, ArenaSpace> spaces = new TreeMap<>();
+        final Map<String, List<Integer>> newBatches = new LinkedHashMap<>();
+        final Map<Integer, Long> sizes = new TreeMap<>();
+        for (final MoveRequest.Wanted w : request.moves())
+        {
+            final ReplicaGroup target = group(current, w.target());
+            if (target == null || target.lost())
+            {
+                return new Started(null, "cannot move " + w + ": group " + w.target() + (target == null ?
+                    " does not exist" : " is lost"));
+            }
+            for (final int p : w.partitions())
+            {
+                if (p < 0 || p >= current.partitionCount())
+                {
+                    return new Started(null, "cannot move " + w + ": partition " + p + " outside 0.." +
+                        (current.partitionCount() - 1));
+                }
+                final MoveBatch moving = moves.batchOf(p);
+                if (moving != null)
+                {
+                    if (moving.target() == w.target() && batches.contains(moving))
+                    {
+                        continue; // under way
+                    }
+                    return new Started(null, "cannot move " + w + ": partition " + p + " is moving (" + moving + ")");
+                }
+                final ReplicaGroup source = current.groupFor(p);
+                if (source.id() == w.target())
+                {
+                    continue; // there already
+                }
+                final String unready = unready(source) != null ? unready(source) : unready(target);
+                if (unready != null)
+                {
+                    return new Started(null, "cannot move " + w + ": " + unready + " (moves wait for copy and seal " +
+                        "to finish)");
+                }
+                final List<Integer> batch = newBatches.computeIfAbsent(source.id() + ">" + w.target(),
+                    k -> new ArrayList<>());
+                if (batch.contains(p))
+                {
+                    return new Started(null, "cannot move " + w + ": partition " + p + " is asked for twice");
+                }
+                batch.add(p);
+                sizes.put(p, w.groups() != 0 ? w.groups() : KeyHash.segmentCount(current.segmentOf(p)));
+            }
+        }
+        final List<Integer> seen = new ArrayList<>();
+        newBatches.values().forEach(seen::addAll);
+        if (seen.size() != seen.stream().distinct().count())
+        {
+            return new Started(null, "cannot move " + request.moves() + ": a partition is asked to two groups");
+        }
+        if (newBatches.size() > IDS_PER_EPOCH)
+        {
+            return new Started(null, "cannot start " + newBatches.size() + " batches in one map, at most " +
+                IDS_PER_EPOCH);
+        }
+        int k = 0;
+        for (final Map.Entry<String, List<Integer>> e : newBatches.entrySet())
+        {
+            final int source = Integer.parseInt(e.getKey().substring(0, e.getKey().indexOf('>')));
+            final int target = Integer.parseInt(e.getKey().substring(e.getKey().indexOf('>') + 1));
+            final Long arena = arenas.get(target);
+            if (arena == null)
+            {
+                return new Started(null, "cannot move partitions " + e.getValue() + " to group " + target +
+                    ": its primary is not registered, so its index size is unknown");
+            }
+            final ArenaSpace space = spaces.computeIfAbsent(target, t -> space(current, t, arena));
+            final int[] partitions = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+            final long[] targets = new long[partitions.length];
+            for (int i = 0; i < partitions.length; i++)
+            {
+                targets[i] = space.allocate(sizes.get(partitions[i]));
+                if (targets[i] < 0)
+                {
+                    return new Started(null, "cannot move partition " + partitions[i] + " to group " + target +
+                        ": its index arena of " + arena + " bucket groups has no free range of " +
+                        sizes.get(partitions[i]) + " (the longest is " + space.largestFree() + ")");
+                }
+            }
+            final MoveBatch b = new MoveBatch(next * IDS_PER_EPOCH + k++, source, target, MovePhase.COPY, next,
+                partitions, targets);
+            batches.add(b);
+            note(did, b + " started");
+        }
+        if (did.isEmpty())
+        {
+            return new Started(null, null);
+        }
+        note(change, did.toString());
+        return new Started(new Placement(current.partitionGroups(), current.segments(),
+            new MapMoves(batches, moves.retired())), null);
+    }
+
+    /** Group {@code target}'s arena with everything it owns, receives or retired taken. */
+    private static ArenaSpace space(final ClusterMap map, final int target, final long arena)
+    {
+        final ArenaSpace space = new ArenaSpace(arena);
+        for (int p = 0; p < map.partitionCount(); p++)
+        {
+            if (map.groupFor(p).id() == target)
+            {
+                space.take(map.segmentOf(p));
+            }
+        }
+        for (final MoveBatch b : map.moves().batches())
+        {
+            if (b.target() == target && b.phase().beforeSwitch())
+            {
+                for (int i = 0; i < b.size(); i++)
+                {
+                    space.take(b.segment(i));
+                }
+            }
+        }
+        for (final RetiredSegment r : map.moves().retired())
+        {
+            if (r.group() == target)
+            {
+                space.take(r.segment());
+            }
+        }
+        return space;
+    }
+
+    private static String unready(final ReplicaGroup g)
+    {
+        if (g.lost())
+        {
+            return "group " + g.id() + " is lost";
+        }
+        if (g.copyingCount() > 0 || g.sealed())
+        {
+            return "group " + g.id() + (g.sealed() ? " is sealed" : " has copying nodes " + Arrays.toString(g.copying()));
+        }
+        return null;
+    }
+
+    private static boolean unsettled(final ClusterMap current, final List<ReplicaGroup> groups, final int id)
+    {
+        final ReplicaGroup before = group(current, id);
+        for (final ReplicaGroup g : groups)
+        {
+            if (g.id() == id)
+            {
+                return !g.equals(before) || unready(g) != null;
+            }
+        }
+        return true;
+    }
+
+    static ReplicaGroup group(final ClusterMap map, final int id)
+    {
+        for (final ReplicaGroup g : map.groups())
+        {
+            if (g.id() == id)
+            {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    private static boolean said(final Map<Integer, MoveReport> reports, final ReplicaGroup group, final long batch,
+        final long epoch, final MoveState state)
+    {
+        if (group == null)
+        {
+            return false;
+        }
+        for (final int id : group.members())
+        {
+            if (said(reports, id, batch, epoch, state))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean said(final Map<Integer, MoveReport> reports, final int node, final long batch,
+        final long epoch, final MoveState state)
+    {
+        final MoveReport r = node < 0 ? null : reports.get(node);
+        return r != null && r.state(batch, epoch) == state;
+    }
+
+    private static void note(final StringBuilder change, final String what)
+    {
+        if (!what.isEmpty())
+        {
+            change.append(change.isEmpty() ? "" : "; ").append(what);
+        }
+    }
+}
