@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -132,6 +133,7 @@ class PartitionFreezerTest
 
             final PartitionFreezer.Frozen frozen = primary.partitionMoves().freeze(SEGMENTS[FROZEN]);
 
+            System.out.println("frozen under load, " + replicas + " replicas: " + frozen);
             assertEquals(FROZEN_GROUPS * BucketDescriptor.SLOTS_PER_GROUP, frozen.slots());
             assertEquals(replicas - 1, frozen.backups());
             final long[][] words = segmentWords();
@@ -231,6 +233,75 @@ class PartitionFreezerTest
             }
             other.put(key, bytes("v3"));
             assertEquals("v3", string(other.get(key)));
+        }
+        group.assertReplicasEqual();
+    }
+
+    /**
+     * A live writer paused between its first backup and the primary while the freeze finishes its write: once it
+     * resumes, it meets its own word with MOVING further down the chain and is acknowledged.
+     */
+    @Test
+    void aWriterPausedAfterItsFirstBackupIsFinishedAndAcknowledged() throws Exception
+    {
+        group = start(3);
+        final byte[] key = keys("paused", 1, true).getFirst();
+        final CountDownLatch paused = new CountDownLatch(1);
+        final CountDownLatch resume = new CountDownLatch(1);
+        try (KvClient writer = group.client(); KvClient other = group.client())
+        {
+            other.put(key, bytes("v1"));
+            ChainFaults.afterFirstBackup(() ->
+            {
+                if (Thread.currentThread().getName().equals("paused-writer"))
+                {
+                    paused.countDown();
+                    try
+                    {
+                        resume.await(30, TimeUnit.SECONDS);
+                    }
+                    catch (final InterruptedException e)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            final CompletableFuture<Void> put = new CompletableFuture<>();
+            Thread.ofPlatform().name("paused-writer").start(() ->
+            {
+                try
+                {
+                    writer.put(key, bytes("v2"));
+                    put.complete(null);
+                }
+                catch (final RuntimeException e)
+                {
+                    put.completeExceptionally(e);
+                }
+            });
+            assertTrue(paused.await(10, TimeUnit.SECONDS), "the writer took the first backup");
+            final long[] before = slotOf(key);
+            assertNotEquals(before[0], before[1], "the first backup is ahead of the primary");
+
+            final PartitionFreezer.Frozen frozen = group.nodes[0].partitionMoves().freeze(SEGMENTS[FROZEN]);
+
+            assertEquals(1, frozen.finished());
+            resume.countDown();
+            put.get(10, TimeUnit.SECONDS); // acknowledged: the freezer put its word on every replica
+            final long[] after = slotOf(key);
+            for (int r = 0; r < 3; r++)
+            {
+                assertEquals(before[1] | SlotWord.MOVING, after[r], "replica " + r + " holds the paused write");
+            }
+            assertEquals("v2", string(other.get(key)));
+        }
+        finally
+        {
+            resume.countDown();
+        }
+        for (final KvServer node : group.nodes)
+        {
+            node.partitionMoves().clearMoving(SEGMENTS[FROZEN]);
         }
         group.assertReplicasEqual();
     }
