@@ -30,7 +30,7 @@ import java.util.List;
  *       node's word).</li>
  *   <li><b>The other backups, then this node.</b> Undone slots are put back last backup first (the first backup
  *       last), so no backup is ever ahead of the one before it; then every other backup's slots are CASed in chain
- *       order to the settled word with MOVING, and this node's own last, through {@link IndexAtomics}. A CAS that
+ *       order to the settled word with MOVING, and this node's own last, through {@link IndexAtomics} (batched). A CAS that
  *       loses to the decided writer's own late CAS (from the old word to {@code d}) is tried once more from the word
  *       it found: only that one writer can move the slot.</li>
  * </ol>
@@ -76,6 +76,11 @@ public final class PartitionFreezer implements AutoCloseable
     private final long[] askDecided = new long[CHUNK_GROUPS * SLOTS];
     private final long[] askSettled = new long[CHUNK_GROUPS * SLOTS];
     private final int[] askIndex = new int[CHUNK_GROUPS * SLOTS];
+    /** This node's slots to CAS: region offsets, expected words, targets, words found. */
+    private final long[] ownSlots = new long[CHUNK_GROUPS * SLOTS];
+    private final long[] ownExpected = new long[CHUNK_GROUPS * SLOTS];
+    private final long[] ownSwaps = new long[CHUNK_GROUPS * SLOTS];
+    private final long[] ownFound = new long[CHUNK_GROUPS * SLOTS];
     private final Object lock = new Object();
     private CopyBuffer buffer;
     private boolean closed;
@@ -325,28 +330,49 @@ public final class PartitionFreezer implements AutoCloseable
         }
     }
 
-    /** Step 3 on this node, last: every slot to its settled word with MOVING, through {@link IndexAtomics}. */
+    /**
+     * Step 3 on this node, last: every slot to its settled word with MOVING, through {@link IndexAtomics}' batched
+     * compare-and-swap (chains of loopback CASes on HCA devices); a CAS that lost is tried once more.
+     */
     private void freezeOwn(final long g0, final int slots, final long[] tally)
     {
+        int m = 0;
         for (int i = 0; i < slots; i++)
         {
             final long slot = slotOffset(g0, i);
-            final long target = settled[i] | SlotWord.MOVING;
-            long expected = own.get(slot);
-            for (int attempt = 0; expected != target; attempt++)
+            final long word = own.get(slot);
+            if (word != (settled[i] | SlotWord.MOVING))
             {
-                if (attempt == 2)
-                {
-                    throw new IllegalStateException("freezing this node's slot " + slot + ": it changed twice (now " +
-                        SlotWord.toString(expected) + ")");
-                }
-                if (attempt == 1)
-                {
-                    tally[2]++;
-                }
-                final long found = own.compareAndSwap(slot, expected, target);
-                expected = found == expected ? target : found;
+                ownSlots[m] = slot;
+                ownExpected[m] = word;
+                ownSwaps[m] = settled[i] | SlotWord.MOVING;
+                m++;
             }
+        }
+        for (int attempt = 0; m > 0; attempt++)
+        {
+            if (attempt == 2)
+            {
+                throw new IllegalStateException("freezing this node's slot " + ownSlots[0] + ": it changed twice " +
+                    "(now " + SlotWord.toString(ownExpected[0]) + ")");
+            }
+            if (attempt == 1)
+            {
+                tally[2] += m;
+            }
+            own.compareAndSwap(ownSlots, ownExpected, ownSwaps, ownFound, m);
+            int lost = 0;
+            for (int k = 0; k < m; k++)
+            {
+                if (ownFound[k] != ownExpected[k] && ownFound[k] != ownSwaps[k])
+                {
+                    ownSlots[lost] = ownSlots[k];
+                    ownExpected[lost] = ownFound[k];
+                    ownSwaps[lost] = ownSwaps[k];
+                    lost++;
+                }
+            }
+            m = lost;
         }
     }
 
