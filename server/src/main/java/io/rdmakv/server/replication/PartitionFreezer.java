@@ -94,6 +94,14 @@ public final class PartitionFreezer implements AutoCloseable
     {
     }
 
+    /** What one freeze has done so far. */
+    private static final class Tally
+    {
+        long finished;
+        long undone;
+        long casRetries;
+    }
+
     /**
      * A freezer on the node whose sweep is {@code sweep} (its map, node id and sessions with the backups), whose own
      * words it CASes through {@code own}, deciding with {@code decisions}.
@@ -156,12 +164,12 @@ public final class PartitionFreezer implements AutoCloseable
                 {
                     peers.add(sweep.open(current, current.node(group.member(i))));
                 }
-                final long[] tally = new long[3];
+                final Tally tally = new Tally();
                 for (long g0 = base; g0 < base + count; g0 += CHUNK_GROUPS)
                 {
                     freezeChunk(peers, g0, (int)Math.min(CHUNK_GROUPS, base + count - g0), tally);
                 }
-                return new Frozen(count, count * SLOTS, peers.size(), tally[0], tally[1], tally[2],
+                return new Frozen(count, count * SLOTS, peers.size(), tally.finished, tally.undone, tally.casRetries,
                     System.nanoTime() - start);
             }
             finally
@@ -174,8 +182,8 @@ public final class PartitionFreezer implements AutoCloseable
         }
     }
 
-    /** Freezes groups {@code [g0, g0 + n)}; adds finished, undone and retried CASes into {@code tally}. */
-    private void freezeChunk(final List<BackupSweep.Peer> peers, final long g0, final int n, final long[] tally)
+    /** Freezes groups {@code [g0, g0 + n)}; counts into {@code tally}. */
+    private void freezeChunk(final List<BackupSweep.Peer> peers, final long g0, final int n, final Tally tally)
     {
         final int slots = n * SLOTS;
         if (peers.isEmpty())
@@ -207,7 +215,7 @@ public final class PartitionFreezer implements AutoCloseable
 
     /** Step 1: every slot of the chunk on the first backup to its word with MOVING; fills {@link #decided}. */
     private void freezeFirstBackup(final BackupSweep.Peer first, final List<BackupSweep.Peer> all, final long g0,
-        final int n, final long[] tally)
+        final int n, final Tally tally)
     {
         final int slots = n * SLOTS;
         read(first, all, g0, n);
@@ -229,7 +237,7 @@ public final class PartitionFreezer implements AutoCloseable
             }
             if (round > 0)
             {
-                tally[2] += m;
+                tally.casRetries += m;
             }
             m = casRound(first, all, g0, m, true);
         }
@@ -243,7 +251,7 @@ public final class PartitionFreezer implements AutoCloseable
      * Step 2: where the decided word differs from this node's, the control thread decides (finish or undo); fills
      * {@link #settled}. Returns how many were undone.
      */
-    private int decide(final long g0, final int slots, final long[] tally)
+    private int decide(final long g0, final int slots, final Tally tally)
     {
         int asks = 0;
         for (int i = 0; i < slots; i++)
@@ -273,8 +281,8 @@ public final class PartitionFreezer implements AutoCloseable
         {
             settled[askIndex[k]] = askSettled[k];
         }
-        tally[0] += finished;
-        tally[1] += asks - finished;
+        tally.finished += finished;
+        tally.undone += asks - finished;
         return asks - finished;
     }
 
@@ -283,7 +291,7 @@ public final class PartitionFreezer implements AutoCloseable
      * slots ({@code undoneOnly}) or all others, each tried once more from the word it found if it lost.
      */
     private void settleBackup(final BackupSweep.Peer peer, final List<BackupSweep.Peer> all, final long g0,
-        final int n, final boolean undoneOnly, final long[] tally)
+        final int n, final boolean undoneOnly, final Tally tally)
     {
         final int slots = n * SLOTS;
         read(peer, all, g0, n);
@@ -299,7 +307,7 @@ public final class PartitionFreezer implements AutoCloseable
         m = casRound(peer, all, g0, m, false);
         if (m > 0)
         {
-            tally[2] += m;
+            tally.casRetries += m;
             m = casRound(peer, all, g0, m, false);
             if (m > 0)
             {
@@ -334,7 +342,7 @@ public final class PartitionFreezer implements AutoCloseable
      * Step 3 on this node, last: every slot to its settled word with MOVING, through {@link IndexAtomics}' batched
      * compare-and-swap (chains of loopback CASes on HCA devices); a CAS that lost is tried once more.
      */
-    private void freezeOwn(final long g0, final int slots, final long[] tally)
+    private void freezeOwn(final long g0, final int slots, final Tally tally)
     {
         int m = 0;
         for (int i = 0; i < slots; i++)
@@ -358,7 +366,7 @@ public final class PartitionFreezer implements AutoCloseable
             }
             if (attempt == 1)
             {
-                tally[2] += m;
+                tally.casRetries += m;
             }
             own.compareAndSwap(ownSlots, ownExpected, ownSwaps, ownFound, m);
             int lost = 0;

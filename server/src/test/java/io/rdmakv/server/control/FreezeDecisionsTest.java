@@ -12,6 +12,7 @@ import io.rdmakv.server.space.TestRegion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.ValueLayout;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -76,7 +77,7 @@ class FreezeDecisionsTest
         final long bGone = TestRegion.slotWord(b, goneGrant.offset(), region.writeBlock(goneGrant.offset(), b, 20));
         final long cDamaged = TestRegion.slotWord(c, liveGrant.offset() + 1024,
             region.writeBlock(liveGrant.offset() + 1024, c, 20));
-        region.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE,
+        region.segment().set(ValueLayout.JAVA_BYTE,
             GEOMETRY.dataOffset() + liveGrant.offset() + 1024 + KvBlockDescriptor.KEY_OFFSET + 1, (byte)0x55);
         final long dDeleted = SlotWord.EMPTY;
         final long eCaughtUp = TestRegion.slotWord(e, goneGrant.offset() + 1024,
