@@ -206,7 +206,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         sweeps = new ChainSweeps(backupSweep, agent::execute, counters);
         agent.useChainSweeps(sweeps);
         moves = new PartitionMoves(new PartitionFreezer(pd, geometry, atomics, backupSweep,
-            new FreezeDecisions(finishRule, atomics, agent::execute)), sweeps, new SegmentMarks(region.segment(), geometry, atomics));
+            new FreezeDecisions(finishRule, atomics, agent::execute)), sweeps,
+            new SegmentMarks(region.segment(), geometry, atomics));
         final BackupScrub scrub = new BackupScrub(context, pd, geometry, atomics, region.segment(), config,
             () -> this.clusterMap, this::grantedToLiveSession);
         scrubs = new Scrubs(scrub, config.scrubIntervalNanos(), agent::execute, counters);
