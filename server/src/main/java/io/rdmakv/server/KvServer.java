@@ -24,6 +24,8 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.health.NodeHealth;
 import io.rdmakv.server.control.ChainHelp;
 import io.rdmakv.server.control.ChainSweeps;
+import io.rdmakv.server.control.FinishRule;
+import io.rdmakv.server.control.FreezeDecisions;
 import io.rdmakv.server.control.ControlAgent;
 import io.rdmakv.server.control.CountingErrorHandler;
 import io.rdmakv.server.control.DamageScan;
@@ -42,10 +44,13 @@ import io.rdmakv.server.space.IndexAtomics;
 import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
+import io.rdmakv.server.space.SegmentMarks;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.replication.BackupScrub;
 import io.rdmakv.server.replication.ReplicaGrants;
 import io.rdmakv.server.replication.BackupSweep;
+import io.rdmakv.server.replication.PartitionFreezer;
+import io.rdmakv.server.replication.PartitionMoves;
 import io.rdmakv.server.replication.RegionCopier;
 import io.rdmakv.verbs.CompletionQueue;
 import io.rdmakv.verbs.Context;
@@ -96,6 +101,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final IndexAtomics atomics;
     private final LockSweeper sweeper;
     private final ChainSweeps sweeps;
+    private final PartitionMoves moves;
     private final Scrubs scrubs;
     private final ReplicaGrants replicaGrants;
     private final AgentRunner agentRunner;
@@ -133,6 +139,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
                 config.leaseTimeoutNanos(), BootstrapListener.DEFAULT_HELLO_TIMEOUT, this::openSession, health,
                 new ConnectionLimit(config.effectiveMaxConnections()));
             this.clusterMap = config.zookeeper() != null ? null : loadClusterMap(config, bound.port());
+            final String misfit = clusterMap == null ? null :
+                IndexSegments.misfit(clusterMap, config.nodeId(), geometry.groupCount());
+            if (misfit != null)
+            {
+                throw new InvalidClusterMapException("cluster map of epoch " + clusterMap.epoch() + ": " + misfit);
+            }
             opened = Providers.open(config.transport(), new VerbsConfig(config.device(), config.devicePort(),
                 tcpBindHost(config)));
             nodeAssistedWrites = writePath(config, opened.attributes().atomicCapability());
@@ -177,6 +189,10 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(atomics, geometry);
         segments = IndexSegments.whole(geometry);
+        if (clusterMap != null)
+        {
+            segments.use(clusterMap, config.nodeId()); // a static map's segment table, as a ZooKeeper map's
+        }
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry, segments),
             new SlotRepair(region.segment(), geometry, segments, atomics, config.graceNanos(), counters,
                 SystemNanoClock.INSTANCE),
@@ -184,10 +200,14 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
         agent.useSlotCas(atomics, geometry, nodeAssistedWrites);
-        agent.useChainHelp(new ChainHelp(region.segment(), geometry, segments, atomics, allocator, agent::isLive, counters));
-        sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
-            agent::execute, counters);
+        final FinishRule finishRule = new FinishRule(region.segment(), geometry, segments, allocator, agent::isLive);
+        agent.useChainHelp(new ChainHelp(geometry, segments, atomics, finishRule, counters));
+        final BackupSweep backupSweep = new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap);
+        sweeps = new ChainSweeps(backupSweep, agent::execute, counters);
         agent.useChainSweeps(sweeps);
+        moves = new PartitionMoves(new PartitionFreezer(pd, geometry, atomics, backupSweep,
+            new FreezeDecisions(finishRule, atomics, agent::execute)), sweeps,
+            new SegmentMarks(region.segment(), geometry, atomics));
         final BackupScrub scrub = new BackupScrub(context, pd, geometry, atomics, region.segment(), config,
             () -> this.clusterMap, this::grantedToLiveSession);
         scrubs = new Scrubs(scrub, config.scrubIntervalNanos(), agent::execute, counters);
@@ -228,6 +248,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         {
             return true;
         }
+    }
+
+    /** This node's part in moving partitions: the freeze and the local marks (tests: nothing wires it to the map yet). */
+    public PartitionMoves partitionMoves()
+    {
+        return moves;
     }
 
     /** Runs a scrub of the backups now (this node a primary with backups; else nothing): {@code kvctl scrub}. */
@@ -606,6 +632,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         listener.closeConnections();
         release(cmSessions); // after the sessions closed their connections
         release(sweeps);
+        release(moves);
         release(copier);
         release(atomics);
         release(cq);

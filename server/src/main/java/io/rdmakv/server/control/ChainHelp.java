@@ -3,16 +3,11 @@ package io.rdmakv.server.control;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.IndexSegments;
 import io.rdmakv.common.layout.RegionGeometry;
-import io.rdmakv.common.layout.SlotDamage;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.common.protocol.HelpMessage;
 import io.rdmakv.common.protocol.HelpReplyMessage;
 import io.rdmakv.common.protocol.HelpReplyMessage.Outcome;
-import io.rdmakv.server.space.DataAreaAllocator;
 import io.rdmakv.server.space.IndexAtomics;
-
-import java.lang.foreign.MemorySegment;
-import java.util.function.LongPredicate;
 
 /**
  * Answers HELP on a primary: a client found the first backup of its key's slot holding a word this node's
@@ -22,7 +17,8 @@ import java.util.function.LongPredicate;
  * here, and it is a whole block (checksum, header) of the key asked about. A writer that is gone had its
  * session fenced before its space was reclaimed, so it can never CAS here again: the answer is REFUSED and
  * the client puts the backups back, which no one can then undo. Pushing a gone writer's word instead would
- * make the slot name space the allocator has freed.
+ * make the slot name space the allocator has freed. The rule lives in {@link FinishRule}, which the partition
+ * freezer decides with too.
  *
  * <p>Control thread only (it decides with the allocator's view, which nothing else changes meanwhile).
  */
@@ -31,21 +27,16 @@ public final class ChainHelp
     private final RegionGeometry geometry;
     private final IndexSegments segments;
     private final IndexAtomics atomics;
-    private final SlotDamage block;
-    private final DataAreaAllocator allocator;
-    private final LongPredicate liveSession;
+    private final FinishRule rule;
     private final ServerCounters counters;
 
-    public ChainHelp(final MemorySegment region, final RegionGeometry geometry, final IndexSegments segments,
-        final IndexAtomics atomics, final DataAreaAllocator allocator, final LongPredicate liveSession,
-        final ServerCounters counters)
+    public ChainHelp(final RegionGeometry geometry, final IndexSegments segments, final IndexAtomics atomics,
+        final FinishRule rule, final ServerCounters counters)
     {
         this.geometry = geometry;
         this.segments = segments;
         this.atomics = atomics;
-        this.block = new SlotDamage(region, geometry, segments);
-        this.allocator = allocator;
-        this.liveSession = liveSession;
+        this.rule = rule;
         this.counters = counters;
     }
 
@@ -73,19 +64,9 @@ public final class ChainHelp
             counters.increment(ServerCounter.CHAIN_HELPS_CHANGED);
             return new HelpReplyMessage(id, Outcome.CHANGED, current);
         }
-        if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash) ||
-            !SlotWord.isWithin(word, geometry.dataLength()) || SlotWord.isMoving(word) ||
-            SlotWord.isMoving(request.expected()))
-        {
-            // a frozen slot is settled by the node that froze it, never by a writer's HELP
-            return refused(id, current);
-        }
-        final long owner = allocator.ownerOf(SlotWord.blockOffset(word), SlotWord.blockLength(word));
-        if (owner <= DataAreaAllocator.NO_OWNER || !liveSession.test(owner))
-        {
-            return refused(id, current);
-        }
-        if (block.judge(word) != SlotDamage.NONE || !block.keyEquals(key))
+        // a frozen slot is settled by the node that froze it, never by a writer's HELP (the rule refuses a frozen word)
+        if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash) || SlotWord.isMoving(request.expected()) ||
+            !rule.mayFinish(word, group) || !rule.keyEquals(key))
         {
             return refused(id, current);
         }

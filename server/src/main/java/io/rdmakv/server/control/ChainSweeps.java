@@ -9,9 +9,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * On a primary with backups, the sweep that must run between a departure batch's drain and the reclaim of its
@@ -32,6 +34,10 @@ import java.util.function.Consumer;
  * serving another epoch) is retried {@link #RETRY_MILLIS} later, doubling up to {@link #MAX_RETRY_MILLIS}, against
  * the map of that moment: if this node is no longer the primary of a group with backups, the space is reclaimed
  * without a sweep (a node that becomes primary again rebuilds its allocator from its index anyway).
+ *
+ * <p>Other work that must not interleave with a sweep runs on the same thread ({@link #onSweepThread}): the
+ * freeze of a partition's segment ({@code replication.PartitionFreezer}), which settles writes caught mid-chain
+ * while the space of departed writers is still held, as a sweep does.
  */
 public final class ChainSweeps implements AutoCloseable
 {
@@ -47,6 +53,7 @@ public final class ChainSweeps implements AutoCloseable
     private final Consumer<Runnable> agent;
     private final ServerCounters counters;
     private final Queue<Job> pending = new ConcurrentLinkedQueue<>();
+    private final Queue<Task> tasks = new ConcurrentLinkedQueue<>();
     private final Object start = new Object();
     private Thread worker;
     private volatile boolean closed;
@@ -81,6 +88,10 @@ public final class ChainSweeps implements AutoCloseable
     {
         /** The node is no longer the primary of a group with backups: nothing swept. */
         public static final Swept NOT_NEEDED = new Swept(0, 0, 0, 0, 0);
+    }
+
+    private record Task(Runnable run, CompletableFuture<?> done)
+    {
     }
 
     private record Job(Map<Long, List<Extent>> grants, long[] writers, Runnable then)
@@ -127,6 +138,50 @@ public final class ChainSweeps implements AutoCloseable
         }
     }
 
+    /**
+     * Runs {@code task} on the sweep thread, never during a sweep (before the next one, or between the attempts of
+     * one that is retried), and completes the future with its result or its failure. Any thread; fails at once
+     * once closed, and a task still waiting at close fails then.
+     */
+    public <T> CompletableFuture<T> onSweepThread(final Supplier<T> task)
+    {
+        final CompletableFuture<T> done = new CompletableFuture<>();
+        synchronized (start)
+        {
+            if (closed)
+            {
+                done.completeExceptionally(new IllegalStateException("the sweep thread is closed"));
+                return done;
+            }
+            tasks.add(new Task(() ->
+            {
+                try
+                {
+                    done.complete(task.get());
+                }
+                catch (final RuntimeException e)
+                {
+                    done.completeExceptionally(e);
+                }
+            }, done));
+            if (worker == null)
+            {
+                worker = Thread.ofPlatform().daemon().name("rdmakv-sweep").start(this::loop);
+            }
+            start.notifyAll();
+        }
+        return done;
+    }
+
+    private void runTasks()
+    {
+        Task task;
+        while (!closed && (task = tasks.poll()) != null)
+        {
+            task.run().run();
+        }
+    }
+
     private void loop()
     {
         while (!closed)
@@ -134,7 +189,7 @@ public final class ChainSweeps implements AutoCloseable
             final List<Job> jobs = new ArrayList<>();
             synchronized (start)
             {
-                while (pending.isEmpty() && !closed)
+                while (pending.isEmpty() && tasks.isEmpty() && !closed)
                 {
                     try
                     {
@@ -146,6 +201,7 @@ public final class ChainSweeps implements AutoCloseable
                     }
                 }
             }
+            runTasks();
             take(jobs);
             if (!jobs.isEmpty() && !sweep(jobs))
             {
@@ -187,6 +243,7 @@ public final class ChainSweeps implements AutoCloseable
             {
                 return false;
             }
+            runTasks();
             retryMillis = Math.min(MAX_RETRY_MILLIS, 2 * retryMillis);
             take(jobs);
         }
@@ -294,6 +351,11 @@ public final class ChainSweeps implements AutoCloseable
             {
                 Thread.currentThread().interrupt();
             }
+        }
+        Task left;
+        while ((left = tasks.poll()) != null)
+        {
+            left.done().completeExceptionally(new IllegalStateException("the sweep thread closed before the task ran"));
         }
     }
 }

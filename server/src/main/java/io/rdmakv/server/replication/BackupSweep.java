@@ -95,8 +95,11 @@ public final class BackupSweep implements ChainSweeps.Sweeper
         return backupsOf(map.get()) != null;
     }
 
-    /** This node's group in {@code current} when it is that group's primary and the group has backups; else null. */
-    private ReplicaGroup backupsOf(final ClusterMap current)
+    /**
+     * This node's group in {@code current} when it is that group's primary and the group has backups (or copying
+     * nodes); else null. Also for the partition freezer, which works on the same backups.
+     */
+    ReplicaGroup backupsOf(final ClusterMap current)
     {
         if (current == null || current.isSimple())
         {
@@ -182,8 +185,23 @@ public final class BackupSweep implements ChainSweeps.Sweeper
         }
     }
 
-    /** A session with one backup, its chains, and the slots found to put back there. */
-    private static final class Peer implements AutoCloseable
+    /** The map this node serves now (null while it is in none). */
+    ClusterMap map()
+    {
+        return map.get();
+    }
+
+    /** This node's id. */
+    int nodeId()
+    {
+        return nodeId;
+    }
+
+    /**
+     * A session with one backup, its chains, and the slots found to put back there; the partition freezer uses
+     * the same sessions ({@link #open}).
+     */
+    static final class Peer implements AutoCloseable
     {
         final InetSocketAddress address;
         final NodeSession session;
@@ -208,7 +226,11 @@ public final class BackupSweep implements ChainSweeps.Sweeper
         }
     }
 
-    private Peer open(final ClusterMap current, final ClusterNode backup)
+    /**
+     * A session of this node's own with {@code backup} ({@link PeerSessions}), whose region is laid out as this node's
+     * and which serves {@code current}'s epoch; else IllegalStateException.
+     */
+    Peer open(final ClusterMap current, final ClusterNode backup)
     {
         final InetSocketAddress address = new InetSocketAddress(backup.host(), backup.port());
         final NodeSession session;

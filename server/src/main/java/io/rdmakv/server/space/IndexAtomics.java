@@ -17,6 +17,21 @@ public interface IndexAtomics extends AutoCloseable
      */
     long compareAndSwap(long regionOffset, long expected, long swap);
 
+    /**
+     * Compare-and-swaps of {@code count} index words, in order: word {@code i} at {@code regionOffsets[i]} from {@code
+     * expected[i]} to {@code swaps[i]}; the word each found lands in {@code found[i]} (equal to {@code expected[i]}
+     * where it swapped). For many words at once (a partition freeze): on HCA devices one posted chain of loopback
+     * CASes per {@link LoopbackIndexAtomics#BATCH}, instead of a round trip each. This default does them one by one.
+     */
+    default void compareAndSwap(final long[] regionOffsets, final long[] expected, final long[] swaps,
+        final long[] found, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            found[i] = compareAndSwap(regionOffsets[i], expected[i], swaps[i]);
+        }
+    }
+
     /** Reads the word with acquire semantics (a plain read is atomic against RDMA atomics on every device). */
     long get(long regionOffset);
 

@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  * memory region, over a pair of the node's queue pairs connected to each other, with a completion queue of
  * their own. For devices whose atomic capability is not {@code GLOB} (ConnectX and rxe report {@code HCA}),
  * where a CPU CAS is not atomic against the clients' RDMA CAS on the same word. Synchronous (post, then wait
- * for the completion) and serialised: control path only (departures, the lock sweep). Reads stay CPU reads
- * with acquire semantics; an aligned 8-byte read is atomic against RDMA atomics on every device.
+ * for the completion) and serialised: control path only (departures, the lock sweep, a partition freeze, which
+ * posts its CASes as chains of up to {@link #BATCH}, one doorbell each). Reads stay CPU reads with acquire
+ * semantics; an aligned 8-byte read is atomic against RDMA atomics on every device.
  *
  * <p>A failed CAS (the loopback queue pair broke) throws {@link IllegalStateException}; later calls fail too.
  */
@@ -34,6 +35,8 @@ public final class LoopbackIndexAtomics implements IndexAtomics
 {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Compare-and-swaps one chain of {@link #compareAndSwap(long[], long[], long[], long[], int)} posts. */
+    public static final int BATCH = 32;
 
     private final MemorySegment region;
     private final MemoryRegion index;
@@ -43,8 +46,8 @@ public final class LoopbackIndexAtomics implements IndexAtomics
     private final CompletionQueue cq;
     private final QueuePair requester;
     private final QueuePair responder;
-    private final SendWorkRequests cas = SendWorkRequests.allocate(1, 1);
-    private final WorkCompletions completions = WorkCompletions.allocate(4);
+    private final SendWorkRequests cas = SendWorkRequests.allocate(BATCH, 1);
+    private final WorkCompletions completions = WorkCompletions.allocate(BATCH);
     private long nextWrId = 1;
     private boolean closed;
 
@@ -57,7 +60,7 @@ public final class LoopbackIndexAtomics implements IndexAtomics
     {
         this.region = region;
         this.index = index;
-        result = arena.allocate(64, 64);
+        result = arena.allocate((long)BATCH * Long.BYTES, 64);
         MemoryRegion mr = null;
         CompletionQueue createdCq = null;
         QueuePair a = null;
@@ -65,8 +68,8 @@ public final class LoopbackIndexAtomics implements IndexAtomics
         try
         {
             mr = pd.registerMemory(result, AccessFlags.LOCAL_WRITE);
-            createdCq = pd.context().createCompletionQueue(16);
-            a = pd.createQueuePair(QueuePairConfig.of(createdCq, 4, 1));
+            createdCq = pd.context().createCompletionQueue(2 * BATCH);
+            a = pd.createQueuePair(QueuePairConfig.of(createdCq, BATCH, 1));
             b = pd.createQueuePair(QueuePairConfig.of(createdCq, 4, 1));
             a.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(0));
             b.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.REMOTE_ATOMIC));
@@ -107,11 +110,7 @@ public final class LoopbackIndexAtomics implements IndexAtomics
         {
             throw new IllegalStateException("loopback index atomics are closed");
         }
-        if ((regionOffset & 7) != 0 || regionOffset < 0 || regionOffset > index.length() - Long.BYTES)
-        {
-            throw new IllegalArgumentException("index word at " + regionOffset + ": not an aligned word of the " +
-                index.length() + "-byte index memory region");
-        }
+        check(regionOffset);
         final long wrId = nextWrId++;
         cas.at(0).compareAndSwap(resultMr.address(), resultMr.lkey(), index.address() + regionOffset, index.rkey(),
             expected, swap).wrId(wrId).sendFlags(SendFlags.SIGNALED).next(null);
@@ -143,6 +142,80 @@ public final class LoopbackIndexAtomics implements IndexAtomics
                 }
                 return (long)LONG.getAcquire(result, 0L);
             }
+        }
+    }
+
+    @Override
+    public synchronized void compareAndSwap(final long[] regionOffsets, final long[] expected, final long[] swaps,
+        final long[] found, final int count)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("loopback index atomics are closed");
+        }
+        for (int from = 0; from < count; from += BATCH)
+        {
+            final int n = Math.min(BATCH, count - from);
+            final long firstWrId = nextWrId;
+            nextWrId += n;
+            for (int k = 0; k < n; k++)
+            {
+                final long regionOffset = regionOffsets[from + k];
+                check(regionOffset);
+                cas.at(k).compareAndSwap(resultMr.address() + (long)k * Long.BYTES, resultMr.lkey(),
+                    index.address() + regionOffset, index.rkey(), expected[from + k], swaps[from + k])
+                    .wrId(firstWrId + k).sendFlags(SendFlags.SIGNALED).next(k + 1 < n ? cas.at(k + 1) : null);
+            }
+            final int rc = requester.postSend(cas.at(0));
+            if (rc != 0)
+            {
+                throw new IllegalStateException("a chain of " + n + " loopback CASes not posted: errno " + rc);
+            }
+            await(firstWrId, n);
+            for (int k = 0; k < n; k++)
+            {
+                found[from + k] = (long)LONG.getAcquire(result, (long)k * Long.BYTES);
+            }
+        }
+    }
+
+    /** Waits for the {@code n} completions of work requests {@code firstWrId..firstWrId + n - 1}. */
+    private void await(final long firstWrId, final int n)
+    {
+        final long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        int done = 0;
+        while (done < n)
+        {
+            final long left = deadline - System.nanoTime();
+            final int got = left > 0 ? cq.await(completions, left) : 0;
+            if (got < 0 || left <= 0)
+            {
+                throw new IllegalStateException("a chain of " + n + " loopback CASes: " + done + " completed within " +
+                    TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS) + " ms" + (got < 0 ? " (errno " + -got + ")" : ""));
+            }
+            for (int i = 0; i < got; i++)
+            {
+                final WorkCompletion wc = completions.at(i);
+                if (wc.wrId() < firstWrId || wc.wrId() >= firstWrId + n)
+                {
+                    continue; // a completion of an earlier CAS that timed out
+                }
+                if (!wc.isSuccess())
+                {
+                    throw new IllegalStateException("loopback CAS " + (wc.wrId() - firstWrId) + " of a chain of " + n +
+                        " failed: " + wc.statusEnum());
+                }
+                done++;
+            }
+        }
+    }
+
+    private void check(final long regionOffset)
+    {
+        if ((regionOffset & 7) != 0 || regionOffset < 0 || regionOffset > index.length() - Long.BYTES)
+        {
+            throw new IllegalArgumentException("index word at " + regionOffset + ": not an aligned word of the " +
+                index.length() + "-byte index memory region");
         }
     }
 

@@ -29,8 +29,11 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,7 +41,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static io.rdmakv.server.space.TestRegion.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -280,5 +285,34 @@ class ChainSweepsTest
         }
         assertEquals(List.of(), sweeper.swept, "never swept");
         assertEquals(0, counters.get(ServerCounter.CHAIN_SWEEPS) + counters.get(ServerCounter.CHAIN_SWEEPS_ABANDONED));
+    }
+
+    /**
+     * Work handed to the sweep thread (a partition freeze) runs there, never while a sweep is under way, and its
+     * result or failure comes back in its future; once closed, a task fails at once.
+     */
+    @Test
+    void aTaskOnTheSweepThreadWaitsForTheSweepUnderWayAndRunsThere() throws Exception
+    {
+        sweeper.hold = new CountDownLatch(1);
+        sweeps.submit(Map.of(SESSION_ID, List.of(new Extent(0, CHUNK))), new long[] {9}, () -> { });
+        assertTrue(sweeper.started.await(10, TimeUnit.SECONDS), "a sweep is under way");
+        final CompletableFuture<String> task =
+            sweeps.onSweepThread(() -> Thread.currentThread().getName());
+        Thread.sleep(100);
+        assertFalse(task.isDone(), "the task waits for the sweep");
+        sweeper.hold.countDown();
+        assertEquals("rdmakv-sweep", task.get(10, TimeUnit.SECONDS));
+        final CompletableFuture<Object> failing = sweeps.onSweepThread(() ->
+        {
+            throw new IllegalStateException("cannot freeze");
+        });
+        assertInstanceOf(IllegalStateException.class, assertThrows(ExecutionException.class,
+            () -> failing.get(10, TimeUnit.SECONDS)).getCause());
+        assertEquals("rdmakv-sweep", sweeps.onSweepThread(() -> Thread.currentThread().getName())
+            .get(10, TimeUnit.SECONDS), "the thread goes on after a failed task");
+        sweeps.close();
+        assertThrows(ExecutionException.class,
+            () -> sweeps.onSweepThread(() -> 1).get(1, TimeUnit.SECONDS), "closed: fails at once");
     }
 }

@@ -74,6 +74,37 @@ class LoopbackIndexAtomicsTest
         assertEquals(0x1234_5678_9ABC_DEF0L, region.slot(9, 3), "slots too: any word of the index");
     }
 
+    /**
+     * The batched form, over more words than one chain holds: every word whose expected value matched is swapped,
+     * the others are left alone, and each reports the word it found; on the loopback and as the CPU does it.
+     */
+    @Test
+    void aBatchSwapsExactlyTheWordsThatHeldTheirExpectedValueAndReportsWhatEachFound()
+    {
+        final int count = 2 * LoopbackIndexAtomics.BATCH + 7;
+        for (final IndexAtomics under : new IndexAtomics[] {atomics, new CpuIndexAtomics(region.segment())})
+        {
+            final long[] offsets = new long[count];
+            final long[] expected = new long[count];
+            final long[] swaps = new long[count];
+            final long[] found = new long[count];
+            final long base = under == atomics ? 0 : 1000;
+            for (int i = 0; i < count; i++)
+            {
+                offsets[i] = GEOMETRY.slotRegionOffset(base + i, i % BucketDescriptor.SLOTS_PER_GROUP);
+                assertEquals(0, atomics.compareAndSwap(offsets[i], 0, 100 + i));
+                expected[i] = i % 3 == 0 ? 1 : 100 + i; // every third expects another word
+                swaps[i] = 5000 + i;
+            }
+            under.compareAndSwap(offsets, expected, swaps, found, count);
+            for (int i = 0; i < count; i++)
+            {
+                assertEquals(100 + i, found[i], "word " + i + " reports what it held");
+                assertEquals(i % 3 == 0 ? 100 + i : 5000 + i, atomics.get(offsets[i]), "word " + i);
+            }
+        }
+    }
+
     @Test
     void aWordOutsideTheIndexOrMisalignedIsRefusedBeforeAnythingIsPosted()
     {

@@ -1,6 +1,7 @@
 package io.rdmakv.systemtests.replication;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.systemtests.ClusterFiles;
@@ -26,6 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 final class ReplicatedPair implements AutoCloseable
 {
+    /** The map's partition count. */
+    static final int PARTITIONS = 64;
+
     final KvServer[] nodes;
     final int[] ports;
 
@@ -55,10 +59,20 @@ final class ReplicatedPair implements AutoCloseable
     /** {@link #start(Path, int)} with nodes configured as {@code base} (memory, chunk size, ...). */
     static ReplicatedPair start(final Path dir, final int n, final ServerConfig base)
     {
+        return start(dir, n, base, null);
+    }
+
+    /**
+     * {@link #start(Path, int, ServerConfig)} under a map whose segment table gives partition p the index segment
+     * {@code segments[p]} ({@code KeyHash#segment}, one per each of the map's {@value #PARTITIONS} partitions); null:
+     * no table (the whole index is every partition's).
+     */
+    static ReplicatedPair start(final Path dir, final int n, final ServerConfig base, final long[] segments)
+    {
         for (int attempt = 1; ; attempt++)
         {
             final int[] ports = ClusterFiles.freePorts(n);
-            final Path map = write(dir, ports);
+            final Path map = write(dir, ports, segments);
             final KvServer[] nodes = new KvServer[n];
             try
             {
@@ -80,7 +94,7 @@ final class ReplicatedPair implements AutoCloseable
         }
     }
 
-    private static Path write(final Path dir, final int[] ports)
+    private static Path write(final Path dir, final int[] ports, final long[] segments)
     {
         final StringBuilder json = new StringBuilder("{\"epoch\": 1, \"nodes\": [");
         final int[] members = new int[ports.length];
@@ -91,10 +105,20 @@ final class ReplicatedPair implements AutoCloseable
                 .append("\"port\": ").append(ports[i]).append('}');
             members[i] = i;
         }
-        final int[] partitions = new int[64];
+        final int[] partitions = new int[PARTITIONS];
         json.append("], \"replicas\": ").append(ports.length).append(", \"groups\": [{\"id\": 0, \"members\": ")
-            .append(Arrays.toString(members)).append("}], \"partition_groups\": ").append(Arrays.toString(partitions))
-            .append('}');
+            .append(Arrays.toString(members)).append("}], \"partition_groups\": ").append(Arrays.toString(partitions));
+        if (segments != null)
+        {
+            json.append(", \"segments\": [");
+            for (int p = 0; p < segments.length; p++)
+            {
+                json.append(p == 0 ? "" : ", ").append(KeyHash.segmentBase(segments[p])).append(", ")
+                    .append(KeyHash.segmentCount(segments[p]));
+            }
+            json.append(']');
+        }
+        json.append('}');
         try
         {
             return Files.writeString(dir.resolve("replicated.json"), json);
