@@ -98,6 +98,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final ChainSweeps sweeps;
     private final Scrubs scrubs;
     private final ReplicaGrants replicaGrants;
+    private final io.rdmakv.server.replication.MoverGrants moverGrants;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
@@ -177,6 +178,10 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             config.graceNanos(), SpaceTiming.reclaimQuarantineNanos(config.graceNanos()));
         scanner = new IndexScanner(atomics, geometry);
         segments = IndexSegments.whole(geometry);
+        if (clusterMap != null)
+        {
+            segments.use(clusterMap, config.nodeId()); // a static map's segment table places keys as its clients do
+        }
         agent = new ControlAgent(cq, allocator, scanner, new LiveBlockCheck(region.segment(), geometry, segments),
             new SlotRepair(region.segment(), geometry, segments, atomics, config.graceNanos(), counters,
                 SystemNanoClock.INSTANCE),
@@ -184,6 +189,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             SystemNanoClock.INSTANCE, config.sessionQuotaFor(geometry.dataLength()),
             new GrantWindows(pd, region.dataRegion(), memoryWindows, counters));
         agent.useSlotCas(atomics, geometry, nodeAssistedWrites);
+        moverGrants = new io.rdmakv.server.replication.MoverGrants(allocator, agent::execute, SystemNanoClock.INSTANCE);
         agent.useChainHelp(new ChainHelp(region.segment(), geometry, segments, atomics, allocator, agent::isLive, counters));
         sweeps = new ChainSweeps(new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap),
             agent::execute, counters);
@@ -669,5 +675,13 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             copier = new RegionCopier(context, pd, region.segment(), region.geometry(), segments, config);
         }
         return copier;
+    }
+
+    /** Test hook (docs/growth.md §14 step 7): starts copying {@code move}'s partitions into this node's group. */
+    public io.rdmakv.server.replication.PartitionCopy startPartitionCopy(
+        final io.rdmakv.server.replication.PartitionMove move)
+    {
+        return new io.rdmakv.server.replication.PartitionCopy(new io.rdmakv.server.replication.PartitionCopier(context,
+            pd, region.segment(), region.geometry(), config, moverGrants, move), moverGrants);
     }
 }
