@@ -65,6 +65,15 @@ public final class MoverGrants
         return onControl(() -> allocator.releaseAllNow(owner));
     }
 
+    /**
+     * Hands everything {@code owner} holds over to nobody: {@code live} (its blocks a slot names, sorted by offset)
+     * stays granted to {@link DataAreaAllocator#NO_OWNER}, the rest waits out the quarantine; returns those bytes.
+     */
+    long handOver(final long owner, final java.util.List<Extent> live)
+    {
+        return onControl(() -> allocator.reclaim(owner, live, clock.nanoTime()));
+    }
+
     /** Bytes the allocator can grant now (asked on the control thread). */
     public long freeBytes()
     {

@@ -303,6 +303,39 @@ public final class PartitionCopier implements AutoCloseable
         return result(Outcome.ABORTED, null);
     }
 
+    /**
+     * Hands the mover grants over to nobody, for when the partitions open on B (OPEN): the blocks the target
+     * segments name stay granted, to {@code DataAreaAllocator.NO_OWNER} (a FREE of one is then judged as a departed
+     * writer's block, and refused while a slot names it), and the rest of the grants waits out the quarantine and
+     * becomes free. Returns the bytes given back. The copier copies nothing after this.
+     */
+    public long handOver()
+    {
+        final List<Extent> live = new ArrayList<>();
+        for (k = 0; k < move.partitions().length; k++)
+        {
+            baseB = KeyHash.segmentBase(move.targetSegments()[k]);
+            final int slots = (int)(KeyHash.segmentCount(move.sourceSegments()[k]) * SLOTS);
+            for (int i = shadowBase[k]; i < shadowBase[k] + slots; i++)
+            {
+                final int target = shadow.targetSlot(i);
+                if (target != MoveShadow.NONE)
+                {
+                    final long word = targetWord(target);
+                    if (SlotWord.namesBlock(word))
+                    {
+                        live.add(new Extent(SlotWord.blockOffset(word), SlotWord.blockLength(word)));
+                    }
+                }
+            }
+        }
+        live.sort(java.util.Comparator.comparingLong(Extent::offset));
+        stopping = true;
+        grantNext = 0;
+        grantEnd = 0;
+        return grants.handOver(owner, live);
+    }
+
     /** Ends a pass under way at its next chunk (any thread); the worker's call then fails or aborts. */
     public void stop()
     {

@@ -49,6 +49,12 @@ public final class PartitionCopy implements AutoCloseable
         return CompletableFuture.supplyAsync(copier::abort, worker);
     }
 
+    /** After {@code FINAL}, at OPEN: hands the mover grants over to nobody ({@link PartitionCopier#handOver}). */
+    public CompletableFuture<Long> handOver()
+    {
+        return CompletableFuture.supplyAsync(copier::handOver, worker);
+    }
+
     /** Bytes this copy holds in mover grants now (asked of the control thread). */
     public long moverBytes()
     {

@@ -118,6 +118,20 @@ class PartitionCopierTest
             final PartitionCopier.Result last = copy.freezeBegun().get(20, TimeUnit.SECONDS);
             assertEquals(PartitionCopier.Outcome.FINAL, last.outcome(), last.reason());
             assertTargetHoldsSource(p, FREE_BASE, SEGMENT);
+            // at OPEN: the grants are handed over to nobody, the copied blocks stay granted, the rest goes back
+            final long free = copy.dataAreaFreeBytes();
+            final long held = copy.moverBytes();
+            final long back = copy.handOver().get(10, TimeUnit.SECONDS);
+            assertEquals(0, copy.moverBytes(), "the copy holds no mover grant after the handover");
+            final long copied = blocks(2, FREE_BASE, SEGMENT).values().stream().mapToLong(b -> b.length).sum();
+            assertEquals(held - copied, back, "everything but the blocks X_B names is given back");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (copy.dataAreaFreeBytes() != free + back && System.nanoTime() < deadline)
+            {
+                Thread.sleep(20); // the rest waits out the quarantine first
+            }
+            assertEquals(free + back, copy.dataAreaFreeBytes(), "the rest of the grants is free after the quarantine");
+            assertTargetHoldsSource(p, FREE_BASE, SEGMENT);
         }
     }
 
