@@ -575,7 +575,8 @@ public final class PartitionCopier implements AutoCloseable
     {
         final int length = SlotWord.blockLength(word);
         int target = shadow.targetSlot(idx);
-        if (target != MoveShadow.NONE && force && word == shadow.sourceWord(idx))
+        if (target != MoveShadow.NONE && force && word == shadow.sourceWord(idx) &&
+            (sameSize() || KeyHash.isCandidateGroup(hash, baseB + target / SLOTS, baseB, countB)))
         {
             // a redo of an unchanged word: the block again, at the offset it has (a reused source block is caught)
             final long installedWord = targetWord(target);

@@ -248,6 +248,24 @@ class PartitionCopierTest
         }
     }
 
+    @Test
+    void aSourceServingAnOlderEpochThanTheMoveFailsTheCopy() throws Exception
+    {
+        final int p = 7;
+        final int base = FREE_BASE + 5 * SEGMENT;
+        final PartitionMove newer = new PartitionMove(cluster.endpoint(0), 2, TwoGroups.PARTITIONS, new int[] {p},
+            new long[] {KeyHash.segment((long)p * SEGMENT, SEGMENT)}, new long[] {KeyHash.segment(base, SEGMENT)},
+            List.of(cluster.endpoint(3)));
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(newer))
+        {
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.FAILED, bulk.outcome());
+            assertTrue(bulk.reason().contains("serves map epoch 1, the move is of epoch 2"), bulk.reason());
+            assertEquals(0, bulk.report().keysCopied());
+            assertEquals(PartitionCopier.Outcome.ABORTED, copy.abort().get(20, TimeUnit.SECONDS).outcome());
+        }
+    }
+
     // -------------------------------------------------------------------------------------------------------------
 
     /**
