@@ -277,7 +277,8 @@ public final class PartitionCopier implements AutoCloseable
 
     /**
      * Undoes the copy: zeroes every target segment on every B replica (headers too) and gives back all the mover
-     * grants at once. Call on the worker thread, after {@link #stop} ended a pass under way.
+     * grants at once. Call on the worker thread, after {@link #stop} ended a pass under way. When a replica cannot
+     * be zeroed the result is {@link Outcome#FAILED} and the grants stay held, for another abort.
      */
     public Result abort()
     {
@@ -288,9 +289,9 @@ public final class PartitionCopier implements AutoCloseable
         }
         catch (final CopyFailedException | IllegalStateException e)
         {
-            grants.giveBackAll(owner);
-            return result(Outcome.FAILED, "aborted, but the target segments could not be zeroed on every replica: " +
-                e.getMessage());
+            // the grants stay held: a replica's target may still name blocks in them (a later abort gives them back)
+            return result(Outcome.FAILED, "not aborted: the target segments could not be zeroed on every replica, " +
+                "the mover grants stay held: " + e.getMessage());
         }
         grants.giveBackAll(owner);
         grantNext = 0;
