@@ -40,9 +40,9 @@ import java.util.concurrent.locks.LockSupport;
  *       and MOVING.</li>
  *   <li><b>Placement.</b> A target segment of the source's size takes each key at the same slot index; another
  *       size re-places it by its hash (first free slot of group 1, then of group 2); no free slot fails the move.</li>
- *   <li><b>Chain.</b> Each change goes to B's replicas as a writer's would: the block WRITten to every backup at
- *       its offset, the slot CASed on each backup in chain order from the word installed before, then stored
- *       here. A block or slot given up is given back to the allocator at once (no client ever read {@code X_B}).</li>
+ *   <li><b>Chain.</b> Each change goes to B's replicas as a writer's would ({@link TargetChain}): the block
+ *       WRITten to every backup at its offset, the slot CASed on each backup in chain order from the word installed
+ *       before, then stored here. A block or slot given up is given back to the allocator at once (no client ever read {@code X_B}).</li>
  *   <li><b>Shadow.</b> Per source slot, the source word last copied and the target slot ({@link MoveShadow}); a
  *       pass copies what changed, removes what was emptied, inserts what is new.</li>
  *   <li><b>Checks and timing.</b> Per block, {@link MoveBlockCheck}; a failing block is re-read from a fresh
@@ -88,7 +88,6 @@ public final class PartitionCopier implements AutoCloseable
 
     private static final VarHandle WORD = LittleEndian.WORD.varHandle();
     private static final int SLOTS = BucketDescriptor.SLOTS_PER_GROUP;
-    private static final int WORDS_PER_GROUP = BucketDescriptor.GROUP_LENGTH / Long.BYTES;
 
     private final ProtectionDomain pd;
     private final MemorySegment region;
@@ -106,7 +105,7 @@ public final class PartitionCopier implements AutoCloseable
     private final int[] installed;
     private final Work pending;
     private final Work retries;
-    private final Swings swings;
+    private final TargetChain chain;
     private final List<Long> changedPerPass = new ArrayList<>();
     private volatile boolean stopping;
     private CopyBuffer buffer;
@@ -123,7 +122,6 @@ public final class PartitionCopier implements AutoCloseable
     private RemoteRegion sourceData;
     private RegionGeometry sourceGeometry;
     private MoveBlockCheck check;
-    private final List<Backup> backups = new ArrayList<>();
     private int k;
     private long baseA;
     private long countA;
@@ -182,7 +180,8 @@ public final class PartitionCopier implements AutoCloseable
         installed = new int[maxGroups * SLOTS];
         pending = new Work(maxGroups * SLOTS);
         retries = new Work(maxGroups * SLOTS);
-        swings = new Swings(2 * maxGroups * SLOTS); // a re-placed key: a removal and an insert
+        // a re-placed key: a removal and an insert
+        chain = new TargetChain(region, geometry, peers, grants, move.backups(), 2 * maxGroups * SLOTS, maxGroups);
     }
 
     /** The owner id of this copy's mover grants in this node's allocator. */
@@ -282,7 +281,7 @@ public final class PartitionCopier implements AutoCloseable
      */
     public Result abort()
     {
-        swings.clear();
+        chain.clear();
         try
         {
             fillTargets(SlotWord.EMPTY);
@@ -357,11 +356,11 @@ public final class PartitionCopier implements AutoCloseable
         passChanged = 0;
         passSkipped = 0;
         passUnfrozen = 0;
-        swings.clear(); // what a failed pass left undone
+        chain.clear(); // what a failed pass left undone
         try
         {
             openSource();
-            openBackups();
+            chain.open(buffer);
             for (k = 0; k < move.partitions().length; k++)
             {
                 baseA = KeyHash.segmentBase(move.sourceSegments()[k]);
@@ -466,7 +465,7 @@ public final class PartitionCopier implements AutoCloseable
             }
         }
         drain();
-        flush();
+        chain.flush();
         return clock.nanoTime() - postedAt > halfGraceNanos;
     }
 
@@ -539,7 +538,7 @@ public final class PartitionCopier implements AutoCloseable
                         retries.add(idx, word, pending.force[j], pending.reads[j] + 1);
                     }
                 }
-                flush(); // the staged blocks are WRITten before the next READs reuse the buffer
+                chain.flush(); // the staged blocks are WRITten before the next READs reuse the buffer
             }
             rereadSlots();
         }
@@ -581,7 +580,7 @@ public final class PartitionCopier implements AutoCloseable
         {
             // a redo of an unchanged word: the block again, at the offset it has (a reused source block is caught)
             final long installedWord = targetWord(target);
-            swings.add(targetSlotOffset(target), installedWord, installedWord, (int)from,
+            chain.change(targetSlotOffset(target), installedWord, installedWord, (int)from,
                 SlotWord.blockOffset(installedWord), length);
             placed(idx, word, target, length);
             return;
@@ -599,10 +598,10 @@ public final class PartitionCopier implements AutoCloseable
         final long offset = allocate(length);
         final long replaced = targetWord(target);
         final long installedWord = SlotWord.encodeBlock(SlotWord.fingerprint(word), offset, length) | SlotWord.MOVING;
-        swings.add(targetSlotOffset(target), replaced, installedWord, (int)from, offset, length);
+        chain.change(targetSlotOffset(target), replaced, installedWord, (int)from, offset, length);
         if (SlotWord.namesBlock(replaced))
         {
-            swings.free(SlotWord.blockOffset(replaced), SlotWord.blockLength(replaced));
+            chain.free(SlotWord.blockOffset(replaced), SlotWord.blockLength(replaced));
         }
         placed(idx, word, target, length);
     }
@@ -621,10 +620,10 @@ public final class PartitionCopier implements AutoCloseable
     {
         final int target = shadow.targetSlot(idx);
         final long replaced = targetWord(target);
-        swings.add(targetSlotOffset(target), replaced, SlotWord.FROZEN_EMPTY, -1, 0, 0);
+        chain.change(targetSlotOffset(target), replaced, SlotWord.FROZEN_EMPTY, -1, 0, 0);
         if (SlotWord.namesBlock(replaced))
         {
-            swings.free(SlotWord.blockOffset(replaced), SlotWord.blockLength(replaced));
+            chain.free(SlotWord.blockOffset(replaced), SlotWord.blockLength(replaced));
         }
         shadow.forget(idx);
         keysRemoved++;
@@ -658,7 +657,7 @@ public final class PartitionCopier implements AutoCloseable
             skippedBlocks++;
             passSkipped++;
         }
-        flush();
+        chain.flush();
     }
 
     /** The target slot of a new key: the source's slot index (same size), else the first free one by hash. */
@@ -686,7 +685,7 @@ public final class PartitionCopier implements AutoCloseable
         for (int s = 0; s < SLOTS; s++)
         {
             final int target = (int)((g - baseB) * SLOTS + s);
-            if (!SlotWord.namesBlock(targetWord(target)) && !swings.fills(targetSlotOffset(target)))
+            if (!SlotWord.namesBlock(targetWord(target)) && !chain.fills(targetSlotOffset(target)))
             {
                 return target;
             }
@@ -711,180 +710,6 @@ public final class PartitionCopier implements AutoCloseable
         final long offset = grantNext;
         grantNext += (length + SlotWord.UNIT - 1) / SlotWord.UNIT * SlotWord.UNIT;
         return offset;
-    }
-
-    /**
-     * Carries the target changes made since the last flush to every B replica: blocks WRITten to each backup, then
-     * each slot CASed on the backups in chain order, then stored here; then the replaced blocks given back.
-     */
-    private void flush()
-    {
-        if (swings.count == 0)
-        {
-            return;
-        }
-        final MemorySegment local = buffer.segment();
-        for (int i = 0; i < swings.count; i++)
-        {
-            if (swings.staged[i] >= 0)
-            {
-                MemorySegment.copy(local, swings.staged[i], region, geometry.dataOffset() + swings.block[i],
-                    swings.length[i]);
-            }
-        }
-        for (final Backup backup : backups)
-        {
-            for (int i = 0; i < swings.count; i++)
-            {
-                if (swings.staged[i] >= 0)
-                {
-                    if (backup.chain.isFull())
-                    {
-                        backup.ring("WRITEs of blocks");
-                    }
-                    backup.chain.write(buffer.address(swings.staged[i]), swings.length[i], buffer.lkey(),
-                        backup.data.addressOf(swings.block[i]), backup.data.rkey());
-                }
-            }
-            backup.ring("WRITEs of blocks");
-        }
-        for (final Backup backup : backups)
-        {
-            casAll(backup, swings.slot, swings.from, swings.to, swings.count);
-        }
-        for (int i = 0; i < swings.count; i++)
-        {
-            WORD.setRelease(region, swings.slot[i], swings.to[i]);
-        }
-        if (swings.freed > 0)
-        {
-            grants.giveBack(swings.freeOffset, swings.freeLength, swings.freed);
-        }
-        swings.clear();
-    }
-
-    /** CASes {@code slot[i]} from {@code from[i]} to {@code to[i]} on {@code backup}, chains of its capacity. */
-    private void casAll(final Backup backup, final long[] slot, final long[] from, final long[] to, final int count)
-    {
-        int i = 0;
-        while (i < count)
-        {
-            final int first = i;
-            while (i < count && !backup.chain.isFull() && i - first < buffer.slotCapacity())
-            {
-                if (from[i] != to[i])
-                {
-                    backup.chain.compareAndSwap(buffer.address(buffer.slotOffset(i - first)), buffer.lkey(),
-                        backup.index.addressOf(slot[i]), backup.index.rkey(), from[i], to[i]);
-                }
-                else
-                {
-                    WORD.set(buffer.segment(), (long)buffer.slotOffset(i - first), from[i]);
-                }
-                i++;
-            }
-            backup.ring("compare-and-swaps of slots");
-            for (int j = first; j < i; j++)
-            {
-                final long found = (long)WORD.get(buffer.segment(), (long)buffer.slotOffset(j - first));
-                if (found != from[j])
-                {
-                    throw new CopyFailedException("backup " + backup.address + " holds " + Long.toHexString(found) +
-                        " in slot " + slot[j] + " of a target segment, not the word installed there before (" +
-                        Long.toHexString(from[j]) + "): nobody else may change it");
-                }
-            }
-        }
-    }
-
-    /**
-     * Sets every word of every target segment on every B replica: headers to 0, slots to {@code slotWord} (backups
-     * by CAS from what a READ found, then this node's by stores).
-     */
-    private void fillTargets(final long slotWord)
-    {
-        try
-        {
-            openBackups();
-            for (final Backup backup : backups)
-            {
-                for (final long segment : move.targetSegments())
-                {
-                    fillOn(backup, KeyHash.segmentBase(segment), KeyHash.segmentCount(segment), slotWord);
-                }
-            }
-            for (final long segment : move.targetSegments())
-            {
-                final long end = KeyHash.segmentBase(segment) + KeyHash.segmentCount(segment);
-                for (long g = KeyHash.segmentBase(segment); g < end; g++)
-                {
-                    for (int w = 0; w < WORDS_PER_GROUP; w++)
-                    {
-                        WORD.setRelease(region, geometry.groupRegionOffset(g) + (long)w * Long.BYTES,
-                            wordAt(w, slotWord));
-                    }
-                }
-            }
-        }
-        finally
-        {
-            closeSessions();
-        }
-    }
-
-    private void fillOn(final Backup backup, final long base, final long count, final long slotWord)
-    {
-        final long[] slot = new long[backup.chain.capacity()];
-        final long[] from = new long[slot.length];
-        final long[] to = new long[slot.length];
-        for (long g0 = base; g0 < base + count; g0 += maxGroups)
-        {
-            final int n = (int)Math.min(maxGroups, base + count - g0);
-            for (int attempt = 0; ; attempt++)
-            {
-                backup.chain.read(buffer.address(0), n * BucketDescriptor.GROUP_LENGTH, buffer.lkey(),
-                    backup.index.addressOf(geometry.groupRegionOffset(g0)), backup.index.rkey());
-                backup.ring("a READ of its index");
-                final long[] seen = new long[n * WORDS_PER_GROUP];
-                MemorySegment.copy(buffer.segment(), java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED
-                    .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0, seen, 0, seen.length);
-                int c = 0;
-                boolean differed = false;
-                for (int i = 0; i < seen.length; i++)
-                {
-                    final long want = wordAt(i % WORDS_PER_GROUP, slotWord);
-                    if (seen[i] != want)
-                    {
-                        differed = true;
-                        slot[c] = geometry.groupRegionOffset(g0) + (long)i * Long.BYTES;
-                        from[c] = seen[i];
-                        to[c] = want;
-                        if (++c == slot.length)
-                        {
-                            casAll(backup, slot, from, to, c);
-                            c = 0;
-                        }
-                    }
-                }
-                casAll(backup, slot, from, to, c);
-                if (!differed)
-                {
-                    break;
-                }
-                if (attempt == 2)
-                {
-                    throw new CopyFailedException("backup " + backup.address + "'s target segment words keep changing");
-                }
-            }
-        }
-    }
-
-    /** Word {@code w} of a prepared target group: 0 for the two bucket headers, {@code slotWord} for slots. */
-    private static long wordAt(final int w, final long slotWord)
-    {
-        final int offset = w * Long.BYTES;
-        return offset == BucketDescriptor.MOVED_HEADER_OFFSET || offset == BucketDescriptor.INSERT_LOCK_OFFSET ? 0L :
-            slotWord;
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -915,6 +740,11 @@ public final class PartitionCopier implements AutoCloseable
         sourceData = source.hello().dataRegion();
         sourceGeometry = source.hello().geometry();
         check = new MoveBlockCheck(sourceGeometry, geometry);
+        ensureBuffer();
+    }
+
+    private void ensureBuffer()
+    {
         if (buffer == null)
         {
             buffer = new CopyBuffer(pd, RegionCopier.INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(),
@@ -922,20 +752,11 @@ public final class PartitionCopier implements AutoCloseable
         }
     }
 
-    private void openBackups()
+    /** Sets every target segment on every B replica: headers to 0, slots to {@code slotWord}. */
+    private void fillTargets(final long slotWord)
     {
-        if (buffer == null)
-        {
-            buffer = new CopyBuffer(pd, RegionCopier.INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(),
-                RegionCopier.BLOCK_BUFFER_BYTES);
-        }
-        for (final InetSocketAddress address : move.backups())
-        {
-            final NodeSession session = open(address, "backup");
-            final Backup backup = new Backup(address, session);
-            backups.add(backup);
-            peers.checkGeometry(address, session.hello(), "copy a partition into backup");
-        }
+        ensureBuffer();
+        chain.fill(move.targetSegments(), slotWord, buffer);
     }
 
     private NodeSession open(final InetSocketAddress address, final String what)
@@ -953,11 +774,7 @@ public final class PartitionCopier implements AutoCloseable
 
     private void closeSessions()
     {
-        for (final Backup backup : backups)
-        {
-            backup.close();
-        }
-        backups.clear();
+        chain.close();
         if (reads != null)
         {
             reads.close();
@@ -1039,43 +856,6 @@ public final class PartitionCopier implements AutoCloseable
         }
     }
 
-    /** A session with one B backup, and its chain. */
-    private static final class Backup implements AutoCloseable
-    {
-        final InetSocketAddress address;
-        final NodeSession session;
-        final RemoteReads chain;
-        final RemoteRegion index;
-        final RemoteRegion data;
-
-        Backup(final InetSocketAddress address, final NodeSession session)
-        {
-            this.address = address;
-            this.session = session;
-            this.chain = RemoteReads.on(session, RemoteReads.maxCapacity());
-            this.index = session.hello().indexRegion();
-            this.data = session.hello().dataRegion();
-        }
-
-        void ring(final String what)
-        {
-            session.heartbeatIfDue(System.nanoTime());
-            final int rc = chain.ring();
-            if (rc != Status.OK)
-            {
-                throw new CopyFailedException("backup " + address + ": " + what + " failed (status " + rc +
-                    (rc == Status.REMOTE_ERROR ? ": refused by the node (memory windows on?)" : "") + ")");
-            }
-        }
-
-        @Override
-        public void close()
-        {
-            chain.close();
-            session.close();
-        }
-    }
-
     /** Slots to copy: shadow index, source word, whether forced, reads so far, staging offset. */
     private static final class Work
     {
@@ -1110,71 +890,4 @@ public final class PartitionCopier implements AutoCloseable
         }
     }
 
-    /**
-     * Target changes not yet on the replicas: slot (region offset), the word there now, the new word, the block to
-     * WRITE first (buffer offset, or -1 for none; data offset; length); and blocks to give back after.
-     */
-    private static final class Swings
-    {
-        final long[] slot;
-        final long[] from;
-        final long[] to;
-        final int[] staged;
-        final long[] block;
-        final int[] length;
-        final long[] freeOffset;
-        final int[] freeLength;
-        int count;
-        int freed;
-
-        Swings(final int capacity)
-        {
-            slot = new long[capacity];
-            from = new long[capacity];
-            to = new long[capacity];
-            staged = new int[capacity];
-            block = new long[capacity];
-            length = new int[capacity];
-            freeOffset = new long[capacity];
-            freeLength = new int[capacity];
-        }
-
-        void add(final long slotOffset, final long fromWord, final long toWord, final int stagedAt,
-            final long blockOffset, final int blockLength)
-        {
-            slot[count] = slotOffset;
-            from[count] = fromWord;
-            to[count] = toWord;
-            staged[count] = stagedAt;
-            block[count] = blockOffset;
-            length[count] = blockLength;
-            count++;
-        }
-
-        void free(final long offset, final int blockLength)
-        {
-            freeOffset[freed] = offset;
-            freeLength[freed] = blockLength;
-            freed++;
-        }
-
-        /** Whether a change not yet carried out fills {@code slotOffset} with a block. */
-        boolean fills(final long slotOffset)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                if (slot[i] == slotOffset && SlotWord.namesBlock(to[i]))
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        void clear()
-        {
-            count = 0;
-            freed = 0;
-        }
-    }
 }
