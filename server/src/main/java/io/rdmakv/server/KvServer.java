@@ -104,6 +104,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final PartitionMoves moves;
     private final Scrubs scrubs;
     private final ReplicaGrants replicaGrants;
+    private final io.rdmakv.server.replication.MoverGrants moverGrants;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
@@ -204,6 +205,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         agent.useChainHelp(new ChainHelp(geometry, segments, atomics, finishRule, counters));
         final BackupSweep backupSweep = new BackupSweep(context, pd, geometry, atomics, config, () -> this.clusterMap);
         sweeps = new ChainSweeps(backupSweep, agent::execute, counters);
+        moverGrants = new io.rdmakv.server.replication.MoverGrants(allocator, agent::execute, SystemNanoClock.INSTANCE);
         agent.useChainSweeps(sweeps);
         moves = new PartitionMoves(new PartitionFreezer(pd, geometry, atomics, backupSweep,
             new FreezeDecisions(finishRule, atomics, agent::execute)), sweeps,
@@ -696,5 +698,13 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             copier = new RegionCopier(context, pd, region.segment(), region.geometry(), segments, config);
         }
         return copier;
+    }
+
+    /** Test hook (docs/growth.md §14 step 7): starts copying {@code move}'s partitions into this node's group. */
+    public io.rdmakv.server.replication.PartitionCopy startPartitionCopy(
+        final io.rdmakv.server.replication.PartitionMove move)
+    {
+        return new io.rdmakv.server.replication.PartitionCopy(new io.rdmakv.server.replication.PartitionCopier(context,
+            pd, region.segment(), region.geometry(), config, moverGrants, move), moverGrants);
     }
 }

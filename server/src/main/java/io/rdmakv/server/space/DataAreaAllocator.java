@@ -33,6 +33,12 @@ public final class DataAreaAllocator
     /** The owner of granted space whose session has left: blocks that slots still reference. */
     public static final long NO_OWNER = 0;
 
+    /**
+     * Owners from here up are the node's own movers (a partition copier's <em>mover grants</em>, docs/growth.md
+     * §7), never a session: session ids are drawn below 2^40 and counted up from there.
+     */
+    public static final long FIRST_MOVER_OWNER = 1L << 62;
+
     private static final int LENGTH = 0;
     private static final int OWNER = 1;
 
@@ -202,6 +208,35 @@ public final class DataAreaAllocator
         carve(offset, length);
         wait(offset, length, nowNanos + graceNanos, grace);
         return true;
+    }
+
+    /**
+     * Gives {@code [offset, offset + length)} back free at once, without the grace period: space that no reader
+     * can have seen (a mover grant's block in a segment no client reads yet). Refused (false) unless it lies
+     * inside one granted range.
+     */
+    public boolean releaseNow(final long offset, final long length)
+    {
+        if (!isReleasable(offset, length))
+        {
+            return false;
+        }
+        carve(offset, length);
+        addFree(offset, length);
+        return true;
+    }
+
+    /** Gives back everything {@code owner} holds free at once ({@link #releaseNow}); returns the bytes. */
+    public long releaseAllNow(final long owner)
+    {
+        long bytes = 0;
+        for (final Extent grant : grantsOf(owner))
+        {
+            releaseNow(grant.offset(), grant.length());
+            bytes += grant.length();
+        }
+        latest.remove(owner);
+        return bytes;
     }
 
     /** Removes {@code [offset, offset + length)} from the granted range that holds it (checked by the caller). */

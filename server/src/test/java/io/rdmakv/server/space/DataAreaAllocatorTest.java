@@ -60,6 +60,24 @@ class DataAreaAllocatorTest
     }
 
     @Test
+    void moverSpaceGoesBackFreeAtOnceWithoutAGracePeriod()
+    {
+        final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE);
+        final long mover = DataAreaAllocator.FIRST_MOVER_OWNER;
+        final long free = a.freeBytes();
+        final Extent grant = a.grant(64, 1024, 0, mover);
+        assertEquals(free - 1024, a.freeBytes());
+        assertTrue(a.releaseNow(grant.offset() + 128, 64), "one block of the grant back");
+        assertEquals(free - 1024 + 64, a.freeBytes(), "free at once, not waiting");
+        assertEquals(0, a.graceBytes());
+        assertFalse(a.releaseNow(grant.offset() + 128, 64), "not twice");
+        assertEquals(1024 - 64, a.releaseAllNow(mover), "the rest of what the mover holds");
+        assertEquals(free, a.freeBytes(), "everything back");
+        assertEquals(0, a.heldBy(mover));
+        assertNull(a.latestGrant(mover));
+    }
+
+    @Test
     void refusesReleasesOutsideGrantedSpaceOrMisaligned()
     {
         final DataAreaAllocator a = new DataAreaAllocator(64 * 1024, 64, GRACE);

@@ -1,0 +1,457 @@
+package io.rdmakv.systemtests.replication;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.RegionGeometry;
+import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.server.replication.PartitionCopier;
+import io.rdmakv.server.replication.PartitionCopy;
+import io.rdmakv.server.replication.PartitionMove;
+import io.rdmakv.systemtests.peer.RegionView;
+import org.agrona.concurrent.NanoClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link PartitionCopier} on B's primary (node 2) copying partitions of group A (nodes 0, 1) into private target
+ * segments of group B (nodes 2, 3), started through {@code KvServer#startPartitionCopy} (docs/growth.md §7). The
+ * freeze of the source segment, the freezer's business, is done here by hand: every slot CASed to carry MOVING,
+ * A's backup first, then its primary, with no writer running. Each case moves its own partition into its own
+ * target segment, so the cases share one cluster.
+ */
+class PartitionCopierTest
+{
+    private static final ValueLayout.OfLong LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final int SEGMENT = TwoGroups.SEGMENT_GROUPS;
+    /** Where target segments start in B's index: after B's own partitions' segments. */
+    private static final int FREE_BASE = TwoGroups.PARTITIONS / 2 * SEGMENT;
+
+    @TempDir
+    static Path dir;
+    private static TwoGroups cluster;
+    private static KvClient client;
+
+    @BeforeAll
+    static void start()
+    {
+        cluster = TwoGroups.start(dir);
+        client = cluster.client();
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        if (client != null)
+        {
+            client.close();
+        }
+        if (cluster != null)
+        {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void bulkPassesConvergeUnderWritersAndTheFinalPassCopiesTheFrozenSegmentToBothReplicas() throws Exception
+    {
+        final int p = 0;
+        final List<byte[]> keys = keysOf(p, 300);
+        final List<byte[]> others = keysOf(5, 100); // a partition of A no case moves or freezes
+        putAll(keys, "v0");
+        putAll(others, "o0");
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final AtomicLong written = new AtomicLong();
+        final List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 2; w++)
+        {
+            final int id = w;
+            writers.add(Thread.ofPlatform().start(() ->
+            {
+                try (KvClient c = cluster.client())
+                {
+                    for (int i = 0; writing.get(); i++)
+                    {
+                        c.put(keys.get((i * 7 + id) % keys.size()), value("w" + id + "-" + i));
+                        written.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(move(p, FREE_BASE, SEGMENT, null)))
+        {
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            writing.set(false);
+            for (final Thread t : writers)
+            {
+                t.join(10_000);
+            }
+            assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+            assertTrue(written.get() > 0, "the writers wrote while the bulk passes ran");
+            assertTrue(bulk.report().passes() <= 8 && bulk.report().keysCopied() >= keys.size(),
+                "bulk passes: " + bulk.report());
+            freeze(p);
+            final PartitionCopier.Result last = copy.freezeBegun().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.FINAL, last.outcome(), last.reason());
+            assertTargetHoldsSource(p, FREE_BASE, SEGMENT);
+            // at OPEN: the grants are handed over to nobody, the copied blocks stay granted, the rest goes back
+            final long free = copy.dataAreaFreeBytes();
+            final long held = copy.moverBytes();
+            final long back = copy.handOver().get(10, TimeUnit.SECONDS);
+            assertEquals(0, copy.moverBytes(), "the copy holds no mover grant after the handover");
+            final long copied = blocks(2, FREE_BASE, SEGMENT).values().stream().mapToLong(b -> b.length).sum();
+            assertEquals(held - copied, back, "everything but the blocks X_B names is given back");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (copy.dataAreaFreeBytes() != free + back && System.nanoTime() < deadline)
+            {
+                Thread.sleep(20); // the rest waits out the quarantine first
+            }
+            assertEquals(free + back, copy.dataAreaFreeBytes(), "the rest of the grants is free after the quarantine");
+            assertTargetHoldsSource(p, FREE_BASE, SEGMENT);
+        }
+    }
+
+    @Test
+    void aChangedARemovedAndANewKeyAreCarriedIntoATargetOfAnotherSize() throws Exception
+    {
+        final int p = 1;
+        final int base = FREE_BASE + SEGMENT;
+        final int groups = SEGMENT / 2 + 3; // re-placed by hash
+        final List<byte[]> keys = keysOf(p, 200);
+        putAll(keys, "first");
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(move(p, base, groups, null)))
+        {
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+            final Map<String, byte[]> before = blocks(2, base, groups);
+            final byte[] changed = keys.get(0);
+            final byte[] removed = keys.get(1);
+            final byte[] added = keysOf(p, 201).get(200);
+            client.put(changed, value("changed"));
+            assertTrue(client.delete(removed));
+            client.put(added, value("added"));
+            freeze(p);
+            final long free = copy.dataAreaFreeBytes();
+            final PartitionCopier.Result last = copy.freezeBegun().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.FINAL, last.outcome(), last.reason());
+            // the two new blocks came from the mover grant already held; the replaced and the removed block went
+            // back to B's allocator at once, without a grace period
+            assertEquals(free + before.get(text(changed)).length + before.get(text(removed)).length,
+                copy.dataAreaFreeBytes(), "B's allocator got the replaced and the removed block back");
+            assertTrue(last.report().keysRemoved() >= 1, "the removed key left the target: " + last.report());
+            final Map<String, byte[]> onB = assertTargetHoldsSource(p, base, groups);
+            assertArrayEquals(value("changed"), valueOf(onB.get(new String(changed, StandardCharsets.UTF_8))));
+            assertNull(onB.get(new String(removed, StandardCharsets.UTF_8)), "the removed key is not on B");
+            assertArrayEquals(value("added"), valueOf(onB.get(new String(added, StandardCharsets.UTF_8))));
+        }
+    }
+
+    @Test
+    void aChunkSlowerThanHalfTheGracePeriodIsCopiedAgain() throws Exception
+    {
+        final int p = 2;
+        final int base = FREE_BASE + 2 * SEGMENT;
+        final List<byte[]> keys = keysOf(p, 200);
+        putAll(keys, "still");
+        final AtomicInteger calls = new AtomicInteger();
+        final AtomicLong skew = new AtomicLong();
+        final NanoClock slowFirstChunk = () ->
+        {
+            if (calls.incrementAndGet() == 2)
+            {
+                skew.addAndGet(TimeUnit.HOURS.toNanos(1)); // the first chunk's end: far past half a grace period
+            }
+            return System.nanoTime() + skew.get();
+        };
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(move(p, base, SEGMENT, slowFirstChunk)))
+        {
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+            assertTrue(bulk.report().chunksRedone() >= 1, "the slow chunk was redone: " + bulk.report());
+            // nothing changed on A: every key beyond one copy each was copied again by the redo
+            assertTrue(bulk.report().keysCopied() >= 2L * keys.size(), "keys copied: " + bulk.report());
+            freeze(p);
+            final PartitionCopier.Result last = copy.freezeBegun().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.FINAL, last.outcome(), last.reason());
+            assertTargetHoldsSource(p, base, SEGMENT);
+        }
+    }
+
+    @Test
+    void anAbortZeroesTheTargetOnEveryReplicaAndGivesBackTheMoverGrants() throws Exception
+    {
+        final int p = 3;
+        final int base = FREE_BASE + 3 * SEGMENT;
+        putAll(keysOf(p, 200), "gone");
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(move(p, base, SEGMENT, null)))
+        {
+            final long freeBefore = copy.dataAreaFreeBytes();
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+            assertTrue(copy.moverBytes() > 0, "the copy holds mover grants");
+            assertTrue(copy.dataAreaFreeBytes() < freeBefore);
+            final PartitionCopier.Result aborted = copy.abort().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.ABORTED, aborted.outcome(), aborted.reason());
+            assertEquals(0, copy.moverBytes(), "no mover grant left");
+            assertEquals(freeBefore, copy.dataAreaFreeBytes(), "B's allocator has its free bytes back");
+            for (final int node : new int[] {2, 3})
+            {
+                final long[] words = segmentWords(node, base, SEGMENT);
+                assertEquals(0, Arrays.stream(words).filter(w -> w != 0).count(), "target zeroed on node " + node);
+            }
+        }
+    }
+
+    @Test
+    void aBlockOfAnotherPartitionInTheSourceSegmentIsNotCopied() throws Exception
+    {
+        final int p = 6;
+        final int base = FREE_BASE + 4 * SEGMENT;
+        final List<byte[]> keys = keysOf(p, 50);
+        putAll(keys, "own");
+        final byte[] stranger = keysOf(7, 1).get(0);
+        client.put(stranger, value("stranger"));
+        plant(stranger, p);
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(move(p, base, SEGMENT, null)))
+        {
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+            assertTrue(bulk.report().skippedBlocks() >= 1, "the stranger's block was skipped: " + bulk.report());
+            final Map<String, byte[]> onB = blocks(2, base, SEGMENT);
+            assertFalse(onB.containsKey(new String(stranger, StandardCharsets.UTF_8)), "no key of partition 7 on B");
+            assertEquals(keys.size(), onB.size(), "every key of partition " + p + " on B");
+            assertEquals(PartitionCopier.Outcome.ABORTED, copy.abort().get(20, TimeUnit.SECONDS).outcome());
+        }
+    }
+
+    @Test
+    void aSourceServingAnOlderEpochThanTheMoveFailsTheCopy() throws Exception
+    {
+        final int p = 7;
+        final int base = FREE_BASE + 5 * SEGMENT;
+        final PartitionMove newer = new PartitionMove(cluster.endpoint(0), 2, TwoGroups.PARTITIONS, new int[] {p},
+            new long[] {KeyHash.segment((long)p * SEGMENT, SEGMENT)}, new long[] {KeyHash.segment(base, SEGMENT)},
+            List.of(cluster.endpoint(3)));
+        try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(newer))
+        {
+            final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+            assertEquals(PartitionCopier.Outcome.FAILED, bulk.outcome());
+            assertTrue(bulk.reason().contains("serves map epoch 1, the move is of epoch 2"), bulk.reason());
+            assertEquals(0, bulk.report().keysCopied());
+            assertEquals(PartitionCopier.Outcome.ABORTED, copy.abort().get(20, TimeUnit.SECONDS).outcome());
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Puts a second slot word naming {@code key}'s block (a key of another partition) into an empty slot of its
+     * first candidate group inside partition {@code p}'s segment on A, backup first, as damage would: only the
+     * partition check can tell it does not belong.
+     */
+    private static void plant(final byte[] key, final int p)
+    {
+        final long group = KeyHash.group1(KeyHash.hash(key), (long)p * SEGMENT, SEGMENT);
+        final long word;
+        final long slotOffset;
+        try (RegionView view = new RegionView(cluster.ports[0]))
+        {
+            word = view.find(key).word();
+            final long[] words = words(view, group, 1);
+            int s = 0;
+            while (words[BucketDescriptor.slotOffsetInGroup(s) / Long.BYTES] != 0)
+            {
+                s++;
+            }
+            slotOffset = view.geometry().slotRegionOffset(group, s);
+        }
+        for (final int node : new int[] {1, 0})
+        {
+            try (RegionView view = new RegionView(cluster.ports[node]))
+            {
+                view.swapSlot(new RegionView.Slot(slotOffset, 0, 0, 0), word);
+            }
+        }
+    }
+
+    private static PartitionMove move(final int p, final int targetBase, final int targetGroups, final NanoClock clock)
+    {
+        final int[] partitions = {p};
+        final long[] source = {KeyHash.segment((long)p * SEGMENT, SEGMENT)};
+        final long[] target = {KeyHash.segment(targetBase, targetGroups)};
+        final var backups = List.of(cluster.endpoint(3));
+        return clock == null ?
+            new PartitionMove(cluster.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups) :
+            new PartitionMove(cluster.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups, clock);
+    }
+
+    /**
+     * Asserts B's replicas hold {@code p}'s segment of A's primary in {@code (base, groups)}: equal word for word on
+     * both, every word carrying MOVING (the bare bit for empties, headers 0), every key of A's segment there with
+     * A's block bytes, and no key of another partition. Returns B's blocks by key.
+     */
+    private static Map<String, byte[]> assertTargetHoldsSource(final int p, final int base, final int groups)
+    {
+        final Map<String, byte[]> onA = blocks(0, (long)p * SEGMENT, SEGMENT);
+        final long[] primary = segmentWords(2, base, groups);
+        final long[] backup = segmentWords(3, base, groups);
+        assertArrayEquals(primary, backup, "B's replicas hold the target segment word for word");
+        for (int i = 0; i < primary.length; i++)
+        {
+            final int offset = i % (BucketDescriptor.GROUP_LENGTH / Long.BYTES) * Long.BYTES;
+            if (offset == BucketDescriptor.MOVED_HEADER_OFFSET || offset == BucketDescriptor.INSERT_LOCK_OFFSET)
+            {
+                assertEquals(0, primary[i], "header word " + i);
+            }
+            else
+            {
+                assertTrue(SlotWord.isMoving(primary[i]), "slot word " + i + " carries MOVING");
+            }
+        }
+        final Map<String, byte[]> onB = blocks(2, base, groups);
+        for (final String key : onB.keySet())
+        {
+            assertEquals(p, KeyHash.partition(KeyHash.hash(key.getBytes(StandardCharsets.UTF_8)), TwoGroups.PARTITIONS),
+                "key " + key + " is of the partition moved");
+        }
+        assertEquals(onA.keySet(), onB.keySet(), "B holds exactly A's keys of the partition");
+        for (final Map.Entry<String, byte[]> e : onA.entrySet())
+        {
+            assertArrayEquals(e.getValue(), onB.get(e.getKey()), "A's block of " + e.getKey() + ", verbatim");
+        }
+        assertEquals(onB.keySet(), blocks(3, base, groups).keySet(), "B's backup holds the same keys");
+        return onB;
+    }
+
+    /** The blocks named by the slots of {@code (base, groups)} of node {@code node}, by key. */
+    private static Map<String, byte[]> blocks(final int node, final long base, final int groups)
+    {
+        final Map<String, byte[]> byKey = new HashMap<>();
+        try (RegionView view = new RegionView(cluster.ports[node]))
+        {
+            final RegionGeometry g = view.geometry();
+            final long[] words = words(view, base, groups);
+            for (int i = 0; i < words.length; i++)
+            {
+                if (!SlotWord.namesBlock(words[i]))
+                {
+                    continue;
+                }
+                final RegionView.Slot slot = new RegionView.Slot(g.groupRegionOffset(base) + (long)i * Long.BYTES,
+                    words[i], g.dataOffset() + SlotWord.blockOffset(words[i]), SlotWord.blockLength(words[i]));
+                final byte[] key = view.keyOf(slot);
+                assertNull(byKey.put(new String(key, StandardCharsets.UTF_8),
+                    view.bytes(slot.blockOffset(), slot.blockLength())), "one slot per key on node " + node);
+            }
+        }
+        return byKey;
+    }
+
+    private static long[] segmentWords(final int node, final long base, final int groups)
+    {
+        try (RegionView view = new RegionView(cluster.ports[node]))
+        {
+            return words(view, base, groups);
+        }
+    }
+
+    private static long[] words(final RegionView view, final long base, final int groups)
+    {
+        final byte[] bytes = view.bytes(view.geometry().groupRegionOffset(base), groups * BucketDescriptor.GROUP_LENGTH);
+        final long[] words = new long[bytes.length / Long.BYTES];
+        MemorySegment.copy(MemorySegment.ofArray(bytes), LE, 0, words, 0, words.length);
+        return words;
+    }
+
+    /** Sets MOVING on every slot of {@code p}'s segment on A, its backup first, then its primary (no writer runs). */
+    private static void freeze(final int p)
+    {
+        for (final int node : new int[] {1, 0})
+        {
+            try (RegionView view = new RegionView(cluster.ports[node]))
+            {
+                final long base = (long)p * SEGMENT;
+                final long[] words = words(view, base, SEGMENT);
+                for (int i = 0; i < words.length; i++)
+                {
+                    final int offset = i % (BucketDescriptor.GROUP_LENGTH / Long.BYTES) * Long.BYTES;
+                    if (offset != BucketDescriptor.MOVED_HEADER_OFFSET && offset != BucketDescriptor.INSERT_LOCK_OFFSET &&
+                        !SlotWord.isMoving(words[i]))
+                    {
+                        view.swapSlot(new RegionView.Slot(view.geometry().groupRegionOffset(base) + (long)i * Long.BYTES,
+                            words[i], 0, 0), words[i] | SlotWord.MOVING);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The value bytes of a block (its key and header skipped). */
+    private static byte[] valueOf(final byte[] block)
+    {
+        assertNotNull(block, "the key is on B");
+        final MemorySegment b = MemorySegment.ofArray(block);
+        final int keyLength = Short.toUnsignedInt(b.get(ValueLayout.JAVA_SHORT_UNALIGNED,
+            io.rdmakv.common.layout.KvBlockDescriptor.KEY_LENGTH_OFFSET));
+        final int valueLength = b.get(ValueLayout.JAVA_INT_UNALIGNED,
+            io.rdmakv.common.layout.KvBlockDescriptor.VALUE_LENGTH_OFFSET);
+        final long at = io.rdmakv.common.layout.KvBlockDescriptor.valueOffset(keyLength);
+        return Arrays.copyOfRange(block, (int)at, (int)at + valueLength);
+    }
+
+    private static String text(final byte[] key)
+    {
+        return new String(key, StandardCharsets.UTF_8);
+    }
+
+    private static List<byte[]> keysOf(final int p, final int count)
+    {
+        final List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++)
+        {
+            final byte[] key = ("key-" + i).getBytes(StandardCharsets.UTF_8);
+            if (KeyHash.partition(KeyHash.hash(key), TwoGroups.PARTITIONS) == p)
+            {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    private static void putAll(final List<byte[]> keys, final String prefix)
+    {
+        for (int i = 0; i < keys.size(); i++)
+        {
+            client.put(keys.get(i), value(prefix + "-" + i));
+        }
+    }
+
+    private static byte[] value(final String text)
+    {
+        return (text + "-" + "x".repeat(40)).getBytes(StandardCharsets.UTF_8);
+    }
+}
