@@ -18,6 +18,7 @@ import io.rdmakv.server.bootstrap.ConnectionLimit;
 import io.rdmakv.server.bootstrap.BootstrapTls;
 import io.rdmakv.server.cluster.ClusterMembership;
 import io.rdmakv.server.cluster.MapApplier;
+import io.rdmakv.server.cluster.MoveMarks;
 import io.rdmakv.server.cluster.MemberNode;
 import io.rdmakv.server.config.ProtectedMode;
 import io.rdmakv.server.config.ServerConfig;
@@ -81,6 +82,10 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final ServerConfig config;
     /** The map HELLO_OK carries now; null while a node of a ZooKeeper cluster is in no map (HELLO refused). */
     private volatile ClusterMap clusterMap;
+    /** The last map applied, listing this node or not (its moves are compared with the next map's). */
+    private ClusterMap applied;
+    /** The retired segments marked at the last map applied (a log line says when they change). */
+    private long[] lastMoved = new long[0];
     /** How long {@link #apply} waits for the control agent to fence and rebuild before it gives up. */
     private static final long APPLY_TIMEOUT_SECONDS = 60;
     private final BootstrapListener listener;
@@ -406,13 +411,42 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             throw new IllegalStateException("the control agent could not apply the map of epoch " + map.epoch() +
                 ": " + e, e);
         }
-        // before the map is served: sessions of its epoch find their keys in its segments
+        // before the map is served: sessions of its epoch find their keys in its segments, and find the segments its
+        // moves retired marked MOVED and those they opened (or abandoned) free of MOVING
         segments.use(map, config.nodeId());
+        mark(MoveMarks.between(applied, map, config.nodeId()), map.epoch());
+        applied = map;
         // the map area (and the region header's map_epoch) first: a heartbeat answer or HELLO_OK naming this epoch
         // lets a client READ the map from it
         mapArea.publish(map);
         clusterMap = map.node(config.nodeId()) == null ? null : map;
         return fenced;
+    }
+
+    /** Makes {@code marks} on this node's own index (applying the map of {@code epoch}, before serving it). */
+    private void mark(final MoveMarks marks, final long epoch)
+    {
+        if (marks.isEmpty())
+        {
+            lastMoved = marks.moved();
+            return;
+        }
+        for (int i = 0; i < marks.moved().length; i++)
+        {
+            moves.markMoved(marks.moved()[i], marks.movedEpochs()[i]);
+        }
+        long opened = 0;
+        for (final long segment : marks.opened())
+        {
+            opened += moves.clearMoving(segment);
+        }
+        if (marks.opened().length > 0 || !java.util.Arrays.equals(marks.moved(), lastMoved))
+        {
+            LOG.log(System.Logger.Level.INFO, "map of epoch " + epoch + ": " + marks.moved().length +
+                " retired segment(s) of this node's group marked MOVED, " + marks.opened().length +
+                " segment(s) opened after a move (" + opened + " frozen slot(s) cleared)");
+        }
+        lastMoved = marks.moved();
     }
 
     /**

@@ -9,8 +9,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A node's part in moving a partition, as far as it is built (docs/growth.md §14, step 6): the freeze on a primary
- * ({@link PartitionFreezer}, run on the sweep thread) and the local marks ({@link SegmentMarks}). Nothing calls it
- * from the map yet; tests drive it through {@code KvServer#partitionMoves}. Segments are packed as {@code
+ * ({@link PartitionFreezer}, run on the sweep thread) and the local marks ({@link SegmentMarks}). The marks run when
+ * the node applies a map ({@code cluster.MoveMarks}); the freeze only from tests yet, through {@code
+ * KvServer#partitionMoves}. Segments are packed as {@code
  * KeyHash#segment} (base and count in groups).
  */
 public final class PartitionMoves implements AutoCloseable

@@ -20,9 +20,8 @@ import java.lang.invoke.VarHandle;
  *       8-byte store (clients only READ it): the source at SWITCH;</li>
  *   <li>{@link #zero}: every slot and both headers to zero: the target's abort, the source's reclaim.</li>
  * </ul>
- * Clearing while writers run must go in reverse chain order across a group's replicas (the primary, then the last
- * backup, ..., the first backup last): a client does not look at its CASes after its first backup's, so a later
- * replica still frozen when the first backup opens would miss a write unseen (docs/growth.md §14, step 6). Control
+ * A group's replicas may clear in any order while writers run: a writer whose first backup took its word waits at a
+ * later replica still frozen and CASes again there ({@code FrozenReplica} in the client). Control
  * path; any one thread at a time per segment. Allocates nothing.
  */
 public final class SegmentMarks

@@ -393,12 +393,6 @@ class PartitionFreezerTest
     }
 
     /**
-     * The replicas in the order they must clear MOVING while writers run: the primary, then the backups from the last
-     * to the first. A writer whose first backup's CAS succeeds does not look at its CASes further down the chain (the
-     * write is decided there), so a later node still frozen when the first backup opens would miss its word unseen,
-     * and stay behind (docs/growth.md §14, step 6).
-     */
-    /**
      * The primary, then the backups in chain order: the order in which writers waiting on the freeze read the primary
      * open and win the first backup while a later backup is still frozen (replicas lift a freeze each as it applies a
      * map, in no order; such a writer waits at the later frozen replica: {@code FrozenReplica}).
