@@ -161,6 +161,14 @@ final class ControlRequests
         if (!wc.isSuccess())
         {
             counters.completionError(wc.status());
+            // the details go to the log (the departure's reason is counted and compared by its words); a flush is
+            // what a queue pair moved to ERR reports (a disconnect, the client closing), at DEBUG
+            final String history = session.connectionHistory();
+            LOG.log(wc.status() == io.rdmakv.verbs.WcStatus.WR_FLUSH_ERR.code() ? System.Logger.Level.DEBUG :
+                System.Logger.Level.WARNING, () -> session + ": its queue pair failed: work completion " + wc.statusEnum() +
+                ", opcode " + io.rdmakv.verbs.WcOpcode.name(wc.opcode()) + ", vendor_err 0x" +
+                Integer.toHexString(wc.vendorErr()) + ", qp_num " + wc.qpNum() + ", wr_id " + wc.wrId() +
+                (history.isEmpty() ? "" : "; " + history));
             depart(session, "its queue pair failed (" + wc.statusEnum() + ")");
             return;
         }

@@ -49,6 +49,9 @@ public final class ServerSession implements AutoCloseable
     private AutoCloseable cmConnection;
     private Socket bootstrap;
     private volatile boolean departed;
+    /** Why and when (wall clock) it departed, or closed, first: for the messages of what comes after (null: it has not). */
+    private volatile String endedBecause;
+    private volatile long endedAtMillis;
     /** Requests waiting to be served, in the order they arrived (agent thread only). */
     final ArrayDeque<Pending> inbox = new ArrayDeque<>();
     /** Why it departed, until its departure is finished (its last FREEs served, its space reclaimed). */
@@ -216,14 +219,38 @@ public final class ServerSession implements AutoCloseable
         return departed;
     }
 
-    void markDeparted()
+    void markDeparted(final String why)
     {
+        ended(why);
         departed = true;
+    }
+
+    private void ended(final String why)
+    {
+        if (endedBecause == null)
+        {
+            endedAtMillis = System.currentTimeMillis();
+            endedBecause = why;
+        }
+    }
+
+    /** When and why the session ended (departed, or closed), for messages; "" while it has not. */
+    public String ended()
+    {
+        final String why = endedBecause;
+        return why == null ? "" : "ended " + java.time.Instant.ofEpochMilli(endedAtMillis) + " because " + why;
+    }
+
+    /** Its rdma_cm connection's history (events and steps, with times), for messages; "" without one. */
+    public String connectionHistory()
+    {
+        return cmConnection instanceof io.rdmakv.verbs.ConnectionManager.Connection c ? c.history() : "";
     }
 
     @Override
     public void close()
     {
+        ended("it was closed");
         departed = true;
         CloseHelper.quietClose(bootstrap);
         CloseHelper.quietClose(cmConnection); // before its queue pair (rdma_disconnect: the client sees DISCONNECTED)
