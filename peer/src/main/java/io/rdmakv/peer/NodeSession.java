@@ -486,6 +486,7 @@ public final class NodeSession implements AutoCloseable
         {
             return;
         }
+        io.closing();
         if (io.failure() == 0)
         {
             control.post(new ByeMessage(control.nextRequestId()));

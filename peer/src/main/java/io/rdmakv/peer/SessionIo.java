@@ -42,6 +42,8 @@ public final class SessionIo implements AutoCloseable
     private final SessionWaiter waiter;
     /** What the failure report says about the session besides the completion (its owner's words). */
     private java.util.function.Supplier<String> described = () -> "";
+    /** Set when the owner closes the session: a failure from then on is expected and logged at DEBUG only. */
+    private boolean closing;
 
     /**
      * @param local         the session's registered memory
@@ -66,6 +68,16 @@ public final class SessionIo implements AutoCloseable
     public void describedBy(final java.util.function.Supplier<String> description)
     {
         this.described = description;
+    }
+
+    /**
+     * The owner is closing the session (it says BYE next): a failure from now on is the end it asked for (a node
+     * moves the queue pair to ERR on BYE, which on iWARP ends the connection and flushes this side's receives,
+     * possibly while the BYE's own completion is awaited), logged at DEBUG only.
+     */
+    public void closing()
+    {
+        closing = true;
     }
 
     /** Posts every receive buffer; called once while the queue pair is being connected. */
@@ -323,9 +335,14 @@ public final class SessionIo implements AutoCloseable
         return fail(Status.CONNECTION_LOST);
     }
 
-    /** The failure's log line (allocates: the failure path only). */
+    /** The failure's log line (allocates: the failure path only; nothing when the level is off). */
     private void report(final String what)
     {
+        final System.Logger.Level level = closing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
+        if (!LOG.isLoggable(level))
+        {
+            return;
+        }
         String about;
         try
         {
@@ -335,8 +352,8 @@ public final class SessionIo implements AutoCloseable
         {
             about = "(" + e + ")";
         }
-        LOG.log(System.Logger.Level.WARNING, "session on " + qp + " broke, " + what + "; last posted " +
-            describePosted() + (about.isEmpty() ? "" : "; " + about));
+        LOG.log(level, "session on " + qp + " broke" + (closing ? " while closing" : "") + ", " + what +
+            "; last posted " + describePosted() + (about.isEmpty() ? "" : "; " + about));
     }
 
     private int fail(final int status)
