@@ -48,6 +48,10 @@ final class ControlRequests
 {
     private static final System.Logger LOG = System.getLogger(ControlRequests.class.getName());
 
+    private final io.rdmakv.common.RateLimitedLog leftovers =
+        new io.rdmakv.common.RateLimitedLog(LOG, 10, java.util.concurrent.TimeUnit.SECONDS);
+    private long leftoverCompletions;
+
     private final SessionRegistry sessions;
     private final Departures departures;
     private final DataAreaAllocator allocator;
@@ -150,12 +154,39 @@ final class ControlRequests
         return !ready.isEmpty();
     }
 
+    /** Completions ignored as an earlier queue pair's whose number a session's queue pair has now. */
+    long leftoverCompletions()
+    {
+        return leftoverCompletions;
+    }
+
+    /**
+     * A completion of a destroyed queue pair whose number {@code session}'s queue pair got (siw gives the lowest free
+     * number): not the session's, ignored (logged, at most one line per interval).
+     */
+    private void leftover(final ServerSession session, final WorkCompletion wc)
+    {
+        leftoverCompletions++;
+        final long of = SessionWrId.sessionOf(wc.wrId());
+        final int slot = SessionWrId.slot(wc.wrId());
+        final String status = String.valueOf(wc.statusEnum());
+        leftovers.log(System.Logger.Level.INFO, "leftover completion", "ignored a completion (" + status + ", " +
+            (slot < 1000 ? "receive buffer " + slot : "send slot " + slot) + ") of queue pair " + wc.qpNum() +
+            " for session " + of + ", which is gone: the number is " + session + "'s now (the device reuses queue " +
+            "pair numbers); " + leftoverCompletions + " so far");
+    }
+
     /** Takes one completion of the agent's queue: a request into its session's inbox, or a departure. */
     void onCompletion(final WorkCompletion wc)
     {
         final ServerSession session = sessions.byQpNum(wc.qpNum());
         if (session == null)
         {
+            return;
+        }
+        if (!SessionWrId.isOf(wc.wrId(), session.id()))
+        {
+            leftover(session, wc);
             return;
         }
         if (!wc.isSuccess())
@@ -176,7 +207,7 @@ final class ControlRequests
         {
             return;
         }
-        final int buffer = (int)wc.wrId();
+        final int buffer = SessionWrId.slot(wc.wrId());
         if (slotCas != null && wc.byteLen() >= MessageHeaderDescriptor.HEADER_LENGTH &&
             MessageHeaderDescriptor.type(session.buffers(), session.bufferOffset(buffer)) == MessageType.SLOT_CAS.code())
         {
