@@ -54,6 +54,14 @@
 #      SOFTROCE_MIN_RDMACM_STORE_TESTS  tests that must succeed in the rdmacm run (default 20 for the subset)
 #      SOFTROCE_SIW_STORE_ONLY  simple names of the store classes of the siw run (default SIW_STORE_DEFAULT below)
 #      SOFTROCE_MIN_SIW_STORE_TESTS  tests that must succeed in the siw store run (default 20)
+#      SOFTROCE_STORE_JVM_ARGS  more arguments for every store test JVM (default none), e.g.
+#                          -Djava.util.logging.config.file=F to see the node's DEBUG lines of some classes
+#      SOFTROCE_SIW_DEBUG  1: siw's dynamic debug messages on for the siw store run, the kernel log kept in
+#                          dmesg-siw.log (needs the VM kernel's debugfs; verbose)
+#      SOFTROCE_FRESH_CLIENT_ROUNDS  fresh clients whose first operation is a GET, in FreshClientFirstGetTest (every
+#                          store run; default 4): to loop a fresh client's first GET within one boot, e.g. with
+#                          SOFTROCE_SIW_PARTS=store SOFTROCE_SIW_STORE_ONLY=FreshClientFirstGetTest
+#                          SOFTROCE_MIN_SIW_STORE_TESTS=1
 #      SOFTROCE_MIN_SIW_TESTS  conformance tests that must succeed over siw0 (default 35)
 #      SOFTROCE_SIW_PARTS  what --siw runs: "verbs store" (default), "verbs" or "store"
 #      SOFTROCE_VERBS_CM  the connection setups of the rxe conformance runs (default "exchange rdmacm"; exchange is
@@ -109,9 +117,10 @@ RDMACM_STORE_DEFAULT="KvClientBasicsTest LeaseTest WriteWindowsTest RdmaKvClient
 RDMACM_STORE_ONLY=${SOFTROCE_RDMACM_STORE_ONLY:-$RDMACM_STORE_DEFAULT}
 MIN_RDMACM_STORE_TESTS=${SOFTROCE_MIN_RDMACM_STORE_TESTS:-20}
 # the siw run: single-node classes only (node-assisted writes do not replicate yet); no memory windows on siw
-SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest ConcurrentReadersTest RdmaKvClientTest SharedClientTest"
+SIW_STORE_DEFAULT="KvClientBasicsTest StoreLinearizabilityTest ConcurrentReadersTest RdmaKvClientTest SharedClientTest FreshClientFirstGetTest"
 SIW_STORE_ONLY=${SOFTROCE_SIW_STORE_ONLY:-$SIW_STORE_DEFAULT}
 MIN_SIW_STORE_TESTS=${SOFTROCE_MIN_SIW_STORE_TESTS:-20}
+FRESH_CLIENT_ROUNDS=${SOFTROCE_FRESH_CLIENT_ROUNDS:-4}
 MIN_SIW_TESTS=${SOFTROCE_MIN_SIW_TESTS:-35}
 SIW_PARTS=${SOFTROCE_SIW_PARTS:-verbs store}
 SIW_VERBS=0; SIW_STORE=0
@@ -236,7 +245,7 @@ if [ $MODE_STORE = 1 ]; then
     [ -n "$select" ] || { echo "softroce-verbs: no store test class for --cm $cm" >&2; exit 1; }
     GUEST+="echo '[guest] store tests over ibverbs, --cm $cm: memlock '$STORE_MEMLOCK_KB' KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
-  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=$cm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=$cm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} -Drdmakv.test.freshClientRounds=$FRESH_CLIENT_ROUNDS ${SOFTROCE_STORE_JVM_ARGS:-} \
   -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$STORE_CLASSES' $LAUNCHER --class-path '$STORE_CLASSES' $select \
   --reports-dir $ROOT/$OUT/reports/$name) 2>&1 | tee $ROOT/$OUT/$name.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (--cm $cm) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/$name.rc;
@@ -264,9 +273,14 @@ rc=\${PIPESTATUS[0]}; echo \"[guest] verbs test JVM (siw) exit \$rc after \$(ech
 "
   fi
   if [ $SIW_STORE = 1 ]; then
+    if [ "${SOFTROCE_SIW_DEBUG:-0}" = 1 ]; then
+      GUEST+="mount -t debugfs none /sys/kernel/debug 2>/dev/null; echo 'module siw +p' > /sys/kernel/debug/dynamic_debug/control ||
+  echo '[guest] siw: no dynamic debug'; (dmesg --follow > $ROOT/$OUT/dmesg-siw.log 2>&1 &);
+"
+    fi
     GUEST+="echo '[guest] store tests over siw0: --cm rdmacm, node-assisted writes'; t0=\$(date +%s.%N);
 (ulimit -l $STORE_MEMLOCK_KB; timeout -k 10 $STORE_TIMEOUT $NOCAP \
-  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=rdmacm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} \
+  $GUEST_JAVA $JVM_FLAGS -XX:TieredStopAtLevel=1 -Dbasedir=$ROOT/system-tests -Drdmakv.test.transport=ibverbs -Drdmakv.test.cm=rdmacm -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} -Drdmakv.test.freshClientRounds=$FRESH_CLIENT_ROUNDS ${SOFTROCE_STORE_JVM_ARGS:-} \
   -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} $LAUNCHER --class-path '$STORE_CLASSES' $SIW_SELECT \
   --reports-dir $ROOT/$OUT/reports/store-siw) 2>&1 | tee $ROOT/$OUT/store-siw.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] store test JVM (siw) exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/store-siw.rc;

@@ -207,6 +207,8 @@ public final class NodeSession implements AutoCloseable
         cmConnection = cm;
         io = createdIo;
         bootstrap = connection;
+        final long openedAtMillis = System.currentTimeMillis();
+        io.describedBy(() -> describeForFailure(openedAtMillis));
         control = new ControlChannel(io, mem, shape.counters(), Math.max(opTimeoutNanos, TimeUnit.SECONDS.toNanos(5)));
         heartbeatIntervalNanos = TimeUnit.MILLISECONDS.toNanos(Integer.toUnsignedLong(hello.heartbeatIntervalMs()));
         lastHeartbeatNanos = System.nanoTime();
@@ -285,7 +287,30 @@ public final class NodeSession implements AutoCloseable
             waitStrategy, shape, setup);
     }
 
-    public HelloOkMessage hello()
+    /**
+     * For the log line of the session's first failure ({@link SessionIo#describedBy}): the node, the session id, when
+     * it opened, and the rdma_cm connection's history (its events read first: a DISCONNECTED the node sent).
+     */
+    private String describeForFailure(final long openedAtMillis)
+    {
+        String cm = "";
+        if (cmConnection != null)
+        {
+            try
+            {
+                cmConnection.pollDisconnected(0);
+            }
+            catch (final RuntimeException e)
+            {
+                cm = "(reading its rdma_cm events: " + e.getMessage() + ") ";
+            }
+            cm += cmConnection.history();
+        }
+        return "session " + hello.sessionId() + " with node " + address + ", opened " +
+            java.time.Instant.ofEpochMilli(openedAtMillis) + (cm.isEmpty() ? "" : "; " + cm);
+    }
+
+        public HelloOkMessage hello()
     {
         return hello;
     }
@@ -461,6 +486,7 @@ public final class NodeSession implements AutoCloseable
         {
             return;
         }
+        io.closing();
         if (io.failure() == 0)
         {
             control.post(new ByeMessage(control.nextRequestId()));

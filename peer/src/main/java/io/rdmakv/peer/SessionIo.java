@@ -21,6 +21,7 @@ import io.rdmakv.verbs.WorkCompletions;
 public final class SessionIo implements AutoCloseable
 {
     private static final long RECV_WR_ID_BASE = 1L << 62;
+    private static final System.Logger LOG = System.getLogger(SessionIo.class.getName());
 
     private final QueuePair qp;
     private final CompletionQueue cq;
@@ -39,6 +40,10 @@ public final class SessionIo implements AutoCloseable
     private String failedWaitingFor = "";
     private SendWorkRequest posted;
     private final SessionWaiter waiter;
+    /** What the failure report says about the session besides the completion (its owner's words). */
+    private java.util.function.Supplier<String> described = () -> "";
+    /** Set when the owner closes the session: a failure from then on is expected and logged at DEBUG only. */
+    private boolean closing;
 
     /**
      * @param local         the session's registered memory
@@ -54,6 +59,25 @@ public final class SessionIo implements AutoCloseable
         this.controlOffset = controlOffset;
         this.counters = counters;
         this.timeoutNanos = timeoutNanos;
+    }
+
+    /**
+     * What the log line of this session's failure says about it besides what failed (which node, the queue pair's
+     * connection history): called once, on the first failure only.
+     */
+    public void describedBy(final java.util.function.Supplier<String> description)
+    {
+        this.described = description;
+    }
+
+    /**
+     * The owner is closing the session (it says BYE next): a failure from now on is the end it asked for (a node
+     * moves the queue pair to ERR on BYE, which on iWARP ends the connection and flushes this side's receives,
+     * possibly while the BYE's own completion is awaited), logged at DEBUG only.
+     */
+    public void closing()
+    {
+        closing = true;
     }
 
     /** Posts every receive buffer; called once while the queue pair is being connected. */
@@ -118,9 +142,10 @@ public final class SessionIo implements AutoCloseable
         last.wrId(wrId);
         counters.roundTrips(1);
         posted = first;
-        if (qp.postSend(first) != 0)
+        final int rc = qp.postSend(first);
+        if (rc != 0)
         {
-            return fail(Status.CONNECTION_LOST);
+            return failPosting(rc);
         }
         return awaitSend(wrId);
     }
@@ -132,7 +157,8 @@ public final class SessionIo implements AutoCloseable
         {
             return failure;
         }
-        return qp.postSend(wr) == 0 ? Status.OK : fail(Status.CONNECTION_LOST);
+        final int rc = qp.postSend(wr);
+        return rc == 0 ? Status.OK : failPosting(rc);
     }
 
     /** How this session waits (its strategy and round-trip estimate). */
@@ -150,7 +176,7 @@ public final class SessionIo implements AutoCloseable
             final int n = waiter.await(cq, completions, postedAt, deadline);
             if (n < 0)
             {
-                return fail(Status.CONNECTION_LOST);
+                return failPolling(n);
             }
             boolean done = false;
             for (int i = 0; i < n; i++)
@@ -213,7 +239,7 @@ public final class SessionIo implements AutoCloseable
             final int n = waiter.await(cq, completions, since, deadline);
             if (n < 0)
             {
-                return fail(Status.CONNECTION_LOST);
+                return failPolling(n);
             }
             for (int i = 0; i < n; i++)
             {
@@ -261,8 +287,7 @@ public final class SessionIo implements AutoCloseable
     {
         if (wc.status() != 0)
         {
-            return fail(wc.status() == WcStatus.REM_ACCESS_ERR.code() || wc.status() == WcStatus.REM_INV_REQ_ERR.code() ?
-                Status.REMOTE_ERROR : Status.CONNECTION_LOST);
+            return failCompleted(wc);
         }
         if (wc.opcode() == WcOpcode.RECV)
         {
@@ -271,6 +296,64 @@ public final class SessionIo implements AutoCloseable
             arrivedCount++;
         }
         return Status.OK;
+    }
+
+    /**
+     * An error completion breaks the session: REMOTE_ERROR when the responder refused the request, else
+     * CONNECTION_LOST. The first failure is logged with the completion (status, opcode, vendor_err, queue pair,
+     * wr_id), the chain last posted and the owner's description.
+     */
+    private int failCompleted(final WorkCompletion wc)
+    {
+        final int status = wc.status() == WcStatus.REM_ACCESS_ERR.code() ||
+            wc.status() == WcStatus.REM_INV_REQ_ERR.code() ? Status.REMOTE_ERROR : Status.CONNECTION_LOST;
+        if (failure == 0)
+        {
+            report(Status.name(status) + ": work completion " + WcStatus.of(wc.status()) + " (status " +
+                wc.status() + "), opcode " + WcOpcode.name(wc.opcode()) + " (" + wc.opcode() + "), vendor_err 0x" +
+                Integer.toHexString(wc.vendorErr()) + ", qp_num " + wc.qpNum() + ", wr_id " +
+                (wc.wrId() >= RECV_WR_ID_BASE ? "receive buffer " + (wc.wrId() - RECV_WR_ID_BASE) : wc.wrId()));
+        }
+        return fail(status);
+    }
+
+    private int failPosting(final int rc)
+    {
+        if (failure == 0)
+        {
+            report(Status.name(Status.CONNECTION_LOST) + ": ibv_post_send returned " + rc);
+        }
+        return fail(Status.CONNECTION_LOST);
+    }
+
+    private int failPolling(final int n)
+    {
+        if (failure == 0)
+        {
+            report(Status.name(Status.CONNECTION_LOST) + ": polling the completion queue returned " + n);
+        }
+        return fail(Status.CONNECTION_LOST);
+    }
+
+    /** The failure's log line (allocates: the failure path only; nothing when the level is off). */
+    private void report(final String what)
+    {
+        final System.Logger.Level level = closing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
+        if (!LOG.isLoggable(level))
+        {
+            return;
+        }
+        String about;
+        try
+        {
+            about = described.get();
+        }
+        catch (final RuntimeException e)
+        {
+            about = "(" + e + ")";
+        }
+        LOG.log(level, "session on " + qp + " broke" + (closing ? " while closing" : "") + ", " + what +
+            "; last posted " + describePosted() + (about.isEmpty() ? "" : "; " + about));
     }
 
     private int fail(final int status)

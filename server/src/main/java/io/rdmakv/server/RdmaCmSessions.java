@@ -73,6 +73,8 @@ final class RdmaCmSessions implements AutoCloseable
         private final ServerSession session;
         private final CmTicket ticket;
         private final long deadline;
+        /** When the ticket was issued (wall clock), for messages. */
+        private final long issuedAtMillis = System.currentTimeMillis();
         private final ReentrantLock lock = new ReentrantLock();
         private ConnectionManager.Connection connection;
         private boolean closed;
@@ -246,7 +248,9 @@ final class RdmaCmSessions implements AutoCloseable
             if (link.closed || link.session.departed())
             {
                 link.lock.unlock();
-                refuse(peer, "session " + request.sessionId() + " has ended");
+                final String ended = link.session.ended();
+                refuse(peer, "session " + request.sessionId() + " has ended (its ticket issued " +
+                    java.time.Instant.ofEpochMilli(link.issuedAtMillis) + (ended.isEmpty() ? "" : ", " + ended) + ")");
                 return null;
             }
             taken = link;
@@ -350,6 +354,8 @@ final class RdmaCmSessions implements AutoCloseable
                 else if (link.connection.pollDisconnected(0))
                 {
                     links.remove();
+                    LOG.log(System.Logger.Level.DEBUG, () -> link.session + " disconnected: " +
+                        link.connection.history());
                     fence.accept(link.session, "its rdma_cm connection was disconnected");
                 }
             }

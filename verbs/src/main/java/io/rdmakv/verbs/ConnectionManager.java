@@ -55,6 +55,15 @@ public interface ConnectionManager
          */
         boolean pollDisconnected(long timeoutNanos);
 
+        /**
+         * What happened to the connection, with times (its connection manager's events and this side's steps), for
+         * the message of a failure; empty when the provider keeps none.
+         */
+        default String history()
+        {
+            return "";
+        }
+
         /** Disconnects (the queue pair to ERR) and releases the connection. Idempotent. */
         @Override
         void close();

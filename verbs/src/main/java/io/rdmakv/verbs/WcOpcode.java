@@ -17,6 +17,27 @@ public final class WcOpcode
     {
     }
 
+    /**
+     * The name of a completion opcode, for messages ({@code "UNKNOWN"} for others). An error completion's opcode
+     * is not defined by verbs: providers leave what they like there.
+     */
+    public static String name(final int opcode)
+    {
+        return switch (opcode)
+        {
+            case SEND -> "SEND";
+            case RDMA_WRITE -> "RDMA_WRITE";
+            case RDMA_READ -> "RDMA_READ";
+            case COMP_SWAP -> "COMP_SWAP";
+            case FETCH_ADD -> "FETCH_ADD";
+            case BIND_MW -> "BIND_MW";
+            case LOCAL_INV -> "LOCAL_INV";
+            case RECV -> "RECV";
+            case RECV_RDMA_WITH_IMM -> "RECV_RDMA_WITH_IMM";
+            default -> "UNKNOWN";
+        };
+    }
+
     /** The completion opcode a successful send-queue work request of this {@link Opcode} reports. */
     public static int ofSendOpcode(final int opcode)
     {

@@ -48,6 +48,10 @@ final class ControlRequests
 {
     private static final System.Logger LOG = System.getLogger(ControlRequests.class.getName());
 
+    private final io.rdmakv.common.RateLimitedLog leftovers =
+        new io.rdmakv.common.RateLimitedLog(LOG, 10, java.util.concurrent.TimeUnit.SECONDS);
+    private long leftoverCompletions;
+
     private final SessionRegistry sessions;
     private final Departures departures;
     private final DataAreaAllocator allocator;
@@ -150,6 +154,28 @@ final class ControlRequests
         return !ready.isEmpty();
     }
 
+    /** Completions ignored as an earlier queue pair's whose number a session's queue pair has now. */
+    long leftoverCompletions()
+    {
+        return leftoverCompletions;
+    }
+
+    /**
+     * A completion of a destroyed queue pair whose number {@code session}'s queue pair got (siw gives the lowest free
+     * number): not the session's, ignored (logged, at most one line per interval).
+     */
+    private void leftover(final ServerSession session, final WorkCompletion wc)
+    {
+        leftoverCompletions++;
+        final long of = SessionWrId.sessionOf(wc.wrId());
+        final int slot = SessionWrId.slot(wc.wrId());
+        final String status = String.valueOf(wc.statusEnum());
+        leftovers.log(System.Logger.Level.INFO, "leftover completion", "ignored a completion (" + status + ", " +
+            (slot < 1000 ? "receive buffer " + slot : "send slot " + slot) + ") of queue pair " + wc.qpNum() +
+            " for session " + of + ", which is gone: the number is " + session + "'s now (the device reuses queue " +
+            "pair numbers); " + leftoverCompletions + " so far");
+    }
+
     /** Takes one completion of the agent's queue: a request into its session's inbox, or a departure. */
     void onCompletion(final WorkCompletion wc)
     {
@@ -158,9 +184,22 @@ final class ControlRequests
         {
             return;
         }
+        if (!SessionWrId.isOf(wc.wrId(), session.id()))
+        {
+            leftover(session, wc);
+            return;
+        }
         if (!wc.isSuccess())
         {
             counters.completionError(wc.status());
+            // the details go to the log (the departure's reason is counted and compared by its words); a flush is
+            // what a queue pair moved to ERR reports (a disconnect, the client closing), at DEBUG
+            final String history = session.connectionHistory();
+            LOG.log(wc.status() == io.rdmakv.verbs.WcStatus.WR_FLUSH_ERR.code() ? System.Logger.Level.DEBUG :
+                System.Logger.Level.WARNING, () -> session + ": its queue pair failed: work completion " + wc.statusEnum() +
+                ", opcode " + io.rdmakv.verbs.WcOpcode.name(wc.opcode()) + ", vendor_err 0x" +
+                Integer.toHexString(wc.vendorErr()) + ", qp_num " + wc.qpNum() + ", wr_id " + wc.wrId() +
+                (history.isEmpty() ? "" : "; " + history));
             depart(session, "its queue pair failed (" + wc.statusEnum() + ")");
             return;
         }
@@ -168,7 +207,7 @@ final class ControlRequests
         {
             return;
         }
-        final int buffer = (int)wc.wrId();
+        final int buffer = SessionWrId.slot(wc.wrId());
         if (slotCas != null && wc.byteLen() >= MessageHeaderDescriptor.HEADER_LENGTH &&
             MessageHeaderDescriptor.type(session.buffers(), session.bufferOffset(buffer)) == MessageType.SLOT_CAS.code())
         {

@@ -105,7 +105,7 @@ final class Departures
             {
                 continue;
             }
-            session.markDeparted();
+            session.markDeparted(why);
             deferred.forget(session.id());
             sessions.remove(session);
             session.qp().modifyToError();

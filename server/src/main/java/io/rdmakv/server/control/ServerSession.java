@@ -42,13 +42,16 @@ public final class ServerSession implements AutoCloseable
     /** Reply, notice, and the BIND_MW of the session's write window (see {@link GrantWindows}). */
     private final SendWorkRequests sends = SendWorkRequests.allocate(3, 1);
     private static final int BIND_REQUEST = 2;
-    private static final long BIND_WR_ID = 2000;
+    private static final int BIND_WR_ID = 2000;
     private MemoryWindow window;
     private MemoryRegion windowRegion;
     private QueuePair qp;
     private AutoCloseable cmConnection;
     private Socket bootstrap;
     private volatile boolean departed;
+    /** Why and when (wall clock) it departed, or closed, first: for the messages of what comes after (null: it has not). */
+    private volatile String endedBecause;
+    private volatile long endedAtMillis;
     /** Requests waiting to be served, in the order they arrived (agent thread only). */
     final ArrayDeque<Pending> inbox = new ArrayDeque<>();
     /** Why it departed, until its departure is finished (its last FREEs served, its space reclaimed). */
@@ -164,14 +167,14 @@ public final class ServerSession implements AutoCloseable
     /** Posts receive buffer {@code buffer}; false when the queue pair refuses it. */
     public boolean postReceive(final int buffer)
     {
-        receives.at(buffer).wrId(buffer).buffer(mr.address() + bufferOffset(buffer), bufferLength, mr.lkey()).next(null);
+        receives.at(buffer).wrId(SessionWrId.of(id, buffer)).buffer(mr.address() + bufferOffset(buffer), bufferLength, mr.lkey()).next(null);
         return qp.postReceive(receives.at(buffer)) == 0;
     }
 
     /** Sends {@code length} bytes from send buffer {@code buffer} (signaled, so a failure shows). */
     boolean send(final int buffer, final int length)
     {
-        sends.at(buffer - REPLY_BUFFER).wrId(1000 + buffer).sendFlags(io.rdmakv.verbs.SendFlags.SIGNALED)
+        sends.at(buffer - REPLY_BUFFER).wrId(SessionWrId.of(id, 1000 + buffer)).sendFlags(io.rdmakv.verbs.SendFlags.SIGNALED)
             .send(mr.address() + bufferOffset(buffer), length, mr.lkey()).next(null);
         return qp.postSend(sends.at(buffer - REPLY_BUFFER)) == 0;
     }
@@ -184,7 +187,7 @@ public final class ServerSession implements AutoCloseable
     boolean postBind(final MemoryWindow mw, final int rkey, final MemoryRegion mr, final long addr, final long length,
         final int access)
     {
-        sends.at(BIND_REQUEST).wrId(BIND_WR_ID).sendFlags(0).bindMemoryWindow(mw, rkey, mr, addr, length, access)
+        sends.at(BIND_REQUEST).wrId(SessionWrId.of(id, BIND_WR_ID)).sendFlags(0).bindMemoryWindow(mw, rkey, mr, addr, length, access)
             .next(null);
         return qp.postSend(sends.at(BIND_REQUEST)) == 0;
     }
@@ -216,14 +219,38 @@ public final class ServerSession implements AutoCloseable
         return departed;
     }
 
-    void markDeparted()
+    void markDeparted(final String why)
     {
+        ended(why);
         departed = true;
+    }
+
+    private void ended(final String why)
+    {
+        if (endedBecause == null)
+        {
+            endedAtMillis = System.currentTimeMillis();
+            endedBecause = why;
+        }
+    }
+
+    /** When and why the session ended (departed, or closed), for messages; "" while it has not. */
+    public String ended()
+    {
+        final String why = endedBecause;
+        return why == null ? "" : "ended " + java.time.Instant.ofEpochMilli(endedAtMillis) + " because " + why;
+    }
+
+    /** Its rdma_cm connection's history (events and steps, with times), for messages; "" without one. */
+    public String connectionHistory()
+    {
+        return cmConnection instanceof io.rdmakv.verbs.ConnectionManager.Connection c ? c.history() : "";
     }
 
     @Override
     public void close()
     {
+        ended("it was closed");
         departed = true;
         CloseHelper.quietClose(bootstrap);
         CloseHelper.quietClose(cmConnection); // before its queue pair (rdma_disconnect: the client sees DISCONNECTED)

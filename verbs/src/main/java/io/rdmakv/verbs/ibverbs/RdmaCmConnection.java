@@ -37,13 +37,16 @@ public final class RdmaCmConnection implements io.rdmakv.verbs.ConnectionManager
     private final IbvQueuePair qp;
     private final byte[] peerPrivateData;
     private final InetSocketAddress peer;
+    private final RdmaCmHistory history;
     private boolean disconnected;
     private boolean disconnectSent;
     private boolean closed;
 
     /** Takes ownership of {@code id} and {@code channel} (the id's events go there). */
-    RdmaCmConnection(final RdmaCmChannel channel, final MemorySegment id, final IbvQueuePair qp, final byte[] peerPrivateData)
+    RdmaCmConnection(final RdmaCmChannel channel, final MemorySegment id, final IbvQueuePair qp, final byte[] peerPrivateData,
+        final RdmaCmHistory history)
     {
+        this.history = history;
         this.channel = channel;
         this.id = id;
         this.qp = qp;
@@ -77,6 +80,16 @@ public final class RdmaCmConnection implements io.rdmakv.verbs.ConnectionManager
         return channel.fd();
     }
 
+    /**
+     * This connection's rdma_cm events and steps with their times ({@link RdmaCmHistory#describe}), for the message
+     * of a failure; events not yet read by {@link #pollDisconnected} are not in it.
+     */
+    @Override
+    public String history()
+    {
+        return history.describe();
+    }
+
     /** True once a DISCONNECTED or DEVICE_REMOVAL event was seen (by {@link #pollDisconnected}). */
     public boolean isDisconnected()
     {
@@ -102,6 +115,7 @@ public final class RdmaCmConnection implements io.rdmakv.verbs.ConnectionManager
             {
                 break;
             }
+            history.event(event);
             if (event.type() == RDMA_CM_EVENT_DISCONNECTED || event.type() == RDMA_CM_EVENT_DEVICE_REMOVAL)
             {
                 disconnected = true;
@@ -128,6 +142,7 @@ public final class RdmaCmConnection implements io.rdmakv.verbs.ConnectionManager
             return;
         }
         disconnectSent = true;
+        history.step("queue pair to ERR, rdma_disconnect");
         fence();
         try (Arena call = Arena.ofConfined())
         {
@@ -153,6 +168,7 @@ public final class RdmaCmConnection implements io.rdmakv.verbs.ConnectionManager
             return;
         }
         disconnectSent = true;
+        history.step("queue pair to ERR, rdma_disconnect (answer)");
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment state = CallState.allocate(call);

@@ -34,6 +34,8 @@ public final class RdmaCmConnector
     /** The most private data a connect request carries (InfiniBand/RoCE: 92-byte REQ field less rdma_cm's 36-byte header). */
     public static final int MAX_PRIVATE_DATA = 56;
 
+    private static final System.Logger LOG = System.getLogger(RdmaCmConnector.class.getName());
+
     private RdmaCmConnector()
     {
     }
@@ -72,37 +74,43 @@ public final class RdmaCmConnector
         final long deadline = System.nanoTime() + timeoutNanos;
         final String peer = remote.toString();
         final RdmaCmChannel channel = RdmaCmChannel.create();
+        final RdmaCmHistory history = new RdmaCmHistory("connect to " + peer + ", queue pair " + qp.qpNum());
         MemorySegment id = MemorySegment.NULL;
         try (Arena call = Arena.ofConfined())
         {
             id = channel.createId();
+            history.step("rdma_resolve_addr");
             final MemorySegment state = CallState.allocate(call);
             if (LibRdmacm.rdmaResolveAddr(state, id, MemorySegment.NULL, RdmaCmAddresses.sockaddr(call, remote),
                 millisLeft(deadline)) != 0)
             {
                 throw new VerbsException("rdma_resolve_addr", CallState.errno(state), peer);
             }
-            channel.expect(deadline, "rdma_resolve_addr", peer, RDMA_CM_EVENT_ADDR_RESOLVED);
+            history.event(channel.expect(deadline, "rdma_resolve_addr", peer, RDMA_CM_EVENT_ADDR_RESOLVED));
             RdmaCmQpSetup.checkDevice(id, qp, peer);
             if (LibRdmacm.rdmaResolveRoute(state, id, millisLeft(deadline)) != 0)
             {
                 throw new VerbsException("rdma_resolve_route", CallState.errno(state), peer);
             }
-            channel.expect(deadline, "rdma_resolve_route", peer, RDMA_CM_EVENT_ROUTE_RESOLVED);
+            history.event(channel.expect(deadline, "rdma_resolve_route", peer, RDMA_CM_EVENT_ROUTE_RESOLVED));
             RdmaCmQpSetup.toInit(id, qp, options);
             initialized.accept(qp);
+            history.step("queue pair in INIT, receives posted");
 
             final MemorySegment param = call.allocate(RdmaConnParam.LAYOUT);
             final MemorySegment data = call.allocate(Math.max(1, privateData.length)).asSlice(0, privateData.length);
             MemorySegment.copy(privateData, 0, data, JAVA_BYTE, 0, privateData.length);
             RdmaCmQpSetup.connParam(param, data, qp, options, RdmaCmQpSetup.maxResponderResources(qp),
                 RdmaCmQpSetup.maxInitiatorDepth(qp, options));
+            history.step("rdma_connect (responder resources " + RdmaCmQpSetup.maxResponderResources(qp) +
+                ", initiator depth " + RdmaCmQpSetup.maxInitiatorDepth(qp, options) + ")");
             if (LibRdmacmConn.rdmaConnect(state, id, param) != 0)
             {
                 throw new VerbsException("rdma_connect", CallState.errno(state), peer);
             }
             final CmEvent answer = channel.expect(deadline, "rdma_connect", peer, RDMA_CM_EVENT_CONNECT_RESPONSE,
                 RDMA_CM_EVENT_ESTABLISHED);
+            history.event(answer);
             if (answer.type() == RDMA_CM_EVENT_CONNECT_RESPONSE)
             {
                 RdmaCmQpSetup.toRtrAndRts(id, qp, options, -1, -1);
@@ -110,11 +118,14 @@ public final class RdmaCmConnector
                 {
                     throw new VerbsException("rdma_establish", CallState.errno(state), peer);
                 }
+                history.step("queue pair in RTS, rdma_establish");
             }
-            return new RdmaCmConnection(channel, id, qp, answer.privateData());
+            return new RdmaCmConnection(channel, id, qp, answer.privateData(), history);
         }
         catch (final RuntimeException e)
         {
+            history.step("failed: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, () -> "rdma_cm connect failed: " + history.describe());
             if (id.address() != 0)
             {
                 RdmaCmChannel.destroyId(id);

@@ -46,6 +46,8 @@ public final class RdmaCmListener implements AutoCloseable
         }
     }
 
+    private static final System.Logger LOG = System.getLogger(RdmaCmListener.class.getName());
+
     private final RdmaCmChannel channel;
     private final MemorySegment id;
     private final InetSocketAddress local;
@@ -173,6 +175,8 @@ public final class RdmaCmListener implements AutoCloseable
         final ConnectOptions options, final long deadline, final Decision decision)
     {
         final String what = "connect request from " + peer;
+        final RdmaCmHistory history = new RdmaCmHistory("accept from " + peer + ", queue pair " + qp.qpNum());
+        history.event(request);
         RdmaCmChannel own = null;
         try (Arena call = Arena.ofConfined())
         {
@@ -190,18 +194,23 @@ public final class RdmaCmListener implements AutoCloseable
                 Math.min(RdmaCmQpSetup.maxInitiatorDepth(qp, options), Math.max(1, request.responderResources()));
             RdmaCmQpSetup.toInit(child, qp, options);
             decision.initialized(qp);
+            history.step("queue pair in INIT, receives posted");
             RdmaCmQpSetup.toRtrAndRts(child, qp, options, responderResources, initiatorDepth);
+            history.step("RTR/RTS as rdma_cm says, then rdma_accept (responder resources " + responderResources +
+                ", initiator depth " + initiatorDepth + ")");
             final MemorySegment param = call.allocate(RdmaConnParam.LAYOUT);
             RdmaCmQpSetup.connParam(param, MemorySegment.NULL, qp, options, responderResources, initiatorDepth);
             if (LibRdmacmConn.rdmaAccept(state, child, param) != 0)
             {
                 throw new VerbsException("rdma_accept", CallState.errno(state), what);
             }
-            own.expect(deadline, "rdma_accept", what, RDMA_CM_EVENT_ESTABLISHED);
-            return new RdmaCmConnection(own, child, qp, request.privateData());
+            history.event(own.expect(deadline, "rdma_accept", what, RDMA_CM_EVENT_ESTABLISHED));
+            return new RdmaCmConnection(own, child, qp, request.privateData(), history);
         }
         catch (final RuntimeException e)
         {
+            history.step("failed: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, () -> "rdma_cm accept failed: " + history.describe());
             reject(child); // harmless after an accept: the id is destroyed right after
             if (own != null)
             {
