@@ -70,8 +70,6 @@ public final class Router implements AutoCloseable
     private final LaneCounters retired;
     private final List<Object>[] regions;
     private final SlotCache cache;
-    /** When this router was made ({@link System#nanoTime}): the adoption time of placements that changed. */
-    private final long adopted;
     private volatile boolean closed;
     /** Set when a refreshed router took this one's sessions over: closing this one then closes none of them. */
     private volatile boolean handedOver;
@@ -109,6 +107,7 @@ public final class Router implements AutoCloseable
                 }
             }
         }
+        final long adopted = System.nanoTime();
         for (int p = 0; p < placedNanos.length; p++)
         {
             placedNanos[p] = samePlacement(previous.map, map, p) ? previous.placedNanos[p] : adopted;
@@ -175,7 +174,6 @@ public final class Router implements AutoCloseable
         spares = new AtomicReferenceArray<>(nodes.length);
         placedNanos = new long[map.partitionCount()];
         java.util.Arrays.fill(placedNanos, NEVER_MOVED);
-        adopted = System.nanoTime();
     }
 
     public SlotCache cache()
