@@ -131,6 +131,18 @@ public final class PartitionFreezer implements AutoCloseable
      */
     public Frozen freeze(final long segment)
     {
+        return freeze(segment, () -> false);
+    }
+
+    /**
+     * As {@link #freeze(long)}, giving up before any chunk once {@code cancelled} says so (an abort of the move is
+     * being applied: nothing may be frozen after the replicas clear MOVING). What was frozen before stays frozen; the
+     * abort's clear undoes it.
+     *
+     * @throws FreezeCancelledException when cancelled
+     */
+    public Frozen freeze(final long segment, final java.util.function.BooleanSupplier cancelled)
+    {
         final long base = KeyHash.segmentBase(segment);
         final long count = KeyHash.segmentCount(segment);
         if (count < 1 || base + count > geometry.groupCount())
@@ -143,6 +155,11 @@ public final class PartitionFreezer implements AutoCloseable
             if (closed)
             {
                 throw new IllegalStateException("the partition freezer is closed");
+            }
+            if (cancelled.getAsBoolean())
+            {
+                throw new FreezeCancelledException("the freeze of segment (" + base + ", " + count + ") was cancelled " +
+                    "before it began");
             }
             final long start = System.nanoTime();
             final ClusterMap current = sweep.map();
@@ -167,6 +184,11 @@ public final class PartitionFreezer implements AutoCloseable
                 final Tally tally = new Tally();
                 for (long g0 = base; g0 < base + count; g0 += CHUNK_GROUPS)
                 {
+                    if (cancelled.getAsBoolean())
+                    {
+                        throw new FreezeCancelledException("the freeze of segment (" + base + ", " + count +
+                            ") was cancelled after " + (g0 - base) + " groups");
+                    }
                     freezeChunk(peers, g0, (int)Math.min(CHUNK_GROUPS, base + count - g0), tally);
                 }
                 return new Frozen(count, count * SLOTS, peers.size(), tally.finished, tally.undone, tally.casRetries,

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * A node's part in moving a partition, as far as it is built (docs/growth.md §14, step 6): the freeze on a primary
  * ({@link PartitionFreezer}, run on the sweep thread) and the local marks ({@link SegmentMarks}). The marks run when
- * the node applies a map ({@code cluster.MoveMarks}); the freeze only from tests yet, through {@code
- * KvServer#partitionMoves}. Segments are packed as {@code
+ * the node applies a map ({@code cluster.MoveMarks}); the freeze when the source primary applies a move's FREEZE
+ * ({@code cluster.MoveRole}), and from tests through {@code KvServer#partitionMoves}. Segments are packed as {@code
  * KeyHash#segment} (base and count in groups).
  */
 public final class PartitionMoves implements AutoCloseable
@@ -21,6 +21,10 @@ public final class PartitionMoves implements AutoCloseable
     private final PartitionFreezer freezer;
     private final ChainSweeps sweeps;
     private final SegmentMarks marks;
+    /** Freezes decided under a map older than this epoch are given up. */
+    private volatile long cancelledBelow;
+    /** Freezes queued or running on the sweep thread. */
+    private final java.util.concurrent.atomic.AtomicInteger freezes = new java.util.concurrent.atomic.AtomicInteger();
 
     public PartitionMoves(final PartitionFreezer freezer, final ChainSweeps sweeps, final SegmentMarks marks)
     {
@@ -37,9 +41,30 @@ public final class PartitionMoves implements AutoCloseable
      */
     public PartitionFreezer.Frozen freeze(final long segment)
     {
+        return freeze(segment, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #freeze(long)}, for a move decided under the map of epoch {@code ticket}: given up (a {@link
+     * FreezeCancelledException}) once {@link #cancelFreezes} named a later epoch, before it began or at its next
+     * chunk.
+     */
+    public PartitionFreezer.Frozen freeze(final long segment, final long ticket)
+    {
         try
         {
-            return sweeps.onSweepThread(() -> freezer.freeze(segment)).get(FREEZE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            freezes.incrementAndGet();
+            return sweeps.onSweepThread(() ->
+            {
+                try
+                {
+                    return freezer.freeze(segment, () -> ticket < cancelledBelow);
+                }
+                finally
+                {
+                    freezes.decrementAndGet();
+                }
+            }).get(FREEZE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
         catch (final InterruptedException e)
         {
@@ -48,11 +73,44 @@ public final class PartitionMoves implements AutoCloseable
         }
         catch (final ExecutionException e)
         {
+            if (e.getCause() instanceof FreezeCancelledException cancelled)
+            {
+                throw cancelled;
+            }
             throw new IllegalStateException("the freeze failed: " + e.getCause().getMessage(), e.getCause());
         }
         catch (final TimeoutException e)
         {
             throw new IllegalStateException("the freeze took over " + FREEZE_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
+    /**
+     * Cancels every freeze decided under a map older than {@code epoch} and waits until none runs (the sweep thread
+     * passed the one under way): after this, no CAS of such a freeze executes. Call before clearing MOVING for an
+     * abandoned move (applying the map of {@code epoch}).
+     *
+     * @throws IllegalStateException when the sweep thread did not get there within a minute
+     */
+    public void cancelFreezes(final long epoch)
+    {
+        cancelledBelow = Math.max(cancelledBelow, epoch);
+        if (freezes.get() == 0)
+        {
+            return; // none queued or running: any later one sees the cancel before it begins
+        }
+        try
+        {
+            sweeps.onSweepThread(() -> null).get(FREEZE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while cancelling freezes", e);
+        }
+        catch (final ExecutionException | TimeoutException e)
+        {
+            throw new IllegalStateException("cancelling freezes: the sweep thread did not answer: " + e, e);
         }
     }
 
