@@ -257,7 +257,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         }
     }
 
-    /** This node's part in moving partitions: the freeze and the local marks (tests: nothing wires it to the map yet). */
+    /** This node's part in moving partitions: the freeze and the local marks (the move role drives them; tests too). */
     public PartitionMoves partitionMoves()
     {
         return moves;
@@ -734,7 +734,25 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         return copier;
     }
 
-    /** Test hook (docs/growth.md §14 step 7): starts copying {@code move}'s partitions into this node's group. */
+    @Override
+    public io.rdmakv.server.replication.MoveCopy startCopy(final io.rdmakv.server.replication.PartitionMove move)
+    {
+        return startPartitionCopy(move);
+    }
+
+    @Override
+    public void freeze(final long segment, final long ticket)
+    {
+        moves.freeze(segment, ticket);
+    }
+
+    @Override
+    public void cancelFreezes(final long epoch)
+    {
+        moves.cancelFreezes(epoch);
+    }
+
+    /** Starts copying {@code move}'s partitions into this node's group (the move role; tests). */
     public io.rdmakv.server.replication.PartitionCopy startPartitionCopy(
         final io.rdmakv.server.replication.PartitionMove move)
     {

@@ -8,10 +8,10 @@ import java.util.function.Supplier;
 /**
  * The node as {@link ZooKeeperNode} joins it to a cluster: it applies maps ({@link MapApplier}), serves only
  * while it is current, fences its sessions when it cannot vouch for what it serves, and copies a primary's
- * region. {@code io.rdmakv.server.KvServer} implements it (so that this package does not depend on the one that
+ * region, and moves partitions ({@link MoveNode}). {@code io.rdmakv.server.KvServer} implements it (so that this package does not depend on the one that
  * assembles the node).
  */
-public interface MemberNode extends MapApplier
+public interface MemberNode extends MapApplier, MoveNode
 {
     /** The bootstrap listener's port (the member znode's, unless the node advertises another). */
     int port();

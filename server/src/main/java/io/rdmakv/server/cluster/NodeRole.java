@@ -18,7 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       before), the allocator is rebuilt from one index scan first; only then is the map served in
  *       HELLO_OK, or, when the map does not list the node, HELLOs are refused with NOT_IN_CLUSTER;</li>
  *   <li>if the node is copying in its group, it catches up on a worker thread ({@link CopyLoop}) and reports
- *       {@code bulk}, or, once the group is sealed, {@code final}.</li>
+ *       {@code bulk}, or, once the group is sealed, {@code final};</li>
+ *   <li>the primaries of a move batch's two groups act on its phase ({@link MoveRole}: copy, freeze, hand over,
+ *       report); what must end before the map's marks (a freeze of an abandoned batch, the hand-over of an opened
+ *       one) ends before the map is applied.</li>
  * </ol>
  * A lost ZooKeeper connection is reported here ({@link #zooKeeperConnected}); the node's currency ({@link
  * NodeCurrency}, watched apart) decides whether it serves.
@@ -29,6 +32,7 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
 
     private final MapApplier node;
     private final CopyLoop copies;
+    private final MoveRole moves;
     private final AtomicLong failovers = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicLongArray refusedMaps =
         new java.util.concurrent.atomic.AtomicLongArray(MapRefusal.values().length);
@@ -44,8 +48,20 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
      */
     public NodeRole(final MapApplier node, final CopyPass copier, final SyncReporter reporter)
     {
+        this(node, copier, reporter, null);
+    }
+
+    /**
+     * @param node     the node the maps are applied to
+     * @param copier   one diff pass against the group's primary (the node's region copier)
+     * @param reporter how sync progress reaches the coordinator
+     * @param moves    the node's part in partition moves, or null (a node that takes no part: tests)
+     */
+    NodeRole(final MapApplier node, final CopyPass copier, final SyncReporter reporter, final MoveRole moves)
+    {
         this.node = node;
         this.copies = new CopyLoop(copier, reporter);
+        this.moves = moves;
     }
 
     @Override
@@ -62,6 +78,18 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
         final ReplicaRole next = ReplicaRole.of(map, me);
         final boolean promoted = next == ReplicaRole.PRIMARY && ReplicaRole.of(previous, me) != ReplicaRole.PRIMARY;
         copies.abandon();
+        if (moves != null)
+        {
+            try
+            {
+                moves.beforeApply(previous, map);
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.ERROR, "preparing the moves of the map of epoch " + map.epoch() + ": " +
+                    e.getMessage() + "; applying it anyway", e);
+            }
+        }
         final int fenced;
         try
         {
@@ -84,6 +112,10 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
         LOG.log(System.Logger.Level.INFO, "applied the cluster map of epoch " + map.epoch() + ": node " + me + " is " +
             next + (promoted ? " (allocator rebuilt from the index)" : "") + ", " + fenced +
             " session(s) of older epochs fenced");
+        if (moves != null)
+        {
+            moves.onMap(map);
+        }
         if (next == ReplicaRole.COPYING)
         {
             final ReplicaGroup group = map.groupOfNode(me);
@@ -210,5 +242,9 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     public void close()
     {
         copies.close();
+        if (moves != null)
+        {
+            moves.close();
+        }
     }
 }

@@ -35,6 +35,16 @@ public final class ZooKeeperNode implements AutoCloseable
     public static ZooKeeperNode start(final ServerConfig config, final MemberNode server) throws Exception
     {
         final AtomicReference<SyncReporter> reports = new AtomicReference<>();
+        final AtomicReference<MoveReporter> moveReports = new AtomicReference<>();
+        final MoveRole moves = new MoveRole(server, config.nodeId(), (epoch, batches) ->
+        {
+            final MoveReporter to = moveReports.get();
+            if (to == null)
+            {
+                throw new IllegalStateException("membership is still starting");
+            }
+            to.report(epoch, batches);
+        });
         final NodeRole role = new NodeRole(server, copier(server), (group, epoch, finalPass) ->
         {
             final SyncReporter to = reports.get();
@@ -43,7 +53,7 @@ public final class ZooKeeperNode implements AutoCloseable
                 throw new IllegalStateException("membership is still starting");
             }
             to.report(group, epoch, finalPass);
-        });
+        }, moves);
         final NodeCurrency currency = new NodeCurrency(FencingBounds.ofMillis(config.zookeeper().sessionTimeoutMs(),
             config.heartbeatIntervalNanos()));
         // not current (HELLO refused, heartbeats unanswered) until the membership has confirmed its session
@@ -52,7 +62,7 @@ public final class ZooKeeperNode implements AutoCloseable
         final CurrencyWatch watch = new CurrencyWatch(currency, server::selfFence, config.nodeId());
         try
         {
-            return new ZooKeeperNode(role, watch, membership(config, server, role, reports, currency));
+            return new ZooKeeperNode(role, watch, membership(config, server, role, reports, moveReports, currency));
         }
         catch (final Exception | Error e)
         {
@@ -73,7 +83,8 @@ public final class ZooKeeperNode implements AutoCloseable
      * reach the coordinator.
      */
     private static AutoCloseable membership(final ServerConfig config, final MemberNode server, final NodeRole role,
-        final AtomicReference<SyncReporter> reports, final NodeCurrency currency) throws java.io.IOException
+        final AtomicReference<SyncReporter> reports, final AtomicReference<MoveReporter> moveReports,
+        final NodeCurrency currency) throws java.io.IOException
     {
         final ServerConfig.ZooKeeper zk = config.zookeeper();
         final ZkMembership m = ZkMembership.start(
@@ -86,6 +97,7 @@ public final class ZooKeeperNode implements AutoCloseable
                 MemberInfo.geometry(config.memoryBytes(), config.chunkSize()), INCARNATION),
             role, currency);
         reports.set((g, e, f) -> m.reportSync(g, e, f ? SyncPhase.FINAL : SyncPhase.BULK));
+        moveReports.set(m.moveReporter());
         return m;
     }
 

@@ -8,10 +8,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * One {@link PartitionCopier} running on a worker thread of its own (as {@code CopyLoop} runs a region copy): bulk
  * passes start at once; {@link #freezeBegun} queues the delta passes after them; {@link #abort} stops whatever runs
- * and queues the abort. What the move's record will drive (docs/growth.md §7); today a test hook starts it
- * ({@code KvServer#startPartitionCopy}).
+ * and queues the abort. The target primary's move role starts it at a batch's COPY ({@code cluster.MoveRole},
+ * docs/growth.md §7); tests also through {@code KvServer#startPartitionCopy}.
  */
-public final class PartitionCopy implements AutoCloseable
+public final class PartitionCopy implements MoveCopy
 {
     private final PartitionCopier copier;
     private final MoverGrants grants;
@@ -31,18 +31,21 @@ public final class PartitionCopy implements AutoCloseable
     }
 
     /** The bulk passes' result: {@code BULK} or {@code FAILED}. */
+    @Override
     public CompletableFuture<PartitionCopier.Result> bulk()
     {
         return bulk;
     }
 
     /** A's freeze has begun: passes until the delta, after the bulk passes; {@code FINAL} or {@code FAILED}. */
+    @Override
     public CompletableFuture<PartitionCopier.Result> freezeBegun()
     {
         return CompletableFuture.supplyAsync(copier::delta, worker);
     }
 
     /** Stops the pass under way, then zeroes the target segments and gives back the mover grants: {@code ABORTED}. */
+    @Override
     public CompletableFuture<PartitionCopier.Result> abort()
     {
         copier.stop();
@@ -50,6 +53,7 @@ public final class PartitionCopy implements AutoCloseable
     }
 
     /** After {@code FINAL}, at OPEN: hands the mover grants over to nobody ({@link PartitionCopier#handOver}). */
+    @Override
     public CompletableFuture<Long> handOver()
     {
         return CompletableFuture.supplyAsync(copier::handOver, worker);

@@ -52,8 +52,9 @@ import java.util.TreeSet;
  * Whatever the change, a move before SWITCH whose source or target group changes in the map (a departure, a
  * failover, a spare starting to copy) is aborted in that same map ({@link MovePlanner#abortChanged}); from SWITCH on
  * a move is finished. The fence epoch moves only when groups, members, copying nodes, seals, primaries or placed
- * nodes change ({@link ClusterMap#fencesLike}): move phases, a partition changing group at SWITCH and retired
- * segments fence nobody.
+ * nodes change ({@link ClusterMap#fencesLike}), or when a batch in FREEZE is abandoned (its source primary's freeze
+ * may still be CASing its backups); other move phases, a partition changing group at SWITCH and retired segments
+ * fence nobody.
  */
 public final class MapPlanner
 {
@@ -194,8 +195,10 @@ public final class MapPlanner
         final ClusterMap next = new ClusterMap(current.epoch() + 1, current.epoch() + 1, current.partitionCount(), nodes,
             current.replicationFactor(), result, placement.partitionGroups(), placement.segments(), moves);
         final Map<Integer, Long> nextIncarnations = incarnations(groups, byId);
-        // a change that fences nothing (a spare joining or leaving, a move's phase, a SWITCH) fences nobody
-        final ClusterMap map = next.fencesLike(current) && nextIncarnations.equals(placedIncarnations) ?
+        // a change that fences nothing (a spare joining or leaving, a move's phase, a SWITCH) fences nobody; a map
+        // that abandons a batch in FREEZE fences, so that no CAS of its freeze lands after a replica cleared MOVING
+        final ClusterMap map = next.fencesLike(current) && nextIncarnations.equals(placedIncarnations) &&
+            !MovePlanner.abandonsFreeze(current, moves) ?
             next.withFenceEpoch(current.fenceEpoch()) : next;
         return new Plan(map, nextIncarnations, change.toString(), failovers, tookRequest);
     }

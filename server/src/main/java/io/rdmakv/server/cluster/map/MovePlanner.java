@@ -290,6 +290,23 @@ final class MovePlanner
             new MapMoves(batches, moves.retired())), null);
     }
 
+    /**
+     * Whether {@code next} drops a batch that is in FREEZE in {@code current} (an abort after the source primary may
+     * have begun to freeze): such a map must fence, so that the freeze's sessions with the source's backups are
+     * fenced before those backups clear MOVING.
+     */
+    static boolean abandonsFreeze(final ClusterMap current, final MapMoves next)
+    {
+        for (final MoveBatch b : current.moves().batches())
+        {
+            if (b.phase() == MovePhase.FREEZE && next.batch(b.id()) == null)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Group {@code target}'s arena with everything it owns, receives or retired taken. */
     private static ArenaSpace space(final ClusterMap map, final int target, final long arena)
     {

@@ -223,6 +223,32 @@ class MovePlannerTest
     }
 
     @Test
+    void anAbortInCopyFencesNobodyButAnAbortInFreezeFences()
+    {
+        final long fence = run.map.fenceEpoch();
+        run.requestMove(1, 0).step();
+        run.moved(2, only().id(), MoveState.FAILED);
+        final MapPlanner.Plan atCopy = run.step();
+        assertTrue(atCopy.map().moves().batches().isEmpty(), atCopy.change());
+        assertEquals(fence, atCopy.map().fenceEpoch(), "nothing was frozen: nobody is fenced");
+        // in FREEZE the source primary may still be CASing its backups: the abort fences them from it
+        run.requestMove(1, 2).step();
+        run.moved(2, only().id(), MoveState.BULK).step();
+        assertEquals(MovePhase.FREEZE, only().phase());
+        run.moved(0, only().id(), MoveState.FAILED);
+        final MapPlanner.Plan atFreeze = run.step();
+        assertTrue(atFreeze.map().moves().batches().isEmpty(), atFreeze.change());
+        assertEquals(atFreeze.map().epoch(), atFreeze.map().fenceEpoch(), "the abort in FREEZE fences");
+        // a cancel in FREEZE too
+        run.requestMove(1, 4).step();
+        run.moved(2, only().id(), MoveState.BULK).step();
+        run.request = new MoveRequest(0, List.of(), List.of(only().id()));
+        final MapPlanner.Plan cancelled = run.step();
+        assertTrue(cancelled.map().moves().batches().isEmpty(), cancelled.change());
+        assertEquals(cancelled.map().epoch(), cancelled.map().fenceEpoch(), "the cancel in FREEZE fences");
+    }
+
+    @Test
     void aRequestIsRefusedWithoutRoomOrForAMovingPartitionAndNothingOfItStarts()
     {
         // a segment larger than the free half of group 1's arena

@@ -1,0 +1,631 @@
+package io.rdmakv.server.cluster;
+
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.MoveBatch;
+import io.rdmakv.common.cluster.MovePhase;
+import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.server.cluster.map.MoveState;
+import io.rdmakv.server.replication.FreezeCancelledException;
+import io.rdmakv.server.replication.MoveCopy;
+import io.rdmakv.server.replication.PartitionCopier;
+import io.rdmakv.server.replication.PartitionMove;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A node's part in the partition moves of the maps it applies (docs/growth.md §7, §9), beside {@link CopyLoop}: what
+ * the primaries of a batch's two groups do at each phase, and the node's {@code moves/<id>} report.
+ * <ul>
+ *   <li><b>Target primary.</b> COPY: starts the copy ({@link MoveNode#startCopy}) and reports {@code bulk} when its
+ *       bulk passes converged. FREEZE: tells the copy the freeze began; reports {@code final} when a pass found every
+ *       source word frozen and copied it all. SWITCH: hands the copy's blocks over (no abort is possible from here
+ *       on, and no client writes the target before OPEN). OPEN: makes sure the hand-over is done before the node
+ *       clears MOVING ({@link #beforeApply}). An abandoned batch: the copy is stopped and aborted (target segments
+ *       zeroed on every replica, grants given back); a new copy starts only after every abort finished, since a
+ *       new batch may be given the freed segment.</li>
+ *   <li><b>Source primary.</b> FREEZE: freezes each partition's segment along the chain ({@link MoveNode#freeze}),
+ *       a few tries; reports {@code failed} when it cannot. SWITCH: the node marked the retired segments MOVED while
+ *       applying the map ({@link MoveMarks}), so it reports {@code marked}. An abandoned batch: every freeze is
+ *       cancelled before the node clears MOVING ({@link #beforeApply}); a map that abandons a frozen batch also
+ *       fences (the planner moves the fence epoch), so no CAS of the freeze on a backup lands after that backup
+ *       cleared.</li>
+ *   <li><b>Either side</b> reports {@code failed} when its copy or freeze failed (the coordinator aborts the batch).
+ *       The report is rewritten after every map (a report counts for one epoch), retried while it fails.</li>
+ * </ul>
+ * Work runs on a worker thread of its own ("rdmakv-move"): never the membership thread, except {@link #beforeApply},
+ * which only cancels and waits for what must be over before the map's marks.
+ */
+final class MoveRole implements AutoCloseable
+{
+    static final int FREEZE_TRIES = 5;
+    static final long FREEZE_RETRY_MILLIS = 200;
+    static final long REPORT_RETRY_MILLIS = 250;
+    static final long MAX_REPORT_RETRY_MILLIS = 4000;
+    static final long WAIT_SECONDS = 30;
+
+    private static final System.Logger LOG = System.getLogger(MoveRole.class.getName());
+
+    /** What this node says of one batch, and the phase the saying belongs to. */
+    private record Said(MovePhase phase, MoveState state)
+    {
+    }
+
+    /** A copy this node runs as a target primary. */
+    private static final class Copy
+    {
+        final MoveBatch batch;
+        final MoveCopy copy;
+        boolean deltaStarted;
+        CompletableFuture<Long> handOver;
+        CompletableFuture<PartitionCopier.Result> abort;
+
+        Copy(final MoveBatch batch, final MoveCopy copy)
+        {
+            this.batch = batch;
+            this.copy = copy;
+        }
+    }
+
+    private final MoveNode node;
+    private final int nodeId;
+    private final MoveReporter reporter;
+    private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r ->
+    {
+        final Thread t = new Thread(r, "rdmakv-move");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<Long, Copy> copies = new HashMap<>();
+    private final Map<Long, Said> said = new TreeMap<>();
+    private final Set<Long> frozen = new HashSet<>();
+    private final List<CompletableFuture<?>> aborting = new ArrayList<>();
+    private final AtomicLong opened = new AtomicLong();
+    private final AtomicLong aborted = new AtomicLong();
+    private final AtomicLong freezes = new AtomicLong();
+    private final AtomicLong freezeNanos = new AtomicLong();
+    private ClusterMap map;
+    private boolean reportedSomething;
+    private long reportRetryMillis = REPORT_RETRY_MILLIS;
+    private boolean retryScheduled;
+
+    MoveRole(final MoveNode node, final int nodeId, final MoveReporter reporter)
+    {
+        this.node = node;
+        this.nodeId = nodeId;
+        this.reporter = reporter;
+    }
+
+    /**
+     * On the membership thread, before the node applies {@code next} (having applied {@code previous}): cancels the
+     * freezes of batches {@code next} abandons, so that none CASes after the node's clear; stops the copies it
+     * abandons; and waits for the hand-over of every copy whose partitions open here, so that no client writes the
+     * target segments while the copy still holds their blocks.
+     */
+    void beforeApply(final ClusterMap previous, final ClusterMap next)
+    {
+        if (previous == null || previous.isSimple())
+        {
+            return;
+        }
+        boolean cancel = false;
+        for (final MoveBatch b : previous.moves().batches())
+        {
+            if (b.phase() == MovePhase.FREEZE && batch(next, b.id()) == null)
+            {
+                cancel = true;
+            }
+        }
+        if (cancel)
+        {
+            node.cancelFreezes(next.epoch());
+        }
+        final List<CompletableFuture<Long>> handOvers = new ArrayList<>();
+        synchronized (this)
+        {
+            for (final Copy c : copies.values())
+            {
+                if (batch(next, c.batch.id()) != null)
+                {
+                    continue;
+                }
+                if (openedHere(next, c.batch))
+                {
+                    handOvers.add(handOver(c));
+                }
+                else
+                {
+                    abort(c);
+                }
+            }
+        }
+        for (final CompletableFuture<Long> h : handOvers)
+        {
+            try
+            {
+                h.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            catch (final Exception e)
+            {
+                LOG.log(System.Logger.Level.ERROR, "the hand-over of a copied batch did not finish before the map of " +
+                    "epoch " + next.epoch() + " opens it: " + e + "; its blocks may stay held");
+            }
+        }
+    }
+
+    /** After the node applied {@code applied}: acts on its batches on the worker thread. */
+    void onMap(final ClusterMap applied)
+    {
+        worker.execute(() -> reconcile(applied));
+    }
+
+    /** Batches whose partitions opened on this node's group after this node copied them. */
+    long opened()
+    {
+        return opened.get();
+    }
+
+    /** Batches this node copied and aborted. */
+    long aborted()
+    {
+        return aborted.get();
+    }
+
+    /** Segments this node froze as a source primary, and the time they took. */
+    long freezes()
+    {
+        return freezes.get();
+    }
+
+    long freezeNanos()
+    {
+        return freezeNanos.get();
+    }
+
+    private void reconcile(final ClusterMap next)
+    {
+        final List<MoveBatch> toFreeze = new ArrayList<>();
+        synchronized (this)
+        {
+            if (map != null && next.epoch() <= map.epoch())
+            {
+                return;
+            }
+            map = next;
+            settleCopies(next);
+            said.entrySet().removeIf(e ->
+            {
+                final MoveBatch b = batch(next, e.getKey());
+                return b == null || b.phase() != e.getValue().phase();
+            });
+            frozen.removeIf(id -> batch(next, id) == null);
+            if (!next.isSimple())
+            {
+                for (final MoveBatch b : next.moves().batches())
+                {
+                    if (isPrimaryOf(next, b.target()))
+                    {
+                        target(next, b);
+                    }
+                    if (isPrimaryOf(next, b.source()))
+                    {
+                        if (b.phase() == MovePhase.FREEZE && !frozen.contains(b.id()))
+                        {
+                            toFreeze.add(b);
+                        }
+                        else if (b.phase() == MovePhase.SWITCH)
+                        {
+                            // the node marked the batch's retired segments applying this map, before serving it
+                            say(b, MoveState.MARKED);
+                        }
+                    }
+                }
+            }
+        }
+        report();
+        for (final MoveBatch b : toFreeze)
+        {
+            freeze(next, b);
+        }
+    }
+
+    /** Copies whose batch {@code next} no longer lists: handed over and closed, or aborted and closed. */
+    private void settleCopies(final ClusterMap next)
+    {
+        for (final var it = copies.values().iterator(); it.hasNext(); )
+        {
+            final Copy c = it.next();
+            if (batch(next, c.batch.id()) != null)
+            {
+                continue;
+            }
+            it.remove();
+            if (openedHere(next, c.batch))
+            {
+                handOver(c).whenComplete((bytes, t) -> c.copy.close());
+                opened.incrementAndGet();
+                LOG.log(System.Logger.Level.INFO, c.batch + " opened on this node's group (epoch " + next.epoch() + ")");
+            }
+            else
+            {
+                abort(c);
+                aborted.incrementAndGet();
+                LOG.log(System.Logger.Level.INFO, c.batch + " abandoned at epoch " + next.epoch() + ": the copy is " +
+                    "aborted (target segments zeroed, grants given back)");
+            }
+        }
+        aborting.removeIf(CompletableFuture::isDone);
+    }
+
+    /** This node as the target group's primary of {@code b}, in {@code current}. */
+    private void target(final ClusterMap current, final MoveBatch b)
+    {
+        final Copy c = copies.get(b.id());
+        switch (b.phase())
+        {
+            case COPY ->
+            {
+                if (c == null)
+                {
+                    startCopy(current, b);
+                }
+            }
+            case FREEZE ->
+            {
+                if (c == null)
+                {
+                    say(b, MoveState.FAILED);
+                    LOG.log(System.Logger.Level.WARNING, b + ": this node holds no copy of it (it was not the target " +
+                        "primary at COPY); reported failed");
+                }
+                else if (!c.deltaStarted)
+                {
+                    c.deltaStarted = true;
+                    c.copy.freezeBegun().whenComplete((r, t) -> worker.execute(() -> copied(b.id(), MovePhase.FREEZE,
+                        r, t)));
+                }
+            }
+            case SWITCH ->
+            {
+                if (c != null)
+                {
+                    handOver(c);
+                }
+            }
+            default -> throw new IllegalStateException("phase " + b.phase());
+        }
+    }
+
+    private void startCopy(final ClusterMap current, final MoveBatch b)
+    {
+        if (!aborting.isEmpty())
+        {
+            // an aborted batch's target segment may be this one's: start once every abort has zeroed its own
+            final CompletableFuture<?>[] waits = aborting.toArray(new CompletableFuture<?>[0]);
+            CompletableFuture.allOf(waits).orTimeout(WAIT_SECONDS, TimeUnit.SECONDS).whenComplete((v, t) ->
+                worker.execute(() -> startAfterAborts(b.id(), t)));
+            return;
+        }
+        final PartitionMove move;
+        try
+        {
+            move = moveOf(current, b);
+        }
+        catch (final RuntimeException e)
+        {
+            say(b, MoveState.FAILED);
+            LOG.log(System.Logger.Level.WARNING, b + ": cannot copy it: " + e.getMessage() + "; reported failed");
+            return;
+        }
+        final MoveCopy copy;
+        try
+        {
+            copy = node.startCopy(move);
+        }
+        catch (final RuntimeException e)
+        {
+            say(b, MoveState.FAILED);
+            LOG.log(System.Logger.Level.WARNING, b + ": the copy did not start: " + e.getMessage() + "; reported failed");
+            return;
+        }
+        copies.put(b.id(), new Copy(b, copy));
+        LOG.log(System.Logger.Level.INFO, b + ": copying from " + move.source() + " (epoch " + current.epoch() + ")");
+        copy.bulk().whenComplete((r, t) -> worker.execute(() -> copied(b.id(), MovePhase.COPY, r, t)));
+    }
+
+    private void startAfterAborts(final long id, final Throwable waited)
+    {
+        synchronized (this)
+        {
+            final MoveBatch b = batch(map, id);
+            if (b == null || b.phase() != MovePhase.COPY || copies.containsKey(id) || !isPrimaryOf(map, b.target()))
+            {
+                return;
+            }
+            if (waited != null)
+            {
+                say(b, MoveState.FAILED);
+                LOG.log(System.Logger.Level.WARNING, b + ": an earlier copy's abort did not finish in " + WAIT_SECONDS +
+                    " s (" + waited + "); reported failed rather than copy over a segment it may still zero");
+            }
+            else
+            {
+                aborting.removeIf(CompletableFuture::isDone);
+                startCopy(map, b);
+            }
+        }
+        report();
+    }
+
+    /** A copy's bulk passes ({@code phase} COPY) or delta ({@code phase} FREEZE) ended. */
+    private void copied(final long id, final MovePhase phase, final PartitionCopier.Result r, final Throwable t)
+    {
+        synchronized (this)
+        {
+            final MoveBatch b = batch(map, id);
+            if (b == null || b.phase() != phase || !copies.containsKey(id))
+            {
+                return;
+            }
+            final boolean ok = t == null && r.outcome() == (phase == MovePhase.COPY ? PartitionCopier.Outcome.BULK :
+                PartitionCopier.Outcome.FINAL);
+            say(b, ok ? (phase == MovePhase.COPY ? MoveState.BULK : MoveState.FINAL) : MoveState.FAILED);
+            LOG.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, b + ": " + (ok ?
+                (phase == MovePhase.COPY ? "bulk passes done" : "the frozen delta copied") + " (" +
+                r.report().passes() + " passes, " + r.report().keysCopied() + " keys, " + r.report().bytesCopied() +
+                " bytes)" : "the copy failed: " + (t != null ? t.toString() : r.reason())) + "; reported " +
+                said.get(id).state().json());
+        }
+        report();
+    }
+
+    /** This node as the source group's primary of {@code b} in FREEZE: freezes each partition's segment. */
+    private void freeze(final ClusterMap decided, final MoveBatch b)
+    {
+        final long start = System.nanoTime();
+        for (int i = 0; i < b.size(); i++)
+        {
+            final long segment = decided.segmentOf(b.partition(i));
+            for (int attempt = 1; ; attempt++)
+            {
+                try
+                {
+                    node.freeze(segment, decided.epoch());
+                    break;
+                }
+                catch (final FreezeCancelledException e)
+                {
+                    LOG.log(System.Logger.Level.INFO, b + ": " + e.getMessage());
+                    return;
+                }
+                catch (final RuntimeException e)
+                {
+                    if (attempt >= FREEZE_TRIES || !stillFreezing(b.id()))
+                    {
+                        synchronized (this)
+                        {
+                            if (stillFreezing(b.id()))
+                            {
+                                say(b, MoveState.FAILED);
+                            }
+                        }
+                        LOG.log(System.Logger.Level.WARNING, b + ": the freeze of partition " + b.partition(i) +
+                            " failed " + attempt + " times: " + e.getMessage() + "; reported failed");
+                        report();
+                        return;
+                    }
+                    try
+                    {
+                        TimeUnit.MILLISECONDS.sleep(FREEZE_RETRY_MILLIS);
+                    }
+                    catch (final InterruptedException interrupted)
+                    {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+        final long nanos = System.nanoTime() - start;
+        freezes.addAndGet(b.size());
+        freezeNanos.addAndGet(nanos);
+        synchronized (this)
+        {
+            frozen.add(b.id());
+        }
+        LOG.log(System.Logger.Level.INFO, b + ": froze " + b.size() + " segment(s) in " +
+            TimeUnit.NANOSECONDS.toMicros(nanos) / 1000.0 + " ms");
+    }
+
+    private synchronized boolean stillFreezing(final long id)
+    {
+        final MoveBatch b = batch(map, id);
+        return b != null && b.phase() == MovePhase.FREEZE && isPrimaryOf(map, b.source());
+    }
+
+    private CompletableFuture<Long> handOver(final Copy c)
+    {
+        if (c.handOver == null)
+        {
+            c.handOver = c.copy.handOver();
+            c.handOver.whenComplete((bytes, t) -> LOG.log(t == null ? System.Logger.Level.INFO :
+                System.Logger.Level.ERROR, c.batch + ": the copy's blocks handed over" + (t == null ? " (" + bytes +
+                " spare bytes given back)" : " failed: " + t)));
+        }
+        return c.handOver;
+    }
+
+    private void abort(final Copy c)
+    {
+        if (c.abort == null)
+        {
+            c.abort = c.copy.abort();
+            aborting.add(c.abort);
+            c.abort.whenComplete((r, t) ->
+            {
+                if (t != null || r.outcome() != PartitionCopier.Outcome.ABORTED)
+                {
+                    LOG.log(System.Logger.Level.WARNING, c.batch + ": the abort did not finish: " + (t != null ? t :
+                        r.reason()));
+                }
+                c.copy.close();
+            });
+        }
+    }
+
+    private void say(final MoveBatch b, final MoveState state)
+    {
+        said.put(b.id(), new Said(b.phase(), state));
+    }
+
+    /** Writes what this node says for the newest map (nothing when it never said anything and says nothing now). */
+    private void report()
+    {
+        final long epoch;
+        final Map<Long, MoveState> batches = new TreeMap<>();
+        synchronized (this)
+        {
+            if (map == null)
+            {
+                return;
+            }
+            epoch = map.epoch();
+            said.forEach((id, s) -> batches.put(id, s.state()));
+            if (batches.isEmpty() && !reportedSomething)
+            {
+                return;
+            }
+        }
+        try
+        {
+            reporter.report(epoch, batches);
+            synchronized (this)
+            {
+                reportedSomething = !batches.isEmpty();
+                reportRetryMillis = REPORT_RETRY_MILLIS;
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final Exception e)
+        {
+            final long delay;
+            synchronized (this)
+            {
+                if (retryScheduled)
+                {
+                    return;
+                }
+                retryScheduled = true;
+                delay = reportRetryMillis;
+                reportRetryMillis = Math.min(MAX_REPORT_RETRY_MILLIS, 2 * reportRetryMillis);
+            }
+            LOG.log(System.Logger.Level.WARNING, "move report for epoch " + epoch + " not written: " + e.getMessage() +
+                "; retrying in " + delay + " ms");
+            worker.schedule(() ->
+            {
+                synchronized (this)
+                {
+                    retryScheduled = false;
+                }
+                report();
+            }, delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** What the copier of {@code b} needs, from {@code current}: the source primary, segments and this group's chain. */
+    private PartitionMove moveOf(final ClusterMap current, final MoveBatch b)
+    {
+        final ReplicaGroup source = group(current, b.source());
+        final ReplicaGroup target = group(current, b.target());
+        if (source == null || source.lost())
+        {
+            throw new IllegalStateException("its source group " + b.source() + " has no primary");
+        }
+        final long[] sourceSegments = new long[b.size()];
+        for (int i = 0; i < b.size(); i++)
+        {
+            sourceSegments[i] = current.segmentOf(b.partition(i));
+        }
+        final List<InetSocketAddress> backups = new ArrayList<>();
+        for (int i = 1; i < target.memberCount(); i++)
+        {
+            backups.add(address(current.node(target.member(i))));
+        }
+        return new PartitionMove(address(current.node(source.primary())), b.phaseEpoch(), current.partitionCount(),
+            b.partitions(), sourceSegments, b.segments(), backups);
+    }
+
+    private static InetSocketAddress address(final ClusterNode n)
+    {
+        return new InetSocketAddress(n.host(), n.port());
+    }
+
+    private boolean isPrimaryOf(final ClusterMap current, final int groupId)
+    {
+        final ReplicaGroup g = group(current, groupId);
+        return g != null && !g.lost() && g.primary() == nodeId;
+    }
+
+    /** Whether {@code b}'s partitions belong to its target group in {@code next} (OPEN, or a map after it). */
+    private static boolean openedHere(final ClusterMap next, final MoveBatch b)
+    {
+        if (next.isSimple())
+        {
+            return false;
+        }
+        final ReplicaGroup g = next.groupFor(b.partition(0));
+        return g != null && g.id() == b.target();
+    }
+
+    private static MoveBatch batch(final ClusterMap m, final long id)
+    {
+        return m == null || m.isSimple() ? null : m.moves().batch(id);
+    }
+
+    private static ReplicaGroup group(final ClusterMap m, final int id)
+    {
+        for (final ReplicaGroup g : m.groups())
+        {
+            if (g.id() == id)
+            {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** Stops the worker and the copies under way (their grants stay: the node is closing). */
+    @Override
+    public void close()
+    {
+        worker.shutdownNow();
+        synchronized (this)
+        {
+            for (final Copy c : copies.values())
+            {
+                c.copy.close();
+            }
+            copies.clear();
+        }
+    }
+}
