@@ -52,6 +52,16 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     }
 
     /**
+     * A role that also takes its node's part in partition moves ({@link MoveRole}), reporting through {@code
+     * moveReporter}: what {@link ZooKeeperNode} builds; tests that hand maps to nodes themselves build it too.
+     */
+    public static NodeRole withMoves(final MemberNode node, final CopyPass copier, final SyncReporter reporter,
+        final MoveReporter moveReporter)
+    {
+        return new NodeRole(node, copier, reporter, new MoveRole(node, node.nodeId(), moveReporter));
+    }
+
+    /**
      * @param node     the node the maps are applied to
      * @param copier   one diff pass against the group's primary (the node's region copier)
      * @param reporter how sync progress reaches the coordinator

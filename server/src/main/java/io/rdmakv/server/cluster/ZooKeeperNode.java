@@ -36,7 +36,15 @@ public final class ZooKeeperNode implements AutoCloseable
     {
         final AtomicReference<SyncReporter> reports = new AtomicReference<>();
         final AtomicReference<MoveReporter> moveReports = new AtomicReference<>();
-        final MoveRole moves = new MoveRole(server, config.nodeId(), (epoch, batches) ->
+        final NodeRole role = NodeRole.withMoves(server, copier(server), (group, epoch, finalPass) ->
+        {
+            final SyncReporter to = reports.get();
+            if (to == null)
+            {
+                throw new IllegalStateException("membership is still starting");
+            }
+            to.report(group, epoch, finalPass);
+        }, (epoch, batches) ->
         {
             final MoveReporter to = moveReports.get();
             if (to == null)
@@ -45,15 +53,6 @@ public final class ZooKeeperNode implements AutoCloseable
             }
             to.report(epoch, batches);
         });
-        final NodeRole role = new NodeRole(server, copier(server), (group, epoch, finalPass) ->
-        {
-            final SyncReporter to = reports.get();
-            if (to == null)
-            {
-                throw new IllegalStateException("membership is still starting");
-            }
-            to.report(group, epoch, finalPass);
-        }, moves);
         final NodeCurrency currency = new NodeCurrency(FencingBounds.ofMillis(config.zookeeper().sessionTimeoutMs(),
             config.heartbeatIntervalNanos()));
         // not current (HELLO refused, heartbeats unanswered) until the membership has confirmed its session

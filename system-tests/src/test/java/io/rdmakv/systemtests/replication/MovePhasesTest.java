@@ -1,0 +1,250 @@
+package io.rdmakv.systemtests.replication;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.common.cluster.ClusterMap;
+import io.rdmakv.common.cluster.MapMoves;
+import io.rdmakv.common.cluster.MoveBatch;
+import io.rdmakv.common.cluster.MovePhase;
+import io.rdmakv.common.cluster.RetiredSegment;
+import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.server.cluster.NodeRole;
+import io.rdmakv.server.cluster.map.MoveState;
+import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.systemtests.peer.RegionView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A partition moving between two real replica groups while writers and a reader run ({@link TwoGroups}: group 0 is
+ * nodes 0 and 1, group 1 nodes 2 and 3), each node following the maps through its {@link NodeRole} with its move role,
+ * as under ZooKeeper; the test plays the coordinator: it writes the next phase's map when the report it waits for is
+ * in (growth.md §7, §12 rule 2). A move that finishes, and one abandoned in FREEZE: in both nothing acknowledged is
+ * lost and no write fails; after the abort the partition is writable on its old group again and the target's copy is
+ * gone.
+ */
+class MovePhasesTest
+{
+    private static final int PARTITION = 3;
+    private static final long SEGMENT_GROUPS = TwoGroups.SEGMENT_GROUPS;
+    /** The first free range of group 1's arena. */
+    private static final long X_B = KeyHash.segment(TwoGroups.PARTITIONS / 2 * SEGMENT_GROUPS, SEGMENT_GROUPS);
+    private static final Duration REPORT_WAIT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private TwoGroups groups;
+    private final NodeRole[] roles = new NodeRole[4];
+    private final Map<Integer, Reported> reports = new ConcurrentHashMap<>();
+    private ClusterMap base;
+
+    private record Reported(long epoch, Map<Long, MoveState> batches)
+    {
+    }
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        groups = TwoGroups.start(dir);
+        base = groups.nodes[0].clusterMap();
+        for (int i = 0; i < roles.length; i++)
+        {
+            final int node = i;
+            roles[i] = NodeRole.withMoves(groups.nodes[i], (primary, epoch) -> 0, (group, epoch, finalPass) -> { },
+                (epoch, batches) -> reports.put(node, new Reported(epoch, Map.copyOf(batches))));
+            // the static map through the role first, before any client: a primary's first map rebuilds its allocator
+            roles[i].onMap(base);
+        }
+    }
+
+    @AfterEach
+    void stop()
+    {
+        LocalCluster.closeAll(roles);
+        LocalCluster.closeAll(groups);
+    }
+
+    private ClusterMap map(final long epoch, final long fence, final boolean switched, final MapMoves moves)
+    {
+        final int[] partitionGroups = base.partitionGroups();
+        final long[] segments = base.segments();
+        if (switched)
+        {
+            partitionGroups[PARTITION] = 1;
+            segments[PARTITION] = X_B;
+        }
+        return new ClusterMap(epoch, fence, base.partitionCount(), base.nodes(), base.replicationFactor(), base.groups(),
+            partitionGroups, segments).withMoves(moves);
+    }
+
+    private static MapMoves batch(final MovePhase phase, final long phaseEpoch, final RetiredSegment... retired)
+    {
+        return new MapMoves(List.of(new MoveBatch(2000, 0, 1, phase, phaseEpoch, new int[] {PARTITION},
+            new long[] {X_B})), List.of(retired));
+    }
+
+    private void applyToAll(final ClusterMap map)
+    {
+        for (final NodeRole role : roles)
+        {
+            role.onMap(map);
+        }
+    }
+
+    private void awaitReport(final int node, final long epoch, final MoveState state) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + REPORT_WAIT.toNanos();
+        while (System.nanoTime() < deadline)
+        {
+            final Reported r = reports.get(node);
+            if (r != null && r.epoch() == epoch && r.batches().get(2000L) == state)
+            {
+                return;
+            }
+            if (r != null && r.epoch() == epoch && r.batches().get(2000L) == MoveState.FAILED)
+            {
+                fail("node " + node + " reported failed at epoch " + epoch);
+            }
+            Thread.sleep(10);
+        }
+        fail("node " + node + " did not report " + state.json() + " at epoch " + epoch + " (last: " +
+            reports.get(node) + ")");
+    }
+
+    @Test
+    void aMoveUnderWritesFinishesLosesNothingAndFailsNoWrite() throws Exception
+    {
+        final long fence = base.fenceEpoch();
+        final long e = base.epoch();
+        try (KvClient client = groups.client();
+            PartitionLoad load = new PartitionLoad(client, keysOf(PARTITION, 48), 3))
+        {
+            load.awaitWrites(200);
+            applyToAll(map(e + 1, fence, false, batch(MovePhase.COPY, e + 1)));
+            awaitReport(2, e + 1, MoveState.BULK);
+            applyToAll(map(e + 2, fence, false, batch(MovePhase.FREEZE, e + 2)));
+            awaitReport(2, e + 2, MoveState.FINAL);
+            final RetiredSegment retired = new RetiredSegment(0, PARTITION, base.segmentOf(PARTITION), e + 3, 2000);
+            applyToAll(map(e + 3, fence, true, batch(MovePhase.SWITCH, e + 3, retired)));
+            awaitReport(0, e + 3, MoveState.MARKED);
+            final long beforeOpen = load.writes();
+            applyToAll(map(e + 4, fence, true, new MapMoves(List.of(), List.of(retired))));
+            load.awaitWrites(beforeOpen + 300);
+            load.stop();
+            load.verify(client);
+            assertEquals(0, load.failures(), "no write or read failed: " + load.failureSamples());
+            assertEquals(0, frozenSlots(2, X_B) + frozenSlots(3, X_B), "the target opened on both replicas");
+            assertTrue(usedSlots(2, X_B) >= 48, "group 1's primary holds the partition's keys");
+            assertTrue(usedSlots(3, X_B) >= 48, "and its backup");
+            System.out.printf("move: %d writes, %d reads; longest write %d ms, longest read %d ms%n", load.writes(),
+                load.reads(), load.longestWriteMillis(), load.longestReadMillis());
+        }
+    }
+
+    @Test
+    void aMoveAbandonedInFreezeLosesNothingAndTheOldGroupTakesWritesAgain() throws Exception
+    {
+        final long e = base.epoch();
+        try (KvClient client = groups.client();
+            PartitionLoad load = new PartitionLoad(client, keysOf(PARTITION, 48), 3))
+        {
+            load.awaitWrites(200);
+            applyToAll(map(e + 1, base.fenceEpoch(), false, batch(MovePhase.COPY, e + 1)));
+            awaitReport(2, e + 1, MoveState.BULK);
+            applyToAll(map(e + 2, base.fenceEpoch(), false, batch(MovePhase.FREEZE, e + 2)));
+            awaitReport(2, e + 2, MoveState.FINAL);
+            assertTrue(frozenSlots(0, base.segmentOf(PARTITION)) > 0, "the source froze");
+            // the abandoning map fences, as the planner writes it
+            applyToAll(map(e + 3, e + 3, false, MapMoves.NONE));
+            final long afterAbort = load.writes();
+            load.awaitWrites(afterAbort + 300);
+            load.stop();
+            load.verify(client);
+            assertEquals(0, frozenSlots(0, base.segmentOf(PARTITION)) + frozenSlots(1, base.segmentOf(PARTITION)),
+                "the source opened on both replicas");
+            waitUntil(() -> usedSlots(2, X_B) + usedSlots(3, X_B) + frozenSlots(2, X_B) + frozenSlots(3, X_B) == 0,
+                "the target's copy zeroed on both replicas");
+            System.out.printf("abort: %d writes (%d failed: %s), %d reads%n", load.writes(), load.failures(),
+                load.failureSamples(), load.reads());
+        }
+    }
+
+    private static List<byte[]> keysOf(final int partition, final int count)
+    {
+        final List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++)
+        {
+            final byte[] key = ("moving-" + i).getBytes(StandardCharsets.UTF_8);
+            if (KeyHash.partition(KeyHash.hash(key), TwoGroups.PARTITIONS) == partition)
+            {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    private static void waitUntil(final java.util.function.BooleanSupplier condition, final String what)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Slots of {@code segment} on node {@code node} that carry MOVING. */
+    private int frozenSlots(final int node, final long segment)
+    {
+        return count(node, segment, true);
+    }
+
+    /** Slots of {@code segment} on node {@code node} that name a block. */
+    private int usedSlots(final int node, final long segment)
+    {
+        return count(node, segment, false);
+    }
+
+    private int count(final int node, final long segment, final boolean moving)
+    {
+        int n = 0;
+        try (RegionView view = new RegionView(groups.ports[node]))
+        {
+            for (long g = KeyHash.segmentBase(segment); g < KeyHash.segmentBase(segment) +
+                KeyHash.segmentCount(segment); g++)
+            {
+                for (int s = 0; s < BucketDescriptor.SLOTS_PER_GROUP; s++)
+                {
+                    final long word = view.longAt(view.geometry().groupRegionOffset(g) +
+                        BucketDescriptor.slotOffsetInGroup(s));
+                    if (moving ? SlotWord.isMoving(word) : SlotWord.namesBlock(word))
+                    {
+                        n++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+}
