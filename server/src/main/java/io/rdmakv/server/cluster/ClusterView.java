@@ -37,6 +37,43 @@ public interface ClusterView
     /** Failovers seen in the maps applied: a group whose primary changed to another live member. */
     long failovers();
 
+    /**
+     * Partitions of move batches in the applied map whose source ({@code asSource}) or target group is this node's
+     * (docs/growth.md §13).
+     */
+    default int partitionsMoving(final boolean asSource)
+    {
+        return 0;
+    }
+
+    /** Batches this node copied in as a target primary that opened here ({@code finished}) or were abandoned. */
+    default long moves(final boolean finished)
+    {
+        return 0;
+    }
+
+    /** Keys (blocks) and bytes this node's partition copies wrote into its group, as a target primary. */
+    default long moveKeys()
+    {
+        return 0;
+    }
+
+    default long moveBytes()
+    {
+        return 0;
+    }
+
+    /** Segments this node froze as a source primary, and the time those freezes took (nanoseconds). */
+    default long moveFreezes()
+    {
+        return 0;
+    }
+
+    default long moveFreezeNanos()
+    {
+        return 0;
+    }
+
     /** Maps read from ZooKeeper that this node refused to apply, for breaking {@code reason}'s rule. */
     default long mapsRefused(final MapRefusal reason)
     {

@@ -69,6 +69,8 @@ final class MoveRole implements AutoCloseable
         final MoveBatch batch;
         final MoveCopy copy;
         boolean deltaStarted;
+        long keysCounted;
+        long bytesCounted;
         CompletableFuture<Long> handOver;
         CompletableFuture<PartitionCopier.Result> abort;
 
@@ -96,6 +98,8 @@ final class MoveRole implements AutoCloseable
     private final AtomicLong aborted = new AtomicLong();
     private final AtomicLong freezes = new AtomicLong();
     private final AtomicLong freezeNanos = new AtomicLong();
+    private final AtomicLong keysCopied = new AtomicLong();
+    private final AtomicLong bytesCopied = new AtomicLong();
     private ClusterMap map;
     private boolean reportedSomething;
     private long reportRetryMillis = REPORT_RETRY_MILLIS;
@@ -197,6 +201,17 @@ final class MoveRole implements AutoCloseable
     long freezeNanos()
     {
         return freezeNanos.get();
+    }
+
+    /** Keys and bytes this node's copies wrote into its group. */
+    long keysCopied()
+    {
+        return keysCopied.get();
+    }
+
+    long bytesCopied()
+    {
+        return bytesCopied.get();
     }
 
     private void reconcile(final ClusterMap next)
@@ -379,8 +394,17 @@ final class MoveRole implements AutoCloseable
     {
         synchronized (this)
         {
+            final Copy c = copies.get(id);
+            if (c != null && r != null)
+            {
+                // the copier's counters are cumulative: count what this stage added
+                keysCopied.addAndGet(r.report().keysCopied() - c.keysCounted);
+                bytesCopied.addAndGet(r.report().bytesCopied() - c.bytesCounted);
+                c.keysCounted = r.report().keysCopied();
+                c.bytesCounted = r.report().bytesCopied();
+            }
             final MoveBatch b = batch(map, id);
-            if (b == null || b.phase() != phase || !copies.containsKey(id))
+            if (b == null || b.phase() != phase || c == null)
             {
                 return;
             }

@@ -247,6 +247,56 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
         return failovers.get();
     }
 
+    @Override
+    public int partitionsMoving(final boolean asSource)
+    {
+        final ClusterMap map = applied;
+        final ReplicaGroup mine = map == null || map.isSimple() ? null : map.groupOfNode(node.nodeId());
+        if (mine == null)
+        {
+            return 0;
+        }
+        int count = 0;
+        for (final io.rdmakv.common.cluster.MoveBatch b : map.moves().batches())
+        {
+            if ((asSource ? b.source() : b.target()) == mine.id())
+            {
+                count += b.size();
+            }
+        }
+        return count;
+    }
+
+    @Override
+    public long moves(final boolean finished)
+    {
+        return moves == null ? 0 : finished ? moves.opened() : moves.aborted();
+    }
+
+    @Override
+    public long moveKeys()
+    {
+        return moves == null ? 0 : moves.keysCopied();
+    }
+
+    @Override
+    public long moveBytes()
+    {
+        return moves == null ? 0 : moves.bytesCopied();
+    }
+
+    @Override
+    public long moveFreezes()
+    {
+        return moves == null ? 0 : moves.freezes();
+    }
+
+    @Override
+    public long moveFreezeNanos()
+    {
+        return moves == null ? 0 : moves.freezeNanos();
+    }
+
     /** Stops the copy worker (the job under way is abandoned). */
     @Override
     public void close()

@@ -278,6 +278,7 @@ public final class ServerMetrics
         add(CounterWithCallback.builder().name("rdmakv_failovers_total")
             .help("Failovers in the maps this node applied: a replica group whose primary became another member")
             .callback(cb -> cb.call(cluster.failovers())).build());
+        moves(cluster);
         add(CounterWithCallback.builder().name("rdmakv_cluster_maps_refused_total")
             .help("Maps read from ZooKeeper that the node refused to apply, by the rule broken: unreadable, epoch " +
                 "(not one step per write), geometry (not the cluster's partitions, factor or groups), promotion " +
@@ -290,6 +291,41 @@ public final class ServerMetrics
                     cb.call(cluster.mapsRefused(r), r.label());
                 }
             }).build());
+    }
+
+    /** Partition moves (docs/growth.md §13). */
+    private void moves(final io.rdmakv.server.cluster.ClusterView cluster)
+    {
+        add(GaugeWithCallback.builder().name("rdmakv_partitions_moving")
+            .help("Partitions of move batches in the applied map whose source or target replica group is this " +
+                "node's, by role: source, target")
+            .labelNames("role")
+            .callback(cb ->
+            {
+                cb.call(cluster.partitionsMoving(true), "source");
+                cb.call(cluster.partitionsMoving(false), "target");
+            }).build());
+        add(CounterWithCallback.builder().name("rdmakv_moves_total")
+            .help("Move batches this node copied in as its group's primary, by outcome: finished (opened here), " +
+                "aborted (abandoned before SWITCH: the copy zeroed)")
+            .labelNames("outcome")
+            .callback(cb ->
+            {
+                cb.call(cluster.moves(true), "finished");
+                cb.call(cluster.moves(false), "aborted");
+            }).build());
+        add(CounterWithCallback.builder().name("rdmakv_move_keys_total")
+            .help("Keys this node's partition copies wrote into its replica group (new, changed and redone copies)")
+            .callback(cb -> cb.call(cluster.moveKeys())).build());
+        add(CounterWithCallback.builder().name("rdmakv_move_bytes_total")
+            .help("Bytes of the blocks those copies wrote")
+            .callback(cb -> cb.call(cluster.moveBytes())).build());
+        add(CounterWithCallback.builder().name("rdmakv_move_freezes_total")
+            .help("Index segments this node froze along its chain as a moving partition's source primary")
+            .callback(cb -> cb.call(cluster.moveFreezes())).build());
+        add(CounterWithCallback.builder().name("rdmakv_move_freeze_seconds_total")
+            .help("Time those freezes took: writes to a partition wait while its segment freezes and until it opens")
+            .callback(cb -> cb.call(cluster.moveFreezeNanos() / 1e9)).build());
     }
 
     private void completionErrors(final ServerCounters c)

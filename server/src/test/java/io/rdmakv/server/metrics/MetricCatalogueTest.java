@@ -123,6 +123,17 @@ class MetricCatalogueTest
             "cleared)",
         "# HELP rdmakv_failovers_total Failovers in the maps this node applied: a replica group whose primary " +
             "became another member",
+        "# HELP rdmakv_partitions_moving Partitions of move batches in the applied map whose source or target " +
+            "replica group is this node's, by role: source, target",
+        "# HELP rdmakv_moves_total Move batches this node copied in as its group's primary, by outcome: finished " +
+            "(opened here), aborted (abandoned before SWITCH: the copy zeroed)",
+        "# HELP rdmakv_move_keys_total Keys this node's partition copies wrote into its replica group (new, changed " +
+            "and redone copies)",
+        "# HELP rdmakv_move_bytes_total Bytes of the blocks those copies wrote",
+        "# HELP rdmakv_move_freezes_total Index segments this node froze along its chain as a moving partition's " +
+            "source primary",
+        "# HELP rdmakv_move_freeze_seconds_total Time those freezes took: writes to a partition wait while its " +
+            "segment freezes and until it opens",
         "# HELP rdmakv_scrub_passes_total Scrub passes of this primary over its backups (every backup's index words " +
             "and the blocks they name compared with its own), by outcome: done, failed (a backup could not be " +
             "scrubbed: retried next interval)",
@@ -147,6 +158,12 @@ class MetricCatalogueTest
         "# TYPE rdmakv_copy_passes_total counter",
         "# TYPE rdmakv_copy_slots_total counter",
         "# TYPE rdmakv_failovers_total counter",
+        "# TYPE rdmakv_partitions_moving gauge",
+        "# TYPE rdmakv_moves_total counter",
+        "# TYPE rdmakv_move_keys_total counter",
+        "# TYPE rdmakv_move_bytes_total counter",
+        "# TYPE rdmakv_move_freezes_total counter",
+        "# TYPE rdmakv_move_freeze_seconds_total counter",
         "# TYPE rdmakv_scrub_passes_total counter",
         "# TYPE rdmakv_scrub_repairs_total counter",
         "# TYPE rdmakv_scrub_unmended_total counter",

@@ -153,6 +153,11 @@ class MovePhasesTest
             assertEquals(0, frozenSlots(2, X_B) + frozenSlots(3, X_B), "the target opened on both replicas");
             assertTrue(usedSlots(2, X_B) >= 48, "group 1's primary holds the partition's keys");
             assertTrue(usedSlots(3, X_B) >= 48, "and its backup");
+            waitUntil(() -> roles[2].moves(true) == 1, "the target primary counts the move finished");
+            assertTrue(roles[2].moveKeys() >= 48 && roles[2].moveBytes() > 0, "and what it copied");
+            assertEquals(1, roles[0].moveFreezes(), "the source primary froze one segment");
+            assertTrue(roles[0].moveFreezeNanos() > 0);
+            assertEquals(0, roles[0].partitionsMoving(true), "nothing moves any more");
             System.out.printf("move: %d writes, %d reads; longest write %d ms, longest read %d ms%n", load.writes(),
                 load.reads(), load.longestWriteMillis(), load.longestReadMillis());
         }
@@ -171,6 +176,8 @@ class MovePhasesTest
             applyToAll(map(e + 2, base.fenceEpoch(), false, batch(MovePhase.FREEZE, e + 2)));
             awaitReport(2, e + 2, MoveState.FINAL);
             assertTrue(frozenSlots(0, base.segmentOf(PARTITION)) > 0, "the source froze");
+            assertEquals(1, roles[0].partitionsMoving(true), "a source replica counts the moving partition");
+            assertEquals(1, roles[3].partitionsMoving(false), "and a target replica");
             // the abandoning map fences, as the planner writes it
             applyToAll(map(e + 3, e + 3, false, MapMoves.NONE));
             final long afterAbort = load.writes();
@@ -181,6 +188,7 @@ class MovePhasesTest
                 "the source opened on both replicas");
             waitUntil(() -> usedSlots(2, X_B) + usedSlots(3, X_B) + frozenSlots(2, X_B) + frozenSlots(3, X_B) == 0,
                 "the target's copy zeroed on both replicas");
+            assertEquals(1, roles[2].moves(false), "the target primary counts the move aborted");
             System.out.printf("abort: %d writes (%d failed: %s), %d reads%n", load.writes(), load.failures(),
                 load.failureSamples(), load.reads());
         }
