@@ -752,6 +752,79 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         moves.cancelFreezes(epoch);
     }
 
+    @Override
+    public int sessionsBelow(final long epoch)
+    {
+        return agent.sessionsBelow(epoch);
+    }
+
+    @Override
+    public int fenceSessionsBelow(final long epoch, final String why)
+    {
+        try
+        {
+            return agent.fenceBelow(epoch, why).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while fencing lagging sessions", e);
+        }
+        catch (final ExecutionException | TimeoutException e)
+        {
+            throw new IllegalStateException("the control agent did not fence lagging sessions: " + e, e);
+        }
+    }
+
+    @Override
+    public Reclaimed reclaim(final long segment, final boolean primary)
+    {
+        final java.util.List<io.rdmakv.server.space.Extent> named = moves.zeroNaming(segment);
+        if (!primary)
+        {
+            return new Reclaimed(named.size(), 0, 0, 0);
+        }
+        int freed = 0;
+        int deferred = 0;
+        int refused = 0;
+        final int max = io.rdmakv.common.protocol.FreeMessage.MAX_ENTRIES;
+        for (int from = 0; from < named.size(); from += max)
+        {
+            final int n = Math.min(max, named.size() - from);
+            final long[] offsets = new long[n];
+            final int[] lengths = new int[n];
+            for (int i = 0; i < n; i++)
+            {
+                offsets[i] = named.get(from + i).offset();
+                lengths[i] = (int)named.get(from + i).length();
+            }
+            try
+            {
+                final io.rdmakv.server.control.ControlAgent.RetiredFrees done =
+                    agent.freeRetired(offsets, lengths).get(APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                freed += done.freed();
+                deferred += done.deferred();
+                refused += done.refused();
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while freeing a reclaimed segment's blocks", e);
+            }
+            catch (final ExecutionException | TimeoutException e)
+            {
+                throw new IllegalStateException("the control agent did not free a reclaimed segment's blocks: " + e, e);
+            }
+        }
+        return new Reclaimed(named.size(), freed, deferred, refused);
+    }
+
+    @Override
+    public long graceNanos()
+    {
+        return config.graceNanos();
+    }
+
     /** Starts copying {@code move}'s partitions into this node's group (the move role; tests). */
     public io.rdmakv.server.replication.PartitionCopy startPartitionCopy(
         final io.rdmakv.server.replication.PartitionMove move)

@@ -24,4 +24,30 @@ public interface MoveNode
 
     /** Cancels every freeze decided under a map older than {@code epoch} and waits until none can CAS again. */
     void cancelFreezes(long epoch);
+
+    /**
+     * Client sessions whose client may still run an operation under a map older than {@code epoch} (what its
+     * heartbeats last reported, or the epoch it was opened under).
+     */
+    int sessionsBelow(long epoch);
+
+    /** Fences those sessions, as an expired lease does ({@code why} in the log); returns how many. */
+    int fenceSessionsBelow(long epoch, String why);
+
+    /**
+     * What reclaiming a retired segment did: the blocks its words named, and on a primary how many were freed into
+     * the grace period, deferred (in a live writer's latest extent: freed when it moves on) or refused.
+     */
+    record Reclaimed(int named, int freed, int deferred, int refused)
+    {
+    }
+
+    /**
+     * Reclaims a retired segment on this node (docs/growth.md §10): zeroes it, headers included, and on its group's
+     * primary ({@code primary}) frees the blocks its words named, each judged as a FREE.
+     */
+    Reclaimed reclaim(long segment, boolean primary);
+
+    /** The grace period (nanoseconds): how long a READ may be in flight after what it read was replaced. */
+    long graceNanos();
 }

@@ -5,6 +5,7 @@ import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.cluster.MoveBatch;
 import io.rdmakv.common.cluster.MovePhase;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.server.cluster.map.MoveState;
 import io.rdmakv.server.replication.FreezeCancelledException;
 import io.rdmakv.server.replication.MoveCopy;
@@ -55,12 +56,33 @@ final class MoveRole implements AutoCloseable
     static final long REPORT_RETRY_MILLIS = 250;
     static final long MAX_REPORT_RETRY_MILLIS = 4000;
     static final long WAIT_SECONDS = 30;
+    /** How long a session may go on reporting a map before a segment's switch before it is fenced (growth.md §10). */
+    static final long RECLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How often the conditions of the retired segments waiting here are checked. */
+    static final long RECLAIM_TICK_MILLIS = 200;
 
     private static final System.Logger LOG = System.getLogger(MoveRole.class.getName());
 
     /** What this node says of one batch, and the phase the saying belongs to. */
     private record Said(MovePhase phase, MoveState state)
     {
+    }
+
+    /** A retired segment of this node's group, its batch opened, not yet reclaimed here. */
+    private static final class Retiring
+    {
+        final RetiredSegment segment;
+        /** When this node first saw it retired with its batch gone (applied OPEN, or a later map). */
+        final long since;
+        /** When no session here was found lagging, since the last that was (0: one is). */
+        long clearSince;
+        boolean reclaimed;
+
+        Retiring(final RetiredSegment segment, final long since)
+        {
+            this.segment = segment;
+            this.since = since;
+        }
     }
 
     /** A copy this node runs as a target primary. */
@@ -84,6 +106,7 @@ final class MoveRole implements AutoCloseable
     private final MoveNode node;
     private final int nodeId;
     private final MoveReporter reporter;
+    private final long reclaimWaitNanos;
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r ->
     {
         final Thread t = new Thread(r, "rdmakv-move");
@@ -94,6 +117,11 @@ final class MoveRole implements AutoCloseable
     private final Map<Long, Said> said = new TreeMap<>();
     private final Set<Long> frozen = new HashSet<>();
     private final List<CompletableFuture<?>> aborting = new ArrayList<>();
+    private final List<Retiring> retiring = new ArrayList<>();
+    private final AtomicLong reclaims = new AtomicLong();
+    private final AtomicLong reclaimedBlocks = new AtomicLong();
+    private final AtomicLong refusedBlocks = new AtomicLong();
+    private boolean tickScheduled;
     private final AtomicLong opened = new AtomicLong();
     private final AtomicLong aborted = new AtomicLong();
     private final AtomicLong freezes = new AtomicLong();
@@ -107,9 +135,16 @@ final class MoveRole implements AutoCloseable
 
     MoveRole(final MoveNode node, final int nodeId, final MoveReporter reporter)
     {
+        this(node, nodeId, reporter, RECLAIM_WAIT_NANOS);
+    }
+
+    /** @param reclaimWaitNanos how long sessions may lag a retired segment's switch before they are fenced */
+    MoveRole(final MoveNode node, final int nodeId, final MoveReporter reporter, final long reclaimWaitNanos)
+    {
         this.node = node;
         this.nodeId = nodeId;
         this.reporter = reporter;
+        this.reclaimWaitNanos = reclaimWaitNanos;
     }
 
     /**
@@ -203,6 +238,23 @@ final class MoveRole implements AutoCloseable
         return freezeNanos.get();
     }
 
+    /** Retired segments this node reclaimed. */
+    long reclaims()
+    {
+        return reclaims.get();
+    }
+
+    /** Blocks of reclaimed segments this node freed or deferred as a primary, and those it refused to free. */
+    long reclaimedBlocks()
+    {
+        return reclaimedBlocks.get();
+    }
+
+    long refusedBlocks()
+    {
+        return refusedBlocks.get();
+    }
+
     /** Keys and bytes this node's copies wrote into its group. */
     long keysCopied()
     {
@@ -231,6 +283,7 @@ final class MoveRole implements AutoCloseable
                 return b == null || b.phase() != e.getValue().phase();
             });
             frozen.removeIf(id -> batch(next, id) == null);
+            retire(next);
             if (!next.isSimple())
             {
                 for (final MoveBatch b : next.moves().batches())
@@ -259,6 +312,139 @@ final class MoveRole implements AutoCloseable
         {
             freeze(next, b);
         }
+        scheduleTick();
+    }
+
+    /**
+     * Follows the retired segments of this node's group in {@code next} whose batch has opened: new ones start
+     * waiting, those the map dropped (every member reclaimed) are forgotten. Only members reclaim.
+     */
+    private void retire(final ClusterMap next)
+    {
+        final ReplicaGroup mine = next.isSimple() ? null : next.groupOfNode(nodeId);
+        if (mine == null || !mine.isMember(nodeId))
+        {
+            retiring.clear();
+            return;
+        }
+        final List<RetiredSegment> now = new ArrayList<>();
+        for (final RetiredSegment r : next.moves().retired())
+        {
+            if (r.group() == mine.id() && batch(next, r.batch()) == null)
+            {
+                now.add(r);
+            }
+        }
+        retiring.removeIf(w -> !now.contains(w.segment));
+        for (final RetiredSegment r : now)
+        {
+            if (retiring.stream().noneMatch(w -> w.segment.equals(r)))
+            {
+                retiring.add(new Retiring(r, System.nanoTime()));
+            }
+        }
+    }
+
+    private synchronized void scheduleTick()
+    {
+        if (!tickScheduled && retiring.stream().anyMatch(w -> !w.reclaimed))
+        {
+            tickScheduled = true;
+            worker.schedule(this::tick, RECLAIM_TICK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Reclaims each waiting retired segment whose conditions hold here (growth.md §10): no session of this node may
+     * still run an operation under a map before the segment's switch (those that still report one after {@link
+     * #RECLAIM_WAIT_NANOS} are fenced), and a grace period has passed since that was first so. The primary frees the
+     * blocks; every member zeroes the segment and reports {@code reclaimed} once all its group's retired segments of
+     * that batch are.
+     */
+    private void tick()
+    {
+        final List<Retiring> due = new ArrayList<>();
+        final List<RetiredSegment> toFence = new ArrayList<>();
+        final boolean primary;
+        final long grace = node.graceNanos();
+        synchronized (this)
+        {
+            tickScheduled = false;
+            final ReplicaGroup mine = map == null || map.isSimple() ? null : map.groupOfNode(nodeId);
+            primary = mine != null && isPrimaryOf(map, mine.id());
+            final long now = System.nanoTime();
+            for (final Retiring w : retiring)
+            {
+                if (w.reclaimed)
+                {
+                    continue;
+                }
+                final int lagging = node.sessionsBelow(w.segment.switchEpoch());
+                if (lagging > 0)
+                {
+                    w.clearSince = 0;
+                    if (now - w.since >= reclaimWaitNanos)
+                    {
+                        toFence.add(w.segment);
+                    }
+                    continue;
+                }
+                if (w.clearSince == 0)
+                {
+                    w.clearSince = now;
+                }
+                else if (now - w.clearSince >= grace)
+                {
+                    due.add(w);
+                }
+            }
+        }
+        for (final RetiredSegment r : toFence)
+        {
+            try
+            {
+                final int fenced = node.fenceSessionsBelow(r.switchEpoch(), "its client still reported an operation " +
+                    "under a map before epoch " + r.switchEpoch() + " after " +
+                    TimeUnit.NANOSECONDS.toMillis(reclaimWaitNanos) + " ms, and " + r + " is to be reclaimed");
+                LOG.log(System.Logger.Level.WARNING, fenced + " lagging session(s) fenced so that " + r +
+                    " can be reclaimed");
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "fencing lagging sessions for " + r + ": " + e.getMessage());
+            }
+        }
+        boolean changed = false;
+        for (final Retiring w : due)
+        {
+            try
+            {
+                final MoveNode.Reclaimed did = node.reclaim(w.segment.segment(), primary);
+                synchronized (this)
+                {
+                    w.reclaimed = true;
+                }
+                reclaims.incrementAndGet();
+                reclaimedBlocks.addAndGet(did.freed() + did.deferred());
+                refusedBlocks.addAndGet(did.refused());
+                changed = true;
+                LOG.log(did.refused() == 0 ? System.Logger.Level.INFO : System.Logger.Level.WARNING, w.segment +
+                    " reclaimed on this node: zeroed" + (primary ? "; of the " + did.named() + " blocks it named " +
+                    did.freed() + " freed, " + did.deferred() + " deferred (in a live writer's latest extent: freed " +
+                    "when it moves on), " + did.refused() + " refused (not one block of its holder, or named " +
+                    "elsewhere)" : " (" + did.named() + " blocks named: the primary frees them)"));
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.log(System.Logger.Level.WARNING, "reclaiming " + w.segment + ": " + e.getMessage() +
+                    "; retried");
+            }
+        }
+        if (changed)
+        {
+            report();
+        }
+        scheduleTick();
     }
 
     /** Copies whose batch {@code next} no longer lists: handed over and closed, or aborted and closed. */
@@ -274,7 +460,8 @@ final class MoveRole implements AutoCloseable
             it.remove();
             if (openedHere(next, c.batch))
             {
-                handOver(c).whenComplete((bytes, t) -> c.copy.close());
+                // closed from this role's worker: a copy's close waits for the copy's own worker to end
+                handOver(c).whenCompleteAsync((bytes, t) -> c.copy.close(), worker);
                 opened.incrementAndGet();
                 LOG.log(System.Logger.Level.INFO, c.batch + " opened on this node's group (epoch " + next.epoch() + ")");
             }
@@ -502,7 +689,7 @@ final class MoveRole implements AutoCloseable
         {
             c.abort = c.copy.abort();
             aborting.add(c.abort);
-            c.abort.whenComplete((r, t) ->
+            c.abort.whenCompleteAsync((r, t) ->
             {
                 if (t != null || r.outcome() != PartitionCopier.Outcome.ABORTED)
                 {
@@ -510,7 +697,7 @@ final class MoveRole implements AutoCloseable
                         r.reason()));
                 }
                 c.copy.close();
-            });
+            }, worker);
         }
     }
 
@@ -532,6 +719,14 @@ final class MoveRole implements AutoCloseable
             }
             epoch = map.epoch();
             said.forEach((id, s) -> batches.put(id, s.state()));
+            for (final Retiring w : retiring)
+            {
+                final long id = w.segment.batch();
+                if (retiring.stream().allMatch(o -> o.segment.batch() != id || o.reclaimed))
+                {
+                    batches.put(id, MoveState.RECLAIMED);
+                }
+            }
             if (batches.isEmpty() && !reportedSomething)
             {
                 return;

@@ -297,6 +297,18 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
         return moves == null ? 0 : moves.freezeNanos();
     }
 
+    /** Retired segments this node reclaimed (docs/growth.md §10). */
+    public long reclaims()
+    {
+        return moves == null ? 0 : moves.reclaims();
+    }
+
+    /** Blocks of those segments this node freed or deferred as a primary, and those it refused to free. */
+    public long reclaimedBlocks(final boolean refused)
+    {
+        return moves == null ? 0 : refused ? moves.refusedBlocks() : moves.reclaimedBlocks();
+    }
+
     /** Stops the copy worker (the job under way is abandoned). */
     @Override
     public void close()

@@ -50,6 +50,8 @@ public final class ControlAgent implements Agent
 
     /** The most FREE-check units (64-byte headers read) one duty cycle spends, all sessions together. */
     public static final long FREE_UNITS_PER_CYCLE = 4096;
+    /** The sender of the FREEs of a reclaimed segment's blocks ({@link #freeRetired}): no session, no grant owner. */
+    static final long RECLAIM_SENDER = -1;
 
     /** The most index groups one duty cycle walks for departed sessions (their reclaim: {@link DepartureWalk}). */
     public static final long DEPARTURE_GROUPS_PER_CYCLE = 4096;
@@ -305,6 +307,68 @@ public final class ControlAgent implements Agent
             counters.add(ServerCounter.SESSIONS_SELF_FENCED, all.size());
             departures.departAll(all, why, false, true);
             done.complete(all.size());
+        });
+        return done;
+    }
+
+    /** See {@link SessionRegistry#countBelow}: any thread. */
+    public int sessionsBelow(final long epoch)
+    {
+        return sessions.countBelow(epoch);
+    }
+
+    /**
+     * Fences, on the agent's thread, every session whose client may still run an operation under a map older than
+     * {@code epoch} ({@link ServerSession#oldestEpoch}), as an expired lease fences: before a segment they could
+     * still read is reclaimed (docs/growth.md §10). The future completes with the number fenced.
+     */
+    public CompletableFuture<Integer> fenceBelow(final long epoch, final String why)
+    {
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        commands.offer(() ->
+        {
+            final List<ServerSession> lagging = new ArrayList<>();
+            for (final ServerSession session : sessions.all())
+            {
+                if (!session.departed() && session.oldestEpoch() < epoch)
+                {
+                    lagging.add(session);
+                }
+            }
+            counters.add(ServerCounter.SESSIONS_FENCED_BY_EPOCH, lagging.size());
+            departures.departAll(lagging, why, false, true);
+            done.complete(lagging.size());
+        });
+        return done;
+    }
+
+    /** What {@link #freeRetired} did with a reclaimed segment's blocks. */
+    public record RetiredFrees(int freed, int deferred, int refused)
+    {
+    }
+
+    /**
+     * Frees blocks a reclaimed retired segment named (at most {@link io.rdmakv.common.protocol.FreeMessage#MAX_ENTRIES}
+     * offsets and lengths, after the segment was zeroed), on the agent's thread, each judged as a FREE from no session
+     * ({@link FreeJob}): freed into the grace period, deferred while it lies in a live session's latest extent, or
+     * refused (not exactly one block of its holder, not granted, or a slot names it). One call per message's worth,
+     * so that no command holds the agent long.
+     */
+    public CompletableFuture<RetiredFrees> freeRetired(final long[] offsets, final int[] lengths)
+    {
+        final CompletableFuture<RetiredFrees> done = new CompletableFuture<>();
+        final io.rdmakv.common.protocol.FreeMessage free = new io.rdmakv.common.protocol.FreeMessage(0, offsets, lengths);
+        commands.offer(() ->
+        {
+            final FreeJob job = requests.retiredFrees(free);
+            while (!job.done())
+            {
+                job.step(FREE_UNITS_PER_CYCLE, clock.nanoTime());
+            }
+            space.publish();
+            done.complete(new RetiredFrees(job.count(FreeJob.Verdict.FREED), job.count(FreeJob.Verdict.DEFERRED),
+                job.count(FreeJob.Verdict.NOT_GRANTED) + job.count(FreeJob.Verdict.FOREIGN) +
+                    job.count(FreeJob.Verdict.LIVE)));
         });
         return done;
     }

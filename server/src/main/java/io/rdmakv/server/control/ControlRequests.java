@@ -477,6 +477,16 @@ final class ControlRequests
         reply(session, answer);
     }
 
+    /**
+     * A FREE of blocks a reclaimed segment named (docs/growth.md §10), judged as one from no session: each entry must
+     * be exactly one block of its holder, deferred while it lies in a live session's latest extent, refused while a
+     * slot names it.
+     */
+    FreeJob retiredFrees(final io.rdmakv.common.protocol.FreeMessage free)
+    {
+        return new FreeJob(allocator, liveBlocks, ControlAgent.RECLAIM_SENDER, free, deferred, false);
+    }
+
     private void reply(final ServerSession session, final ControlMessage message)
     {
         final int length = ControlCodec.encode(message, session.buffers(),

@@ -149,6 +149,16 @@ public final class ServerSession implements AutoCloseable
         return reportedEpoch;
     }
 
+    /**
+     * The oldest map epoch an operation of its client may still run under: what its heartbeats last reported, or the
+     * epoch it was opened under before the first.
+     */
+    public long oldestEpoch()
+    {
+        final long reported = reportedEpoch;
+        return reported >= 0 ? reported : epoch;
+    }
+
     public QueuePair qp()
     {
         return qp;

@@ -72,6 +72,23 @@ public final class SessionRegistry
         return lowest == Long.MAX_VALUE ? none : lowest;
     }
 
+    /**
+     * Sessions whose client may still run an operation under a map older than {@code epoch}: the oldest epoch its
+     * heartbeats reported, or, before the first, the epoch it was opened under, is below it. Any thread.
+     */
+    public int countBelow(final long epoch)
+    {
+        int count = 0;
+        for (final ServerSession session : byId.values())
+        {
+            if (!session.departed() && session.oldestEpoch() < epoch)
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+
     Collection<ServerSession> all()
     {
         return byQpNum.values();

@@ -126,6 +126,12 @@ public final class PartitionMoves implements AutoCloseable
         return marks.markMoved(segment, epoch);
     }
 
+    /** Zeroes {@code segment} on this node only and returns the blocks its slots named ({@link SegmentMarks#zeroNaming}). */
+    public java.util.List<io.rdmakv.server.space.Extent> zeroNaming(final long segment)
+    {
+        return marks.zeroNaming(segment);
+    }
+
     /** Zeroes {@code segment} (slots and headers) on this node only. */
     public long zero(final long segment)
     {

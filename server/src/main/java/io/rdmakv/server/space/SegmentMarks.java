@@ -9,6 +9,8 @@ import io.rdmakv.common.layout.SlotWord;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The marks a replica makes on its own index segment (a partition's) during a move (docs/growth.md §7, "Marking,
@@ -113,6 +115,31 @@ public final class SegmentMarks
             }
         }
         return zeroed;
+    }
+
+    /**
+     * Zeroes {@code segment} as {@link #zero} does and returns the blocks its slots named just before (frozen or not;
+     * data-area offsets and lengths), for the primary to free: a retired segment being reclaimed, whose words nothing
+     * changes any more (every slot carries MOVING).
+     */
+    public List<Extent> zeroNaming(final long segment)
+    {
+        final long base = base(segment);
+        final long end = base + KeyHash.segmentCount(segment);
+        final List<Extent> named = new ArrayList<>();
+        for (long g = base; g < end; g++)
+        {
+            for (int s = 0; s < SLOTS; s++)
+            {
+                final long word = atomics.get(geometry.slotRegionOffset(g, s));
+                if (SlotWord.namesBlock(word))
+                {
+                    named.add(new Extent(SlotWord.blockOffset(word), SlotWord.blockLength(word)));
+                }
+            }
+        }
+        zero(segment);
+        return named;
     }
 
     private int zeroWord(final long offset)

@@ -65,7 +65,8 @@ class MoveRoleTest
 
     private MoveRole role(final int nodeId)
     {
-        role = new MoveRole(node, nodeId, (epoch, batches) -> reports.add(new Reported(epoch, Map.copyOf(batches))));
+        role = new MoveRole(node, nodeId, (epoch, batches) -> reports.add(new Reported(epoch, Map.copyOf(batches))),
+            TimeUnit.MILLISECONDS.toNanos(600));
         return role;
     }
 
@@ -173,6 +174,63 @@ class MoveRoleTest
     }
 
     @Test
+    void sourceReplicasReclaimAfterOpenOnceNoSessionLagsAndAGracePeriodPassed() throws Exception
+    {
+        for (final int replica : new int[] {1, 2})
+        {
+            role(replica);
+            apply(FREEZE, SWITCH);
+            if (replica == 1)
+            {
+                assertEquals(new Reported(4, Map.of(BATCH, MoveState.MARKED)), nextReport());
+            }
+            assertNull(node.reclaimed.poll(400, TimeUnit.MILLISECONDS), "nothing reclaimed before OPEN");
+            final long opened = System.nanoTime();
+            apply(SWITCH, OPEN);
+            if (replica == 1)
+            {
+                assertEquals(new Reported(5, Map.of()), nextReport());
+            }
+            final long[] reclaimed = node.reclaimed.poll(WAIT_MS, TimeUnit.MILLISECONDS);
+            assertNotNull(reclaimed, "node " + replica + " reclaimed");
+            assertTrue(System.nanoTime() - opened >= TimeUnit.MILLISECONDS.toNanos(100), "a grace period later");
+            assertArrayEquals(new long[] {X_A, replica == 1 ? 1 : 0}, reclaimed, "the retired segment; the primary " +
+                "frees its blocks");
+            assertEquals(new Reported(5, Map.of(BATCH, MoveState.RECLAIMED)), nextReport());
+            // the coordinator drops the retired segment: nothing more to say
+            apply(OPEN, map(6, 1, 1, MapMoves.NONE));
+            assertEquals(new Reported(6, Map.of()), nextReport());
+            assertNull(node.reclaimed.poll(300, TimeUnit.MILLISECONDS), "reclaimed once");
+            role.close();
+            reports.clear();
+        }
+    }
+
+    @Test
+    void aSessionLaggingBehindTheSwitchHoldsTheReclaimUntilItIsFencedAfterTheWait() throws Exception
+    {
+        node.lagging.set(1);
+        role(2);
+        apply(FREEZE, SWITCH);
+        final long opened = System.nanoTime();
+        apply(SWITCH, OPEN);
+        final long[] reclaimed = node.reclaimed.poll(WAIT_MS, TimeUnit.MILLISECONDS);
+        assertNotNull(reclaimed, "reclaimed once the laggard was fenced");
+        assertTrue(System.nanoTime() - opened >= TimeUnit.MILLISECONDS.toNanos(600), "not before the wait");
+        assertEquals(List.of(4L), node.fencedBelow, "sessions below the switch epoch fenced");
+        assertEquals(new Reported(5, Map.of(BATCH, MoveState.RECLAIMED)), nextReport());
+    }
+
+    @Test
+    void theTargetReclaimsNothing() throws Exception
+    {
+        role(3);
+        apply(FREEZE, SWITCH);
+        apply(SWITCH, OPEN);
+        assertNull(node.reclaimed.poll(800, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
     void aSourcePrimaryThatCannotFreezeReportsFailed() throws Exception
     {
         node.freezeFailures.set(MoveRole.FREEZE_TRIES);
@@ -234,7 +292,7 @@ class MoveRoleTest
     }
 
     @Test
-    void aBackupDoesNothing() throws Exception
+    void aBackupDoesNothingButReclaimOnTheSource() throws Exception
     {
         for (final int backup : new int[] {2, 4})
         {
@@ -242,8 +300,11 @@ class MoveRoleTest
             apply(BEFORE, COPY);
             apply(COPY, FREEZE);
             apply(FREEZE, SWITCH);
-            apply(SWITCH, OPEN);
-            assertNull(reports.poll(300, TimeUnit.MILLISECONDS), "node " + backup + " reported nothing");
+            if (backup == 4)
+            {
+                apply(SWITCH, OPEN); // the source's backup reclaims after OPEN: its own case above
+            }
+            assertNull(reports.poll(500, TimeUnit.MILLISECONDS), "node " + backup + " reported nothing");
             assertTrue(node.copies.isEmpty() && node.frozen.isEmpty());
             role.close();
         }
@@ -356,6 +417,9 @@ class MoveRoleTest
         final List<Long> cancels = new CopyOnWriteArrayList<>();
         final AtomicInteger freezeFailures = new AtomicInteger();
         final AtomicInteger freezeCalls = new AtomicInteger();
+        final AtomicInteger lagging = new AtomicInteger();
+        final List<Long> fencedBelow = new CopyOnWriteArrayList<>();
+        final BlockingQueue<long[]> reclaimed = new LinkedBlockingQueue<>();
 
         @Override
         public MoveCopy startCopy(final PartitionMove move)
@@ -384,6 +448,32 @@ class MoveRoleTest
         public void cancelFreezes(final long epoch)
         {
             cancels.add(epoch);
+        }
+
+        @Override
+        public int sessionsBelow(final long epoch)
+        {
+            return lagging.get();
+        }
+
+        @Override
+        public int fenceSessionsBelow(final long epoch, final String why)
+        {
+            fencedBelow.add(epoch);
+            return lagging.getAndSet(0);
+        }
+
+        @Override
+        public Reclaimed reclaim(final long segment, final boolean primary)
+        {
+            reclaimed.add(new long[] {segment, primary ? 1 : 0});
+            return new Reclaimed(3, primary ? 2 : 0, primary ? 1 : 0, 0);
+        }
+
+        @Override
+        public long graceNanos()
+        {
+            return TimeUnit.MILLISECONDS.toNanos(100);
         }
     }
 }
