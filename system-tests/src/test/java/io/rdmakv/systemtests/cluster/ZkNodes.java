@@ -46,10 +46,10 @@ final class ZkNodes implements AutoCloseable
     final TestingServer zookeeper;
     final Path dir;
     final int replicas;
-    final int[] ports;
+    int[] ports;
     final List<ChildJvm> nodes = new ArrayList<>();
     /** Per node, the relay its ZooKeeper connection runs through (null: it connects directly). */
-    final LeaseProxy[] zkPaths;
+    LeaseProxy[] zkPaths;
     /** More kvserver options every node starts with. */
     final List<String> nodeArgs;
 
@@ -79,6 +79,30 @@ final class ZkNodes implements AutoCloseable
             nodes.add(null);
             start(i);
         }
+    }
+
+    /**
+     * Starts {@code count} more nodes, ids following the last, with the options every node started with (each through
+     * a relay of its own when the first was): nodes joining a running cluster, as spares. Returns the first new id.
+     */
+    int add(final int count) throws Exception
+    {
+        final int first = ports.length;
+        final int[] more = ClusterFiles.freePorts(count);
+        ports = java.util.Arrays.copyOf(ports, first + count);
+        System.arraycopy(more, 0, ports, first, count);
+        zkPaths = java.util.Arrays.copyOf(zkPaths, first + count);
+        for (int i = first; i < first + count; i++)
+        {
+            if (zkPaths[0] != null)
+            {
+                zkPaths[i] = new LeaseProxy();
+                zkPaths[i].start(zookeeper.getPort());
+            }
+            nodes.add(null);
+            start(i);
+        }
+        return first;
     }
 
     /** Cuts node {@code i} off from ZooKeeper (its relay closes and accepts nothing more). */
