@@ -50,6 +50,32 @@ class ClusterMapMovesTest
     }
 
     @Test
+    void aGroupOwningNoPartitionRoundTripsAndTakesAMove()
+    {
+        // base()'s groups and a new group 7 of two more nodes (docs/growth.md §12 rule 4), the target of a move
+        final ClusterMap b = base();
+        final List<ClusterNode> nodes = new java.util.ArrayList<>(b.nodes());
+        nodes.add(new ClusterNode(4, "10.0.0.4", 7400));
+        nodes.add(new ClusterNode(6, "10.0.0.6", 7400));
+        final List<ReplicaGroup> groups = new java.util.ArrayList<>(b.groups());
+        groups.add(new ReplicaGroup(7, new int[] {4, 6}, new int[0], false));
+        final ClusterMap grown = new ClusterMap(13, 13, 4, nodes, 2, groups, b.partitionGroups(), b.segments());
+        assertEquals(0, grown.partitionsOf(4).length);
+        assertFalse(grown.fencesLike(b), "a new group fences");
+        final ClusterMap moving = grown.withMoves(new MapMoves(List.of(new MoveBatch(13_000, 3, 7, MovePhase.COPY, 13,
+            new int[] {0}, new long[] {KeyHash.segment(0, 8)})), List.of()));
+        for (final ClusterMap map : List.of(grown, moving))
+        {
+            assertEquals(map, ClusterMapCodec.decode(ClusterMapCodec.encode(map)));
+            assertEquals(map, ClusterMap.fromJson(map.toJson()));
+        }
+        for (int p = 0; p < 4; p++)
+        {
+            assertEquals(b.nodeFor(p), moving.nodeFor(p), "the new group serves nothing yet");
+        }
+    }
+
+    @Test
     void movesAndRetiredSegmentsRoundTripInBinaryAndJson()
     {
         final ClusterMap map = base().withMoves(moves());

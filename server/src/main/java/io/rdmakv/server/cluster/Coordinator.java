@@ -9,6 +9,7 @@ import io.rdmakv.server.cluster.map.MapRefusal;
 import io.rdmakv.server.cluster.map.MemberInfo;
 import io.rdmakv.server.cluster.map.MoveReport;
 import io.rdmakv.server.cluster.map.MoveRequest;
+import io.rdmakv.server.cluster.map.RebalanceSwitch;
 import io.rdmakv.server.cluster.map.StoredMap;
 import io.rdmakv.server.cluster.map.SyncReport;
 import io.rdmakv.server.cluster.zk.ZkPaths;
@@ -31,7 +32,8 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The coordinator: while this node leads, it reads the members, the sync reports, the move reports
- * ({@code moves/<id>}), the operator's move request ({@code rebalance/request}) and the map, asks {@link
+ * ({@code moves/<id>}), the operator's move request ({@code rebalance/request}), the growth switch ({@code
+ * rebalance/auto}, {@link RebalanceSwitch}) and the map, asks {@link
  * MapPlanner} for the next map and writes it with a versioned {@code setData} (or creates it), until the
  * planner has nothing more to change. A write refused because the map's version moved (someone else wrote)
  * is not an error: the coordinator reads again and plans from what is there.
@@ -220,7 +222,7 @@ final class Coordinator implements AutoCloseable
             final List<MemberInfo> live = readMembers();
             final MoveRequest request = readRequest();
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
-                replicas, partitions, live, readReports(), readMoveReports(), request, settled);
+                replicas, partitions, live, readReports(), readMoveReports(), request, settled, readAuto());
             if (plan == null)
             {
                 removalPlannedAtNanos = 0;
@@ -553,6 +555,26 @@ final class Coordinator implements AutoCloseable
             REFUSALS_LOG.log(WARNING, "request", "coordinator: ignoring the move request in " +
                 ZkPaths.REBALANCE_REQUEST + ": " + e.getMessage());
             return null;
+        }
+    }
+
+    /** The growth switch ({@code rebalance/auto}): off when absent or unreadable (logged). */
+    private boolean readAuto() throws Exception
+    {
+        final byte[] data = dataOrNull(ZkPaths.REBALANCE_AUTO);
+        if (data == null)
+        {
+            return false;
+        }
+        try
+        {
+            return RebalanceSwitch.isOn(data);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            REFUSALS_LOG.log(WARNING, "auto", "coordinator: taking " + ZkPaths.REBALANCE_AUTO + " as off: " +
+                e.getMessage());
+            return false;
         }
     }
 

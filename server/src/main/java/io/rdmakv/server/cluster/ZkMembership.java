@@ -98,6 +98,7 @@ public final class ZkMembership implements AutoCloseable
     private CuratorCache syncCache;
     private CuratorCache movesCache;
     private CuratorCache requestCache;
+    private CuratorCache autoCache;
     private volatile PersistentNode memberNode;
     /** The znode version of the last map refused (-1: none), so that the watch and the coordinator count it once. */
     private int lastRefusedVersion = -1;
@@ -234,6 +235,10 @@ public final class ZkMembership implements AutoCloseable
         requestCache = CuratorCache.build(client, ZkPaths.REBALANCE_REQUEST);
         requestCache.listenable().addListener((type, before, after) -> coordinator.poke());
         requestCache.start();
+        // and the growth switch (rebalance/auto)
+        autoCache = CuratorCache.build(client, ZkPaths.REBALANCE_AUTO);
+        autoCache.listenable().addListener((type, before, after) -> coordinator.poke());
+        autoCache.start();
         memberNode = new PersistentNode(client, CreateMode.EPHEMERAL, false, ZkPaths.member(self.id()), self.toJson());
         memberNode.start();
         if (!memberNode.waitForInitialCreate(options.sessionTimeoutMs() * 2L + 5000, TimeUnit.MILLISECONDS))
@@ -642,6 +647,7 @@ public final class ZkMembership implements AutoCloseable
         quietly(syncCache);
         quietly(movesCache);
         quietly(requestCache);
+        quietly(autoCache);
         quietly(membersCache);
         quietly(mapCache);
         quietly(memberNode);

@@ -146,6 +146,21 @@ class ForgedMapTest
         // one epoch up, the spare (never copied) made the group's only member: its keys would read as absent
         forgeAndExpect(MapRefusal.PROMOTION, s -> new StoredMap(reshaped(s.map(), s.map().epoch() + 1,
             List.of(new ReplicaGroup(0, new int[] {2}, new int[0], false))), Map.of(2, 1002L)).after(s).toJson());
+        // a new group taking backup 1 out of group 0 (with the spare): group 0 would lose a replica to an empty group
+        forgeAndExpect(MapRefusal.PROMOTION, s -> new StoredMap(reshaped(s.map(), s.map().epoch() + 1,
+            List.of(new ReplicaGroup(0, new int[] {0}, new int[0], false),
+                new ReplicaGroup(1, new int[] {1, 2}, new int[0], false))).withSegments(s.map().segments()),
+            Map.of(0, 1000L, 1, 1001L, 2, 1002L)).after(s).toJson());
+        // a new group of the spare that owns a partition nothing moved to it: its keys would read as absent
+        forgeAndExpect(MapRefusal.PLACEMENT, s ->
+        {
+            final int[] partitionGroups = s.map().partitionGroups();
+            partitionGroups[3] = 1;
+            return new StoredMap(new ClusterMap(s.map().epoch() + 1, s.map().partitionCount(), s.map().nodes(), 2,
+                List.of(s.map().groups().get(0), new ReplicaGroup(1, new int[] {2}, new int[0], false)),
+                partitionGroups).withSegments(s.map().segments()), Map.of(0, 1000L, 1, 1001L, 2, 1002L)).after(s)
+                .toJson();
+        });
         // other geometry: the partitions of a cluster never change
         forgeAndExpect(MapRefusal.GEOMETRY, s -> new StoredMap(new ClusterMap(s.map().epoch() + 1, 16,
             s.map().nodes(), 2, s.map().groups(), new int[16]), s.incarnations()).after(s).toJson());

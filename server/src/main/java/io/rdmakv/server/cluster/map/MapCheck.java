@@ -17,10 +17,13 @@ import java.util.Objects;
  *       {@code previous}, when given, is one epoch below it, and it is newer than the map the reader holds;</li>
  *   <li><b>geometry</b>: unless it is a replicated map of the cluster's partition count and replication factor,
  *       no group holds more than R nodes, every placed node has an incarnation, and it has the same groups as the
- *       map it replaced;</li>
+ *       map it replaced, in the same order, plus any new ones after them: a new group has members only (no copying
+ *       node, no seal);</li>
  *   <li><b>promotion</b>: if a node becomes a member of a group without having been a member or a copying node
  *       of that group, under the same incarnation, in the map it replaced: that is how a group is emptied of
- *       its in-sync replicas in favour of an empty node (a lost group stays lost for the same reason). When the
+ *       its in-sync replicas in favour of an empty node (a lost group stays lost for the same reason). The one
+ *       exception is a new group (docs/growth.md §12): its members were in no group before (spares or new nodes),
+ *       and it owns no partition ({@code placement} otherwise), so it holds nothing that could be lost. When the
  *       reader holds the map one epoch below, the map's {@code previous} must be that map;</li>
  *   <li><b>fence</b>: unless its fence epoch is its own epoch, or the map it replaced's when it fences like
  *       that one ({@link ClusterMap#fencesLike}: the same groups, members, copying nodes, seals and placed nodes'
@@ -214,11 +217,11 @@ public final class MapCheck
     {
         final ClusterMap before = base.map();
         final ClusterMap after = next.map();
-        if (before.isSimple() || before.groups().size() != after.groups().size())
+        if (before.isSimple() || before.groups().size() > after.groups().size())
         {
             return new Refusal(MapRefusal.GEOMETRY, "its groups differ from epoch " + before.epoch() + "'s");
         }
-        for (int g = 0; g < after.groups().size(); g++)
+        for (int g = 0; g < before.groups().size(); g++)
         {
             final ReplicaGroup was = before.groups().get(g);
             final ReplicaGroup is = after.groups().get(g);
@@ -238,6 +241,51 @@ public final class MapCheck
                         " (members " + Arrays.toString(was.members()) + ", copying " +
                         Arrays.toString(was.copying()) + ", incarnation " + base.incarnations().get(id) + ")");
                 }
+            }
+        }
+        for (int g = before.groups().size(); g < after.groups().size(); g++)
+        {
+            final Refusal formed = newGroup(before, after, after.groups().get(g));
+            if (formed != null)
+            {
+                return formed;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A group {@code after} lists beyond {@code before}'s: the one exception to the promotion rule (growth.md §12),
+     * safe because an empty group holds nothing that could be lost. It has members, every one of them in no group of
+     * {@code before} (a spare or a new node: {@link MapRefusal#PROMOTION} otherwise), no copying node and no seal
+     * ({@link MapRefusal#GEOMETRY}), and owns no partition ({@link MapRefusal#PLACEMENT}). That no move targets it
+     * in the map it appears in is {@link MoveCheck}'s rule.
+     */
+    private static Refusal newGroup(final ClusterMap before, final ClusterMap after, final ReplicaGroup group)
+    {
+        if (group.lost() || group.copyingCount() > 0 || group.sealed())
+        {
+            return new Refusal(MapRefusal.GEOMETRY, "new " + group + " after epoch " + before.epoch() + " has " +
+                (group.lost() ? "no member" : group.sealed() ? "a seal" : "copying nodes") + ": a new group is " +
+                "formed of spares as members only, unsealed");
+        }
+        for (final int id : group.members())
+        {
+            final ReplicaGroup was = before.groupOfNode(id);
+            if (was != null)
+            {
+                return new Refusal(MapRefusal.PROMOTION, "node " + id + " is a member of new group " + group.id() +
+                    " but was in group " + was.id() + " in epoch " + before.epoch() + ": a new group is formed of " +
+                    "spares only");
+            }
+        }
+        for (int p = 0; p < after.partitionCount(); p++)
+        {
+            if (after.groupFor(p).id() == group.id())
+            {
+                return new Refusal(MapRefusal.PLACEMENT, "new group " + group.id() + " owns partition " + p +
+                    " in the map it appears in (epoch " + after.epoch() + "): a new group owns nothing until a " +
+                    "move's SWITCH");
             }
         }
         return null;

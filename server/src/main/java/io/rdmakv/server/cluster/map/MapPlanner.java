@@ -44,6 +44,13 @@ import java.util.TreeSet;
  *       of its group reclaimed is dropped, a batch a node reported failed is aborted;</li>
  *   <li><b>spares</b>: a live node in no group joins, as copying, a group with fewer than R nodes whose
  *       primary has its geometry (lowest ids first);</li>
+ *   <li><b>new group</b> (only with the cluster's switch {@code rebalance/auto} on): when at least R live spares
+ *       share one geometry, the lowest-id R of them (geometries taken in the order of their lowest spare id) form one new
+ *       group, its id one above the highest, members in ascending id order (the first the primary), owning no
+ *       partition, no copying node, not sealed; one per map, and none once there are as many groups as
+ *       partitions (more would leave one owning nothing for good). It fences, as any change of groups does. The
+ *       one case of nodes becoming members without copying first ({@link MapCheck}'s exception to its promotion
+ *       rule): an empty group holds nothing that could be lost;</li>
  *   <li><b>move request</b> ({@link MoveRequest}, {@link MovePlanner#request}): the operator's cancels and new
  *       batches, in COPY, their target segments placed first fit in the target's arena;</li>
  *   <li><b>nodes</b>: the map's node list is every live member plus every placed node; a change of it alone
@@ -122,6 +129,21 @@ public final class MapPlanner
         final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
         final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled)
     {
+        return next(current, placedIncarnations, replicas, partitions, live, reports, moveReports, request, settled,
+            false);
+    }
+
+    /**
+     * The next map, or null when nothing changes, with partition moves and growth planning: as {@link
+     * #next(ClusterMap, Map, int, int, Collection, Collection, Collection, MoveRequest, boolean)}, and
+     *
+     * @param auto the cluster's switch {@code rebalance/auto}: whether the planner grows the cluster by itself (now:
+     *     R spares of one geometry form a new group; off, spares wait to replace failed replicas).
+     */
+    public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
+        final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
+        final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto)
+    {
         final Map<Integer, MemberInfo> byId = new TreeMap<>();
         for (final MemberInfo m : live)
         {
@@ -159,6 +181,10 @@ public final class MapPlanner
         if (change.isEmpty())
         {
             spares(groups, current.replicationFactor(), byId, change);
+        }
+        if (change.isEmpty() && auto)
+        {
+            newGroup(groups, current.replicationFactor(), current.partitionCount(), byId, change);
         }
         boolean tookRequest = false;
         if (change.isEmpty() && request != null)
@@ -479,6 +505,58 @@ public final class MapPlanner
             if (!added.isEmpty())
             {
                 note(change, "group " + w.id + ": spare " + added + " copying");
+            }
+        }
+    }
+
+    /**
+     * Rule 4 of docs/growth.md §12: the lowest-id R live spares of one geometry, if there are R, form a new group
+     * (appended to {@code groups}) that owns no partition. Spares are taken as {@link #nodeList} lists them: one
+     * claiming the address of a placed node, or of a lower-id spare, is not listed and is passed over. The geometry
+     * is that of the lowest-id spare among the geometries with R spares. Nothing when the groups are already as
+     * many as the partitions.
+     */
+    private static void newGroup(final List<Work> groups, final int replicas, final int partitions,
+        final Map<Integer, MemberInfo> live, final StringBuilder change)
+    {
+        if (groups.size() >= partitions)
+        {
+            return;
+        }
+        final Set<Integer> placed = placedIds(groups);
+        final Set<String> addresses = new HashSet<>();
+        int maxId = -1;
+        for (final Work w : groups)
+        {
+            maxId = Math.max(maxId, w.id);
+        }
+        for (final Integer id : placed)
+        {
+            final MemberInfo m = live.get(id);
+            if (m != null)
+            {
+                addresses.add(m.node().address());
+            }
+        }
+        // spares by geometry, in ascending id order; geometries in the order of their lowest spare id
+        final Map<String, List<Integer>> byGeometry = new LinkedHashMap<>();
+        for (final MemberInfo m : live.values())
+        {
+            if (!placed.contains(m.id()) && addresses.add(m.node().address()))
+            {
+                byGeometry.computeIfAbsent(m.geometry(), k -> new ArrayList<>()).add(m.id());
+            }
+        }
+        for (final Map.Entry<String, List<Integer>> e : byGeometry.entrySet())
+        {
+            if (e.getValue().size() >= replicas)
+            {
+                final int[] members = e.getValue().subList(0, replicas).stream().mapToInt(Integer::intValue).toArray();
+                final ReplicaGroup formed = new ReplicaGroup(maxId + 1, members, new int[0], false);
+                groups.add(new Work(formed));
+                note(change, "new group " + formed.id() + " of spares " + java.util.Arrays.toString(members) +
+                    " (geometry " + e.getKey() + "), owning no partition");
+                return;
             }
         }
     }

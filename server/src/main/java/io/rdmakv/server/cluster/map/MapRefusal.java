@@ -10,9 +10,12 @@ public enum MapRefusal
     UNREADABLE("unreadable"),
     /** Its epoch is not one step per write from the maps before it. */
     EPOCH("epoch"),
-    /** Not the cluster's partitions, factor or groups. */
+    /** Not the cluster's partitions, factor or groups (a group vanishes, or a new one has copying nodes or a seal). */
     GEOMETRY("geometry"),
-    /** A node becomes a group's member without having been its member or copying node. */
+    /**
+     * A node becomes a group's member without having been its member or copying node (other than as a spare forming a
+     * new group).
+     */
     PROMOTION("promotion"),
     /** Its fence epoch would leave sessions of an older placement unfenced (or fences without a change). */
     FENCE("fence"),
@@ -21,9 +24,15 @@ public enum MapRefusal
      * partition's segment (or the table itself) changed from the map it replaced other than at its move's SWITCH.
      */
     SEGMENTS("segments"),
-    /** A partition changes group other than from FREEZE to SWITCH of its move, onto the target at the move's segment. */
+    /**
+     * A partition changes group other than from FREEZE to SWITCH of its move, onto the target at the move's segment
+     * (a new group owning one, among them).
+     */
     PLACEMENT("placement"),
-    /** A move batch appears other than in COPY, at its own epoch, between two groups, for partitions not moving. */
+    /**
+     * A move batch appears other than in COPY, at its own epoch, between two groups of the map before, for partitions
+     * not moving.
+     */
     MOVE_START("move_start"),
     /** A move's target segment has fewer than 2 groups or overlaps an owned, incoming or retired one of its group. */
     MOVE_SEGMENT("move_segment"),

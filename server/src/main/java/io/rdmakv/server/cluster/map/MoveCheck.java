@@ -21,7 +21,8 @@ import java.util.List;
  *       the target's arena is its nodes' check before they apply the map ({@code IndexSegments#misfit}): the map
  *       does not say how big a node's index is;</li>
  *   <li>{@link MapRefusal#MOVE_START}: a batch appears other than in COPY, entered at this epoch, from the group
- *       its partitions are on to another, for partitions with no move in the map before;</li>
+ *       its partitions are on to another group of the map before (not one new in this map), for partitions with no
+ *       move in the map before;</li>
  *   <li>{@link MapRefusal#MOVE_PHASE}: a batch changes its groups, partitions or segments, goes back or skips a
  *       phase, or its phase epoch is not the epoch it entered its phase;</li>
  *   <li>{@link MapRefusal#MOVE_END}: a batch vanishes and its partitions are not where that leaves them: from COPY or
@@ -167,6 +168,11 @@ final class MoveCheck
         {
             return new MapCheck.Refusal(MapRefusal.MOVE_START, b + " appears after epoch " + before.epoch() +
                 ": a move starts in COPY, at its own epoch, between two groups");
+        }
+        if (MovePlanner.group(before, b.target()) == null)
+        {
+            return new MapCheck.Refusal(MapRefusal.MOVE_START, b + " appears in the map that forms its target, group " +
+                b.target() + " (epoch " + after.epoch() + "): a move starts between groups of the map before it");
         }
         for (int i = 0; i < b.size(); i++)
         {

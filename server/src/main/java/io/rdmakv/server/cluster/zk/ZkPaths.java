@@ -12,6 +12,10 @@ public final class ZkPaths
     public static final String MOVES = "/moves";
     /** The operator's move request ({@code MoveRequest}): partitions to move, batches to cancel. */
     public static final String REBALANCE_REQUEST = "/rebalance/request";
+    /**
+     * The cluster-wide switch for growth planning ({@code RebalanceSwitch}): {@code on} or {@code off}; absent: off.
+     */
+    public static final String REBALANCE_AUTO = "/rebalance/auto";
 
     private ZkPaths()
     {

@@ -245,4 +245,114 @@ class MapCheckTest
         refused(MapRefusal.SEGMENTS, vanished);
         assertTrue(vanished.detail().contains("vanishes"), vanished.detail());
     }
+
+    /** Group 0 [0, 1], spares 2 and 3; epoch 2. */
+    private static StoredMap twoSpares()
+    {
+        final PlannerRun run = new PlannerRun(2, 8).join(0, 1);
+        run.settle();
+        run.join(2, 3);
+        return run.settleAndHold();
+    }
+
+    /**
+     * {@code base}'s map one epoch up (fencing at its own epoch) with {@code groups}, partitions on {@code
+     * partitionGroups}, and incarnations for the nodes of {@code groups} (each node's 1000 + id, as {@link PlannerRun}
+     * joins it).
+     */
+    private static StoredMap grown(final StoredMap base, final List<ReplicaGroup> groups, final int[] partitionGroups,
+        final io.rdmakv.common.cluster.MapMoves moves)
+    {
+        final ClusterMap m = base.map();
+        final Map<Integer, Long> incarnations = new HashMap<>();
+        for (final ReplicaGroup g : groups)
+        {
+            for (final int id : g.members())
+            {
+                incarnations.put(id, 1000L + id);
+            }
+            for (final int id : g.copying())
+            {
+                incarnations.put(id, 1000L + id);
+            }
+        }
+        final long epoch = m.epoch() + 1;
+        return new StoredMap(new ClusterMap(epoch, epoch, m.partitionCount(), m.nodes(), m.replicationFactor(), groups,
+            partitionGroups, m.segments(), moves), incarnations).after(base);
+    }
+
+    @Test
+    void aNewGroupOfSparesOwningNothingIsAcceptedAndFences()
+    {
+        final StoredMap base = twoSpares();
+        final ReplicaGroup zero = base.map().groups().get(0);
+        final List<ReplicaGroup> groups = List.of(zero, new ReplicaGroup(1, new int[] {2, 3}, new int[0], false));
+        final StoredMap formed = grown(base, groups, base.map().partitionGroups(),
+            io.rdmakv.common.cluster.MapMoves.NONE);
+        assertNull(check(formed, base), "spares forming a group that owns no partition: the promotion rule's exception");
+        assertNull(check(formed.withoutPrevious(), base), "read by a node that holds the map before it");
+        // a group changes: the map fences at its own epoch
+        refused(MapRefusal.FENCE, check(new StoredMap(formed.map().withFenceEpoch(base.map().fenceEpoch()),
+            formed.incarnations()).after(base), base));
+        // a new group of one spare is safe too (empty); the other spare stays one
+        assertNull(check(grown(base, List.of(zero, new ReplicaGroup(4, new int[] {3}, new int[0], false)),
+            base.map().partitionGroups(), io.rdmakv.common.cluster.MapMoves.NONE), base));
+    }
+
+    @Test
+    void aNewGroupOfANodeFromAnotherGroupIsRefused()
+    {
+        final StoredMap base = twoSpares();
+        // node 1 leaves group 0 for a new group with spare 2: group 0 would lose a replica to an empty group
+        final MapCheck.Refusal refusal = check(grown(base, List.of(new ReplicaGroup(0, new int[] {0}, new int[0],
+            false), new ReplicaGroup(1, new int[] {1, 2}, new int[0], false)), base.map().partitionGroups(),
+            io.rdmakv.common.cluster.MapMoves.NONE), base);
+        refused(MapRefusal.PROMOTION, refusal);
+        assertTrue(refusal.detail().contains("node 1 is a member of new group 1 but was in group 0"), refusal.detail());
+    }
+
+    @Test
+    void aNewGroupThatOwnsAPartitionIsRefused()
+    {
+        final StoredMap base = twoSpares();
+        final int[] partitionGroups = base.map().partitionGroups();
+        partitionGroups[5] = 1;
+        final MapCheck.Refusal refusal = check(grown(base, List.of(base.map().groups().get(0),
+            new ReplicaGroup(1, new int[] {2, 3}, new int[0], false)), partitionGroups,
+            io.rdmakv.common.cluster.MapMoves.NONE), base);
+        refused(MapRefusal.PLACEMENT, refusal);
+        assertTrue(refusal.detail().contains("new group 1 owns partition 5"), refusal.detail());
+    }
+
+    @Test
+    void aNewGroupWithACopyingNodeOrASealOrNoMemberIsRefused()
+    {
+        final StoredMap base = twoSpares();
+        final ReplicaGroup zero = base.map().groups().get(0);
+        final int[] partitionGroups = base.map().partitionGroups();
+        final io.rdmakv.common.cluster.MapMoves none = io.rdmakv.common.cluster.MapMoves.NONE;
+        refused(MapRefusal.GEOMETRY, check(grown(base, List.of(zero, new ReplicaGroup(1, new int[] {2},
+            new int[] {3}, false)), partitionGroups, none), base));
+        refused(MapRefusal.GEOMETRY, check(grown(base, List.of(zero, new ReplicaGroup(1, new int[] {2, 3},
+            new int[0], true)), partitionGroups, none), base));
+        refused(MapRefusal.GEOMETRY, check(grown(base, List.of(zero, new ReplicaGroup(1, new int[0],
+            new int[0], false)), partitionGroups, none), base));
+        // a new group listed before an old one: the old groups keep their places
+        refused(MapRefusal.GEOMETRY, check(grown(base, List.of(new ReplicaGroup(1, new int[] {2, 3}, new int[0],
+            false), zero), partitionGroups, none), base));
+    }
+
+    @Test
+    void aNewGroupIsNoMovesTargetInTheMapItAppearsIn()
+    {
+        final StoredMap base = twoSpares();
+        final long epoch = base.map().epoch() + 1;
+        final io.rdmakv.common.cluster.MapMoves moves = new io.rdmakv.common.cluster.MapMoves(List.of(
+            new io.rdmakv.common.cluster.MoveBatch(epoch * 1000, 0, 1, io.rdmakv.common.cluster.MovePhase.COPY,
+                epoch, new int[] {0}, new long[] {io.rdmakv.common.hash.KeyHash.segment(0, 8)})), List.of());
+        final MapCheck.Refusal refusal = check(grown(base, List.of(base.map().groups().get(0),
+            new ReplicaGroup(1, new int[] {2, 3}, new int[0], false)), base.map().partitionGroups(), moves), base);
+        refused(MapRefusal.MOVE_START, refusal);
+        assertTrue(refusal.detail().contains("the map that forms its target"), refusal.detail());
+    }
 }

@@ -25,6 +25,8 @@ public final class PlannerRun
     final Map<Integer, MemberInfo> live = new TreeMap<>();
     final Map<Integer, SyncReport> reports = new TreeMap<>();
     final Map<Integer, MoveReport> moveReports = new TreeMap<>();
+    /** The cluster's growth switch, {@code rebalance/auto} (off unless a test turns it on). */
+    boolean auto;
     /** The operator's move request, until a plan takes it. */
     MoveRequest request;
     ClusterMap map;
@@ -108,7 +110,7 @@ public final class PlannerRun
     MapPlanner.Plan step()
     {
         final MapPlanner.Plan plan = MapPlanner.next(map, incarnations, replicas, partitions, live.values(),
-            reports.values(), moveReports.values(), request, true);
+            reports.values(), moveReports.values(), request, true, auto);
         if (plan != null)
         {
             assertEquals(map == null ? 1 : map.epoch() + 1, plan.map().epoch(), "epoch + 1: " + plan.change());
