@@ -139,10 +139,17 @@ public final class MapCheck
                     base.map().epoch() + " (fence epoch " + base.map().fenceEpoch() + "): a map fences at its own " +
                     "epoch, or keeps the fence epoch of a map that places data as it does");
             }
+            if (kept && MovePlanner.abandonedFreeze(base.map(), map))
+            {
+                // the source primary's freeze may still CAS its backups: they must fence it before they clear MOVING
+                return new Refusal(MapRefusal.FENCE, "fence epoch " + map.fenceEpoch() + " kept after epoch " +
+                    base.map().epoch() + " by a map that abandons a move in FREEZE: such a map fences at its own epoch");
+            }
         }
         else if (held != null)
         {
-            final long floor = sameFencing(held, next) ? held.map().fenceEpoch() : held.map().epoch() + 1;
+            final long floor = sameFencing(held, next) && !MovePlanner.abandonedFreeze(held.map(), map) ?
+                held.map().fenceEpoch() : held.map().epoch() + 1;
             if (map.fenceEpoch() < floor)
             {
                 return new Refusal(MapRefusal.FENCE, "fence epoch " + map.fenceEpoch() + " below " + floor +

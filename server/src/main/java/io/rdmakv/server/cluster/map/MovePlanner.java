@@ -307,6 +307,28 @@ final class MovePlanner
         return false;
     }
 
+    /**
+     * Whether {@code next} (of any later epoch) drops a batch that is in FREEZE in {@code before} while its partitions
+     * stay on the source group: an abort after the freeze may have begun ({@link #abandonsFreeze}), as a node that may
+     * have missed maps between the two sees it (a batch that went on through SWITCH has its partitions on the target).
+     */
+    static boolean abandonedFreeze(final ClusterMap before, final ClusterMap next)
+    {
+        if (before.isSimple() || next.isSimple())
+        {
+            return false;
+        }
+        for (final MoveBatch b : before.moves().batches())
+        {
+            if (b.phase() == MovePhase.FREEZE && next.moves().batch(b.id()) == null &&
+                next.groupFor(b.partition(0)) != null && next.groupFor(b.partition(0)).id() == b.source())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Group {@code target}'s arena with everything it owns, receives or retired taken. */
     private static ArenaSpace space(final ClusterMap map, final int target, final long arena)
     {

@@ -112,9 +112,12 @@ class MoveCheckTest
             assertEquals(5, maps.get(i).fenceEpoch());
         }
         assertEquals(2, maps.get(3).nodeFor(0).id(), "at SWITCH partition 0 is served by group 1's primary");
-        // aborts from COPY and FREEZE: the record vanishes, the partition stays on group 0 at its segment
+        // aborts from COPY and FREEZE: the record vanishes, the partition stays on group 0 at its segment; an abort
+        // in FREEZE fences (the source primary's freeze may still CAS its backups), one in COPY need not
         assertNull(check(maps.get(1), next(maps.get(1), 0, X_A, MapMoves.NONE)));
-        assertNull(check(maps.get(2), next(maps.get(2), 0, X_A, MapMoves.NONE)));
+        final ClusterMap abortInFreeze = next(maps.get(2), 0, X_A, MapMoves.NONE);
+        assertNull(check(maps.get(2), abortInFreeze.withFenceEpoch(abortInFreeze.epoch())));
+        refused(MapRefusal.FENCE, check(maps.get(2), abortInFreeze));
         // a batch may stay in its phase (another change, another batch)
         assertNull(check(maps.get(1), next(maps.get(1), 0, X_A, moves(batch(MovePhase.COPY, 6)))));
     }
