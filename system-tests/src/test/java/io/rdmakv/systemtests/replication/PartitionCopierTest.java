@@ -5,13 +5,21 @@ import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.GrantMessage;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.ReasonCode;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.MemoryWindowMode;
 import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.replication.PartitionCopier;
 import io.rdmakv.server.replication.PartitionCopy;
 import io.rdmakv.server.replication.PartitionMove;
+import io.rdmakv.systemtests.peer.RawSession;
 import io.rdmakv.systemtests.peer.RegionView;
+import io.rdmakv.verbs.WcStatus;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +31,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,6 +45,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -212,7 +222,36 @@ class PartitionCopierTest
                 }
                 assertEquals(windowsBefore, backup.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND),
                     "no window of the copy is left bound on B's backup once its passes are over");
+                assertAClientGetsNoWindowOverTheCopy(on, FREE_BASE, SEGMENT);
             }
+        }
+    }
+
+    /**
+     * A session of a client's on B's backup can bind no window over a copied block's mover grant under the node's
+     * grant (session id 0: it knows neither the writer id nor the secret), nor WRITE the block with the data area's
+     * rkey; the block is untouched.
+     */
+    private static void assertAClientGetsNoWindowOverTheCopy(final TwoGroups on, final int base, final int groups)
+    {
+        try (RegionView view = new RegionView(on.ports[3]); RawSession hostile = new RawSession(on.ports[3]))
+        {
+            final long[] words = words(view, base, groups);
+            final long word = Arrays.stream(words).filter(SlotWord::namesBlock).findFirst().orElseThrow();
+            final long offset = SlotWord.blockOffset(word);
+            final int length = SlotWord.blockLength(word);
+            final byte[] before = view.bytes(view.geometry().dataOffset() + offset, length);
+            assertEquals(WcStatus.SUCCESS, hostile.send(GrantMessage.bind(1, GrantMessage.NODE_SESSION_ID, offset,
+                length, GrantMessage.newSecret())));
+            final ControlMessage reply = hostile.receive(Duration.ofSeconds(10));
+            assertNotNull(reply, "B's backup answers the BIND_WINDOW");
+            assertEquals(ReasonCode.GRANT_UNKNOWN, CodedRefusalMessage.expect(MessageType.ERROR, reply).reason(),
+                String.valueOf(reply));
+            final RemoteRegion data = hostile.hello().dataRegion();
+            assertNotEquals(WcStatus.SUCCESS, hostile.write(data.addressOf(offset), data.rkey(), 64),
+                "the data area's rkey grants no WRITE");
+            assertArrayEquals(before, view.bytes(view.geometry().dataOffset() + offset, length),
+                "the copied block is untouched");
         }
     }
 
