@@ -30,7 +30,7 @@ class MoveFailoverTest extends ZkClusterTestBase
     @Test
     void killedPrimariesDuringMovesLoseNoAcknowledgedWrite() throws Exception
     {
-        startReplicated(4, 2, false, List.of("--memory-windows", "off"));
+        startReplicated(4, 2, false);
         try (GrowthZk zk = new GrowthZk(cluster);
             KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds()).withOpTimeout(OP_TIMEOUT)))
         {
