@@ -73,8 +73,14 @@ final class PeerSessions
      */
     NodeSession open(final InetSocketAddress peer)
     {
+        return open(peer, NodeSession.SEND_QUEUE_DEPTH);
+    }
+
+    /** As {@link #open(InetSocketAddress)}, with a send queue of {@code sendQueueDepth} work requests. */
+    NodeSession open(final InetSocketAddress peer, final int sendQueueDepth)
+    {
         return NodeSession.open(context, pd, peer, writerId, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
-            WaitStrategy.ADAPTIVE, NodeSession.Shape.PEER);
+            WaitStrategy.ADAPTIVE, NodeSession.Shape.PEER.withSendQueueDepth(sendQueueDepth));
     }
 
     /**
