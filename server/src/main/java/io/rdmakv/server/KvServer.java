@@ -744,9 +744,9 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     }
 
     @Override
-    public void freeze(final long segment, final long ticket)
+    public void freeze(final long[] segments, final long ticket)
     {
-        moves.freeze(segment, ticket);
+        moves.freeze(segments, ticket);
     }
 
     @Override

@@ -14,13 +14,13 @@ public interface MoveNode
     MoveCopy startCopy(PartitionMove move);
 
     /**
-     * Freezes {@code segment} on this node, its group's primary, and its backups, for a move decided under the map of
-     * epoch {@code ticket}. Blocking.
+     * Freezes {@code segments} (a batch's, in turn, over one set of backup sessions) on this node, its group's primary,
+     * and its backups, for a move decided under the map of epoch {@code ticket}. Blocking.
      *
      * @throws io.rdmakv.server.replication.FreezeCancelledException when {@link #cancelFreezes} named a later epoch
      * @throws IllegalStateException                                 when the freeze failed (the message says why)
      */
-    void freeze(long segment, long ticket);
+    void freeze(long[] segments, long ticket);
 
     /** Cancels every freeze decided under a map older than {@code epoch} and waits until none can CAS again. */
     void cancelFreezes(long epoch);

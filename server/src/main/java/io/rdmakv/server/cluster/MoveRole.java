@@ -609,50 +609,54 @@ final class MoveRole implements AutoCloseable
         report();
     }
 
-    /** This node as the source group's primary of {@code b} in FREEZE: freezes each partition's segment. */
+    /**
+     * This node as the source group's primary of {@code b} in FREEZE: freezes the batch's segments, in one call over
+     * one set of backup sessions, tried again a few times (a freeze is idempotent).
+     */
     private void freeze(final ClusterMap decided, final MoveBatch b)
     {
         final long start = System.nanoTime();
+        final long[] segments = new long[b.size()];
         for (int i = 0; i < b.size(); i++)
         {
-            final long segment = decided.segmentOf(b.partition(i));
-            for (int attempt = 1; ; attempt++)
+            segments[i] = decided.segmentOf(b.partition(i));
+        }
+        for (int attempt = 1; ; attempt++)
+        {
+            try
             {
-                try
+                node.freeze(segments, decided.epoch());
+                break;
+            }
+            catch (final FreezeCancelledException e)
+            {
+                LOG.log(System.Logger.Level.INFO, b + ": " + e.getMessage());
+                return;
+            }
+            catch (final RuntimeException e)
+            {
+                if (attempt >= FREEZE_TRIES || !stillFreezing(b.id()))
                 {
-                    node.freeze(segment, decided.epoch());
-                    break;
-                }
-                catch (final FreezeCancelledException e)
-                {
-                    LOG.log(System.Logger.Level.INFO, b + ": " + e.getMessage());
+                    synchronized (this)
+                    {
+                        if (stillFreezing(b.id()))
+                        {
+                            say(b, MoveState.FAILED);
+                        }
+                    }
+                    LOG.log(System.Logger.Level.WARNING, b + ": the freeze failed " + attempt + " times: " +
+                        e.getMessage() + "; reported failed");
+                    report();
                     return;
                 }
-                catch (final RuntimeException e)
+                try
                 {
-                    if (attempt >= FREEZE_TRIES || !stillFreezing(b.id()))
-                    {
-                        synchronized (this)
-                        {
-                            if (stillFreezing(b.id()))
-                            {
-                                say(b, MoveState.FAILED);
-                            }
-                        }
-                        LOG.log(System.Logger.Level.WARNING, b + ": the freeze of partition " + b.partition(i) +
-                            " failed " + attempt + " times: " + e.getMessage() + "; reported failed");
-                        report();
-                        return;
-                    }
-                    try
-                    {
-                        TimeUnit.MILLISECONDS.sleep(FREEZE_RETRY_MILLIS);
-                    }
-                    catch (final InterruptedException interrupted)
-                    {
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
+                    TimeUnit.MILLISECONDS.sleep(FREEZE_RETRY_MILLIS);
+                }
+                catch (final InterruptedException interrupted)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
             }
         }

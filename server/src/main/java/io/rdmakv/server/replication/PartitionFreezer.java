@@ -172,13 +172,32 @@ public final class PartitionFreezer implements AutoCloseable
      */
     public Frozen freeze(final long segment, final java.util.function.BooleanSupplier cancelled)
     {
-        final long base = KeyHash.segmentBase(segment);
-        final long count = KeyHash.segmentCount(segment);
-        if (count < 1 || base + count > geometry.groupCount())
+        return freeze(new long[] {segment}, cancelled);
+    }
+
+    /**
+     * As {@link #freeze(long, java.util.function.BooleanSupplier)}, for every segment of {@code segments} (a move
+     * batch's partitions) in turn, over one set of sessions with the backups (opened once: opening them costs more
+     * than freezing a small segment). The counts are the sums.
+     *
+     * @throws FreezeCancelledException when cancelled
+     */
+    public Frozen freeze(final long[] segments, final java.util.function.BooleanSupplier cancelled)
+    {
+        long totalGroups = 0;
+        for (final long segment : segments)
         {
-            throw new IllegalArgumentException("segment (" + base + ", " + count + ") outside this node's index of " +
-                geometry.groupCount() + " groups");
+            final long base = KeyHash.segmentBase(segment);
+            final long count = KeyHash.segmentCount(segment);
+            if (count < 1 || base + count > geometry.groupCount())
+            {
+                throw new IllegalArgumentException("segment (" + base + ", " + count + ") outside this node's index of " +
+                    geometry.groupCount() + " groups");
+            }
+            totalGroups += count;
         }
+        final String what = segments.length == 1 ? "segment (" + KeyHash.segmentBase(segments[0]) + ", " +
+            KeyHash.segmentCount(segments[0]) + ")" : segments.length + " segments";
         synchronized (lock)
         {
             if (closed)
@@ -187,8 +206,7 @@ public final class PartitionFreezer implements AutoCloseable
             }
             if (cancelled.getAsBoolean())
             {
-                throw new FreezeCancelledException("the freeze of segment (" + base + ", " + count + ") was cancelled " +
-                    "before it began");
+                throw new FreezeCancelledException("the freeze of " + what + " was cancelled before it began");
             }
             final long start = System.nanoTime();
             final ClusterMap current = sweep.map();
@@ -213,18 +231,23 @@ public final class PartitionFreezer implements AutoCloseable
                 final Tally tally = new Tally();
                 rings = 0;
                 final long pauseStart = System.nanoTime();
-                for (long g0 = base; g0 < base + count; g0 += CHUNK_GROUPS)
+                for (final long segment : segments)
                 {
-                    if (cancelled.getAsBoolean())
+                    final long base = KeyHash.segmentBase(segment);
+                    final long count = KeyHash.segmentCount(segment);
+                    for (long g0 = base; g0 < base + count; g0 += CHUNK_GROUPS)
                     {
-                        throw new FreezeCancelledException("the freeze of segment (" + base + ", " + count +
-                            ") was cancelled after " + (g0 - base) + " groups");
+                        if (cancelled.getAsBoolean())
+                        {
+                            throw new FreezeCancelledException("the freeze of " + what + " was cancelled in segment (" +
+                                base + ", " + count + ") after " + (g0 - base) + " groups");
+                        }
+                        freezeChunk(peers, g0, (int)Math.min(CHUNK_GROUPS, base + count - g0), tally);
                     }
-                    freezeChunk(peers, g0, (int)Math.min(CHUNK_GROUPS, base + count - g0), tally);
                 }
-                final Frozen frozen = new Frozen(count, count * SLOTS, peers.size(), tally.finished, tally.undone,
-                    tally.casRetries, rings, System.nanoTime() - pauseStart, System.nanoTime() - start);
-                LOG.log(System.Logger.Level.INFO, () -> "froze segment (" + base + ", " + count + "): " +
+                final Frozen frozen = new Frozen(totalGroups, totalGroups * SLOTS, peers.size(), tally.finished,
+                    tally.undone, tally.casRetries, rings, System.nanoTime() - pauseStart, System.nanoTime() - start);
+                LOG.log(System.Logger.Level.INFO, () -> "froze " + what + ": " +
                     frozen.groups() + " groups, " + frozen.slots() + " slots on this node and " + frozen.backups() +
                     " backup(s) in " + frozen.pauseNanos() / 1000 + " us (" + frozen.nanos() / 1000 + " us with opening " +
                     "the sessions), " + frozen.rings() + " doorbells; " +

@@ -51,6 +51,12 @@ public final class PartitionMoves implements AutoCloseable
      */
     public PartitionFreezer.Frozen freeze(final long segment, final long ticket)
     {
+        return freeze(new long[] {segment}, ticket);
+    }
+
+    /** As {@link #freeze(long, long)}, for every segment of {@code segments} over one set of backup sessions. */
+    public PartitionFreezer.Frozen freeze(final long[] segments, final long ticket)
+    {
         try
         {
             freezes.incrementAndGet();
@@ -58,7 +64,7 @@ public final class PartitionMoves implements AutoCloseable
             {
                 try
                 {
-                    return freezer.freeze(segment, () -> ticket < cancelledBelow);
+                    return freezer.freeze(segments, () -> ticket < cancelledBelow);
                 }
                 finally
                 {

@@ -451,8 +451,9 @@ class MoveRoleTest
         }
 
         @Override
-        public void freeze(final long segment, final long ticket)
+        public void freeze(final long[] segments, final long ticket)
         {
+            final long segment = segments[0];
             freezeCalls.incrementAndGet();
             if (freezeFailures.getAndDecrement() > 0)
             {
