@@ -57,7 +57,8 @@ import static io.rdmakv.systemtests.ops.ReplicatedMetricsCluster.roles;
  * counters or histogram parts, and {@code _bucket}/{@code _count}/{@code _sum} must belong to a histogram.
  * The Replication row and the replication alerts are checked against a live replicated ZooKeeper cluster
  * (every node exports what they read, through a failover and a copy), and the alerts' firing against
- * {@code promtool test rules} cases.
+ * {@code promtool test rules} cases. So are the Growth row and the move alerts (every node exports the move series,
+ * 0 while nothing moves; the alerts' cases in {@code growth-alerts.promtool.yml}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DashboardAndRulesTest
@@ -76,6 +77,13 @@ class DashboardAndRulesTest
     private static final Set<String> REPLICATION_ALERTS = Set.of("RdmakvReplicaSetDegraded",
         "RdmakvReplicaGroupWithoutPrimary", "RdmakvNodeFenced", "RdmakvNodeCutFromZooKeeper", "RdmakvChainSweepFailing",
         "RdmakvBackupDrifted", "RdmakvScrubFailing", "RdmakvClusterMapRefused");
+    private static final String GROWTH_ROW = "Growth";
+    /** What the Growth row shows: partition moves on the nodes, and the write pause as clients see it. */
+    private static final Set<String> GROWTH_SERIES = Set.of("rdmakv_partitions_moving", "rdmakv_move_phase_age_seconds",
+        "rdmakv_moves_total", "rdmakv_move_keys_total", "rdmakv_move_bytes_total", "rdmakv_move_freezes_total",
+        "rdmakv_move_freeze_seconds_total", "rdmakv_client_frozen_wait_seconds_bucket",
+        "rdmakv_client_frozen_wait_seconds_sum", "rdmakv_client_frozen_wait_seconds_count");
+    private static final Set<String> GROWTH_ALERTS = Set.of("RdmakvMoveStuck", "RdmakvMoveAborting");
 
     private static Path rulesFile;
     private static Path dashboardFile;
@@ -252,28 +260,79 @@ class DashboardAndRulesTest
     @Test
     void promtoolPassesTheReplicationAlertCases(@TempDir final Path dir) throws Exception
     {
+        promtoolTestRules(dir, "replication-alerts.promtool.yml", REPLICATION_ALERTS);
+    }
+
+    /**
+     * The move alerts fire, and stay quiet, as their comments say: {@code promtool test rules} on the cases in
+     * {@code growth-alerts.promtool.yml} (a batch stuck in its phase, seen from a node that restarted too; a move
+     * whose phases each end within 5 minutes; an abort reported for the hour after it, and old aborts or a
+     * restarted node's counter that are not). Skipped, saying so, where promtool is missing.
+     */
+    @Test
+    void promtoolPassesTheGrowthAlertCases(@TempDir final Path dir) throws Exception
+    {
+        promtoolTestRules(dir, "growth-alerts.promtool.yml", GROWTH_ALERTS);
+    }
+
+    /**
+     * Runs {@code promtool test rules} on the cases in the resource {@code name} next to this class, with the rules'
+     * path written in place of RULES_FILE; each of {@code alerts} must have a case.
+     */
+    private static void promtoolTestRules(final Path dir, final String name, final Set<String> alerts) throws Exception
+    {
         final Path promtool = java.util.stream.Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
             .map(d -> Path.of(d, "promtool")).filter(Files::isExecutable).findFirst().orElse(null);
         org.junit.jupiter.api.Assumptions.assumeTrue(promtool != null,
             "promtool is not installed here (scripts/setup.sh installs Debian's prometheus package, which has it)");
         final String cases;
-        try (java.io.InputStream in = DashboardAndRulesTest.class.getResourceAsStream("replication-alerts.promtool.yml"))
+        try (java.io.InputStream in = DashboardAndRulesTest.class.getResourceAsStream(name))
         {
-            assertNotNull(in, "replication-alerts.promtool.yml next to the test");
+            assertNotNull(in, name + " next to the test");
             cases = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }
         assertTrue(cases.contains("RULES_FILE"), "the cases name the rules as RULES_FILE");
-        final Path file = Files.writeString(dir.resolve("replication-alerts.yml"),
+        final Path file = Files.writeString(dir.resolve(name.replace(".promtool.yml", ".yml")),
             cases.replace("RULES_FILE", rulesFile.toAbsolutePath().toString()));
         final Process test = new ProcessBuilder(promtool.toString(), "test", "rules", file.toString())
             .redirectErrorStream(true).start();
         final String output = new String(test.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(test.waitFor(60, TimeUnit.SECONDS), "promtool finished");
-        System.out.println("[promtool test] " + output.strip().replace('\n', ' '));
+        System.out.println("[promtool test] " + name + ": " + output.strip().replace('\n', ' '));
         assertEquals(0, test.exitValue(), output);
-        for (final String alert : REPLICATION_ALERTS)
+        for (final String alert : alerts)
         {
             assertTrue(cases.contains("alertname: " + alert), "a case for " + alert);
+        }
+    }
+
+    /**
+     * The Growth row reads every move series (the node's partitions moving, phase age, outcomes, keys, bytes and
+     * freezes, and the client's frozen-write wait), the move alerts are defined, and each reads a move series.
+     * That a live node and client export them as read is {@link #everyMetricTheDashboardAndTheRulesReadIsExportedByANodeAndAClient}'s
+     * check, and every node of a replicated cluster {@link #everyReplicationSeriesIsExportedByALiveReplicatedCluster}'s.
+     */
+    @Test
+    void theGrowthRowAndTheMoveAlertsReadTheMoveSeries()
+    {
+        final Set<String> row = rowSeries(GROWTH_ROW);
+        assertTrue(row.containsAll(GROWTH_SERIES), "the " + GROWTH_ROW + " row reads " + GROWTH_SERIES + "; it reads " +
+            row);
+        final Map<String, JsonNode> alerts = new HashMap<>();
+        for (final JsonNode r : rules())
+        {
+            if (r.has("alert"))
+            {
+                alerts.put(r.path("alert").asText(), r);
+            }
+        }
+        for (final String alert : GROWTH_ALERTS)
+        {
+            assertTrue(alerts.containsKey(alert), "alert " + alert + ": " + alerts.keySet());
+            final Set<String> read = new TreeSet<>();
+            PromQl.parse(alerts.get(alert).path("expr").asText()).metrics().forEach(ref -> read.add(ref.name()));
+            assertFalse(read.isEmpty(), alert + " reads a series");
+            assertTrue(GROWTH_SERIES.containsAll(read), alert + " reads move series only: " + read);
         }
     }
 
@@ -384,21 +443,7 @@ class DashboardAndRulesTest
     @Test
     void everyReplicationSeriesIsExportedByALiveReplicatedCluster(@TempDir final Path dir) throws Exception
     {
-        final Set<String> row = new TreeSet<>();
-        boolean found = false;
-        for (final JsonNode p : dashboard.path("panels"))
-        {
-            if (p.path("type").asText().equals("row"))
-            {
-                found = p.path("title").asText().equals(REPLICATION_ROW);
-                continue;
-            }
-            if (found)
-            {
-                p.path("targets").forEach(t -> PromQl.parse(t.path("expr").asText()).metrics()
-                    .forEach(ref -> row.add(ref.name())));
-            }
-        }
+        final Set<String> row = rowSeries(REPLICATION_ROW);
         for (final JsonNode r : rules())
         {
             if (r.has("record") && r.path("record").asText().startsWith("job:rdmakv_"))
@@ -439,6 +484,7 @@ class DashboardAndRulesTest
             for (final Map.Entry<Integer, ReplicatedMetricsCluster.Scrape> e : scrapes.entrySet())
             {
                 assertReadable("node " + e.getKey() + " of a replicated cluster", e.getValue());
+                assertNoMove("node " + e.getKey() + " of a replicated cluster", e.getValue());
             }
 
             // what the recording rules count: serving members in sync (R per group) and serving primaries
@@ -469,6 +515,30 @@ class DashboardAndRulesTest
             System.nanoTime() - start) + " ms");
     }
 
+    /** Every series the panels of the row titled {@code title} read (the panels after it, up to the next row). */
+    private static Set<String> rowSeries(final String title)
+    {
+        final Set<String> row = new TreeSet<>();
+        boolean found = false;
+        boolean seen = false;
+        for (final JsonNode p : dashboard.path("panels"))
+        {
+            if (p.path("type").asText().equals("row"))
+            {
+                found = p.path("title").asText().equals(title);
+                seen |= found;
+                continue;
+            }
+            if (found)
+            {
+                p.path("targets").forEach(t -> PromQl.parse(t.path("expr").asText()).metrics()
+                    .forEach(ref -> row.add(ref.name())));
+            }
+        }
+        assertTrue(seen, "a row titled " + title);
+        return row;
+    }
+
     /** Every server series the dashboard and the rules read is in {@code scrape}, as they read it. */
     private static void assertReadable(final String node, final ReplicatedMetricsCluster.Scrape scrape)
     {
@@ -492,6 +562,28 @@ class DashboardAndRulesTest
         assertTrue(problems.isEmpty(), node + " does not export as read: " + problems + "\nexported: " +
             new TreeSet<>(series));
     }
+    /**
+     * No move was requested: every node exports each server series of the Growth row, all at 0 (what the move alerts
+     * read stays quiet).
+     */
+    private static void assertNoMove(final String node, final ReplicatedMetricsCluster.Scrape scrape)
+    {
+        final Set<String> seen = new TreeSet<>();
+        for (final Map.Entry<String, Double> sample : scrape.samples().entrySet())
+        {
+            final int brace = sample.getKey().indexOf('{');
+            final String name = brace < 0 ? sample.getKey() : sample.getKey().substring(0, brace);
+            if (GROWTH_SERIES.contains(name))
+            {
+                seen.add(name);
+                assertEquals(0.0, sample.getValue(), node + ": " + sample.getKey() + " without a move");
+            }
+        }
+        final Set<String> server = new TreeSet<>(GROWTH_SERIES);
+        server.removeIf(name -> name.startsWith("rdmakv_client_"));
+        assertEquals(server, seen, node + " exports every move series");
+    }
+
     /** Every node connected to ZooKeeper, current, and on the same epoch. */
     private static boolean settled(final Map<Integer, ReplicatedMetricsCluster.Scrape> scrapes)
     {
