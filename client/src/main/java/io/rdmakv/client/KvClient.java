@@ -388,6 +388,21 @@ public final class KvClient implements AutoCloseable
         return queries.scrub(nodeId, timeout);
     }
 
+    /**
+     * Hands the operator's move request ({@code json}: {@code {"moves": [{"partitions": [..], "target": g, "groups":
+     * n}], "cancel": [ids]}}) to a node of the cluster ({@code kvctl rebalance}), which writes it to the cluster's
+     * {@code rebalance/request} for the coordinator, or with {@code dryRun} writes nothing and says whether the
+     * coordinator could act on it now. Asks the first node that answers, waiting up to {@code timeout}.
+     *
+     * @throws KvException with the node's reason when it refused the request (malformed, a static cluster, ZooKeeper)
+     * @throws IllegalArgumentException when {@code json} is empty or longer than one message carries
+     */
+    public io.rdmakv.common.protocol.RebalanceOkMessage rebalance(final String json, final boolean dryRun,
+        final java.time.Duration timeout)
+    {
+        return queries.rebalance(dryRun, json, timeout);
+    }
+
     /** Every node's damaged slots (DAMAGE_SCAN): the first {@code limit} and how many; PUT/DELETE repairs them. */
     public DamageReport damagedSlots(final int limit)
     {

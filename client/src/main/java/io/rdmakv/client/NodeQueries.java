@@ -5,6 +5,7 @@ import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.RebalanceOkMessage;
 import io.rdmakv.common.protocol.ScrubOkMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.common.protocol.wire.MessageType;
@@ -110,6 +111,40 @@ final class NodeQueries
             }
         }
         throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+    }
+
+    /**
+     * REBALANCE on the first node of the map that answers (any node of a ZooKeeper cluster writes the request): its
+     * REBALANCE_OK. A node that cannot be reached is passed over for the next.
+     *
+     * @throws KvException with the node's reason when it refused (a malformed request, a static cluster, a write
+     *     ZooKeeper refused); {@link KvConnectionException} when no node answered
+     */
+    RebalanceOkMessage rebalance(final boolean dryRun, final String json, final java.time.Duration timeout)
+    {
+        final List<ClusterNode> nodes = routers.get().map().nodes();
+        KvConnectionException unreachable = null;
+        for (int i = 0; i < nodes.size(); i++)
+        {
+            final ControlMessage[] reply = new ControlMessage[1];
+            try
+            {
+                ask(i, "rebalance", session -> (reply[0] = session.rebalance(dryRun, json, timeout.toNanos())) != null);
+            }
+            catch (final KvConnectionException e)
+            {
+                unreachable = e;
+                continue;
+            }
+            if (reply[0] instanceof RebalanceOkMessage ok)
+            {
+                return ok;
+            }
+            throw new KvException("node " + nodes.get(i).id() + " refused the rebalance request: " +
+                (CodedRefusalMessage.as(MessageType.ERROR, reply[0]) instanceof CodedRefusalMessage error ?
+                    error.text() : "it answered " + reply[0].type()));
+        }
+        throw unreachable != null ? unreachable : new KvConnectionException("the cluster map lists no node");
     }
 
     DamageReport damagedSlots(final int limit)

@@ -3,7 +3,10 @@ package io.rdmakv.kvctl;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.MoveBatch;
 import io.rdmakv.common.cluster.ReplicaGroup;
+import io.rdmakv.common.cluster.RetiredSegment;
+import io.rdmakv.common.hash.KeyHash;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,8 +14,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;
 
-/** {@code kvctl cluster}: the cluster map a node hands out (epoch, partitions, nodes). */
-@Command(name = "cluster", description = "Prints the cluster map: epoch, partitions, nodes and, when replicated, each replica group's state.")
+/** {@code kvctl cluster}: the cluster map a node hands out (epoch, partitions, nodes, groups, moves). */
+@Command(name = "cluster", description = "Prints the cluster map: epoch, partitions, nodes and, when replicated, " +
+    "each replica group's state, the partition moves in progress and the segments they retired, not yet reclaimed.")
 final class ClusterCommand implements Callable<Integer>
 {
     @CommandLine.ParentCommand
@@ -40,6 +44,7 @@ final class ClusterCommand implements Callable<Integer>
                     text.append(String.format("group %d  %d partitions  %s%n", group.id(), partitions(map, group),
                         state(map, group)));
                 }
+                text.append(moves(map));
             }
             try
             {
@@ -51,6 +56,27 @@ final class ClusterCommand implements Callable<Integer>
             }
             return KvCtl.OK;
         });
+    }
+
+    /**
+     * The moves in progress the map records: per batch its id, partitions, source and target group, phase and the
+     * epoch it entered it; then the segments given up at a SWITCH and not yet reclaimed. Empty when there are none.
+     * How far a copy has come (keys, bytes) is not in the map, so not here.
+     */
+    static String moves(final ClusterMap map)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final MoveBatch b : map.moves().batches())
+        {
+            text.append(String.format("batch %d  partitions %s  group %d -> group %d  %s since epoch %d%n", b.id(),
+                java.util.Arrays.toString(b.partitions()), b.source(), b.target(), b.phase(), b.phaseEpoch()));
+        }
+        for (final RetiredSegment r : map.moves().retired())
+        {
+            text.append(String.format("group %d retired partition %d segment (%d,%d) at epoch %d%n", r.group(),
+                r.partition(), KeyHash.segmentBase(r.segment()), KeyHash.segmentCount(r.segment()), r.switchEpoch()));
+        }
+        return text.toString();
     }
 
     private static String role(final ClusterMap map, final ReplicaGroup group, final int node)

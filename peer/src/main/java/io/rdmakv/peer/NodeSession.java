@@ -10,6 +10,7 @@ import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.HeartbeatMessage;
 import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
+import io.rdmakv.common.protocol.RebalanceMessage;
 import io.rdmakv.common.protocol.ScrubMessage;
 import io.rdmakv.common.protocol.StatsMessage;
 import io.rdmakv.common.protocol.StatsOkMessage;
@@ -490,6 +491,16 @@ public final class NodeSession implements AutoCloseable
     public ControlMessage scrub(final long timeoutNanos)
     {
         return control.call(new ScrubMessage(control.nextRequestId()), timeoutNanos);
+    }
+
+    /**
+     * REBALANCE: hands the operator's move request ({@code json}) to the node, which writes it to its cluster's
+     * {@code rebalance/request} or, with {@code dryRun}, judges it; waits up to {@code timeoutNanos} (control path;
+     * allocates). Returns REBALANCE_OK, the node's ERROR, or null when it did not answer.
+     */
+    public ControlMessage rebalance(final boolean dryRun, final String json, final long timeoutNanos)
+    {
+        return control.call(new RebalanceMessage(control.nextRequestId(), dryRun, json), timeoutNanos);
     }
 
     /**

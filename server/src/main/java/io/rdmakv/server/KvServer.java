@@ -377,6 +377,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         return config;
     }
 
+    @Override
+    public void useRebalance(final io.rdmakv.server.control.RebalanceDesk desk)
+    {
+        agent.useRebalance(desk);
+    }
+
     /** The map served in HELLO_OK now; null while a node of a ZooKeeper cluster is in no map. */
     public ClusterMap clusterMap()
     {

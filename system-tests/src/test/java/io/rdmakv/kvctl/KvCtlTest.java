@@ -219,6 +219,20 @@ class KvCtlTest
     }
 
     @Test
+    void rebalanceIsRefusedByANodeOfAStaticCluster() throws IOException
+    {
+        final Run text = kvctl("rebalance", "--move", "0:1", "--dry-run");
+        assertEquals(KvCtl.FAILED, text.code(), text.out() + text.err());
+        assertTrue(text.err().startsWith("kvctl: node 0 refused the rebalance request: rebalance needs a ZooKeeper " +
+            "cluster"), text.err());
+        final Run json = kvctl("--json", "rebalance", "--cancel", "7001");
+        assertEquals(KvCtl.FAILED, json.code(), json.out() + json.err());
+        assertEquals(KvCtl.FAILED, json.json().path("exitCode").asInt(), json.out());
+        assertTrue(json.json().path("error").asText().contains("static cluster map"), json.out());
+        assertEquals(1, NODES.get(0).clusterMap().epoch(), "nothing changed");
+    }
+
+    @Test
     void badUsageIsExitTwo()
     {
         assertEquals(KvCtl.USAGE, kvctl().code(), "no command");

@@ -78,6 +78,8 @@ public final class ControlCodec
             case SlotCasMessage m -> m.encodeBody(writer);
             case SlotCasReplyMessage m -> m.encodeBody(writer);
             case HeartbeatMessage m -> m.encodeBody(writer);
+            case RebalanceMessage m -> m.encodeBody(writer);
+            case RebalanceOkMessage m -> m.encodeBody(writer);
             case StatsMessage _, ByeMessage _, ShutdownMessage _, ScrubMessage _ ->
             {
                 // header only
@@ -186,6 +188,8 @@ public final class ControlCodec
                 case WINDOW_BOUND, GRANT_CHECKED, GRANT_REVOKED -> GrantReplyMessage.decode(type, reader, requestId);
                 case SLOT_CAS -> SlotCasMessage.decode(reader, requestId);
                 case SLOT_CAS_REPLY -> SlotCasReplyMessage.decode(reader, requestId);
+                case REBALANCE -> RebalanceMessage.decode(reader, requestId);
+                case REBALANCE_OK -> RebalanceOkMessage.decode(reader, requestId);
             };
         }
         catch (final IllegalArgumentException ex)

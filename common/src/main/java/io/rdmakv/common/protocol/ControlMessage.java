@@ -13,7 +13,7 @@ public sealed interface ControlMessage permits
     StatsMessage, StatsOkMessage, ByeMessage, ShutdownMessage, HeartbeatMessage, RepairMessage,
     RepairReplyMessage, DamageScanMessage, DamageScanOkMessage, HelpMessage, HelpReplyMessage,
     FenceWritersMessage, FenceWritersOkMessage, ScrubMessage, ScrubOkMessage, GrantMessage, GrantReplyMessage,
-    SlotCasMessage, SlotCasReplyMessage
+    SlotCasMessage, SlotCasReplyMessage, RebalanceMessage, RebalanceOkMessage
 {
     /** The message's type. */
     MessageType type();

@@ -59,7 +59,8 @@ class ControlCodecTest
         final String[] names = {"HELLO", "HELLO_OK", "HELLO_REFUSED", "ALLOC", "ALLOC_OK", "ALLOC_FAILED", "FREE",
             "STATS", "STATS_OK", "BYE", "SHUTDOWN", "ERROR", "HEARTBEAT", "REPAIR", "REPAIR_REPLY", "DAMAGE_SCAN",
             "DAMAGE_SCAN_OK", "HELP", "HELP_REPLY", "FENCE_WRITERS", "FENCE_WRITERS_OK", "SCRUB", "SCRUB_OK", "BIND_WINDOW", "WINDOW_BOUND",
-            "CHECK_GRANT", "GRANT_CHECKED", "REVOKE_GRANT", "GRANT_REVOKED", "SLOT_CAS", "SLOT_CAS_REPLY"};
+            "CHECK_GRANT", "GRANT_CHECKED", "REVOKE_GRANT", "GRANT_REVOKED", "SLOT_CAS", "SLOT_CAS_REPLY", "REBALANCE",
+            "REBALANCE_OK"};
         int known = 0;
         for (int code = 1; code <= names.length; code++)
         {
@@ -70,7 +71,7 @@ class ControlCodecTest
         }
         assertEquals(known, MessageType.values().length);
         assertEquals(null, MessageType.of(0));
-        assertEquals(null, MessageType.of(32));
+        assertEquals(null, MessageType.of(34));
         assertEquals(null, MessageType.of(-1));
     }
 

@@ -1,5 +1,6 @@
 package io.rdmakv.server.cluster;
 
+import io.rdmakv.server.control.RebalanceDesk;
 import io.rdmakv.server.replication.RegionCopier;
 
 import java.util.function.BooleanSupplier;
@@ -28,6 +29,12 @@ public interface MemberNode extends MapApplier, MoveNode
      * @return the sessions fenced, or -1 when that did not finish in time
      */
     int selfFence(String why);
+
+    /**
+     * Answers REBALANCE through {@code desk} from now on ({@code kvctl rebalance}); without one (a static cluster) the
+     * node refuses it.
+     */
+    void useRebalance(RebalanceDesk desk);
 
     /** The copier that makes this node's region equal to a primary's (re-replication). */
     RegionCopier regionCopier();

@@ -27,6 +27,8 @@ import org.apache.zookeeper.data.Stat;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -94,7 +96,7 @@ public final class ZkMembership implements AutoCloseable
     private volatile ClusterSettings settings;
     private volatile Coordinator coordinator;
     private CuratorCache mapCache;
-    private CuratorCache membersCache;
+    private volatile CuratorCache membersCache;
     private CuratorCache syncCache;
     private CuratorCache movesCache;
     private CuratorCache requestCache;
@@ -570,6 +572,51 @@ public final class ZkMembership implements AutoCloseable
     public MoveReporter moveReporter()
     {
         return new ZkMoveReporter(client, self.id());
+    }
+
+    /**
+     * Takes the operator's REBALANCE on this node ({@code kvctl rebalance}): writes or judges {@code rebalance/request}
+     * against {@link #currentMap} and {@link #liveMembers}. The caller closes it.
+     */
+    public ZkRebalanceDesk rebalanceDesk()
+    {
+        return new ZkRebalanceDesk(client, this::currentMap, this::liveMembers, self.id());
+    }
+
+    /**
+     * The live members as this node's watch of {@code members/} sees them now (each one's znode; an unreadable one,
+     * or one under another id's name, is left out as the coordinator leaves it out); empty before the watch starts.
+     */
+    public List<MemberInfo> liveMembers()
+    {
+        final CuratorCache cache = membersCache;
+        final List<MemberInfo> live = new ArrayList<>();
+        if (cache == null)
+        {
+            return live;
+        }
+        cache.stream().forEach(data ->
+        {
+            final String path = data.getPath();
+            if (!path.startsWith(ZkPaths.MEMBERS + "/") || data.getData() == null)
+            {
+                return;
+            }
+            try
+            {
+                final MemberInfo m = MemberInfo.fromJson(data.getData());
+                if (path.equals(ZkPaths.member(m.id())))
+                {
+                    live.add(m);
+                }
+            }
+            catch (final IllegalArgumentException e)
+            {
+                // the coordinator logs it
+            }
+        });
+        live.sort(java.util.Comparator.comparingInt(MemberInfo::id));
+        return live;
     }
 
     /** The latest map delivered (or being delivered) to the listener; null before the first. */

@@ -12,20 +12,25 @@ import java.util.concurrent.atomic.AtomicReference;
  * coordinate, watch) and its currency ({@link NodeCurrency}, watched by {@link CurrencyWatch}, which fences
  * every session when it lapses), started together and closed together. Closing leaves the cluster first (the
  * member znode goes, so the coordinator fails over after the promotion wait instead of the session timeout),
- * then stops the copy worker; a node stops serving before it closes this ({@code io.rdmakv.server.KvServer#withdraw}).
+ * then stops the copy worker; it also takes the operator's REBALANCE ({@link ZkRebalanceDesk}). A node stops serving
+ * before it closes this ({@code io.rdmakv.server.KvServer#withdraw}).
  *
  */
 public final class ZooKeeperNode implements AutoCloseable
 {
     private final NodeRole role;
     private final CurrencyWatch watch;
-    private final AutoCloseable membership;
+    private final ZkMembership membership;
+    /** The operator's REBALANCE on this node ({@code kvctl rebalance}). */
+    private final ZkRebalanceDesk rebalance;
 
-    private ZooKeeperNode(final NodeRole role, final CurrencyWatch watch, final AutoCloseable membership)
+    private ZooKeeperNode(final NodeRole role, final CurrencyWatch watch, final ZkMembership membership,
+        final ZkRebalanceDesk rebalance)
     {
         this.role = role;
         this.watch = watch;
         this.membership = membership;
+        this.rebalance = rebalance;
     }
 
     /**
@@ -61,7 +66,10 @@ public final class ZooKeeperNode implements AutoCloseable
         final CurrencyWatch watch = new CurrencyWatch(currency, server::selfFence, config.nodeId());
         try
         {
-            return new ZooKeeperNode(role, watch, membership(config, server, role, reports, moveReports, currency));
+            final ZkMembership membership = membership(config, server, role, reports, moveReports, currency);
+            final ZkRebalanceDesk rebalance = membership.rebalanceDesk();
+            server.useRebalance(rebalance);
+            return new ZooKeeperNode(role, watch, membership, rebalance);
         }
         catch (final Exception | Error e)
         {
@@ -81,7 +89,7 @@ public final class ZooKeeperNode implements AutoCloseable
      * Starts ZooKeeper membership for {@code role} (register, elect, coordinate, watch) and sets how sync reports
      * reach the coordinator.
      */
-    private static AutoCloseable membership(final ServerConfig config, final MemberNode server, final NodeRole role,
+    private static ZkMembership membership(final ServerConfig config, final MemberNode server, final NodeRole role,
         final AtomicReference<SyncReporter> reports, final AtomicReference<MoveReporter> moveReports,
         final NodeCurrency currency) throws java.io.IOException
     {
@@ -114,6 +122,7 @@ public final class ZooKeeperNode implements AutoCloseable
     {
         try
         {
+            rebalance.close();
             membership.close();
         }
         catch (final Exception e)

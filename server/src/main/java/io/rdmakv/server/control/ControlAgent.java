@@ -166,6 +166,15 @@ public final class ControlAgent implements Agent
     }
 
     /**
+     * Answers REBALANCE through {@code desk} from now on ({@code kvctl rebalance}; any time: it is set on the agent's
+     * thread). Until then, and on a node of a static cluster, REBALANCE is refused.
+     */
+    public void useRebalance(final RebalanceDesk desk)
+    {
+        execute(() -> requests.useRebalance(desk, this::execute));
+    }
+
+    /**
      * Memory windows in a replicated group through {@code grants} ({@link ReplicaWindows}; before the thread starts):
      * {@code nodeGrant} is the grant of the whole data area this node's scrub binds its windows on backups with.
      */

@@ -12,6 +12,7 @@ import io.rdmakv.common.protocol.FenceWritersOkMessage;
 import io.rdmakv.common.protocol.FreeMessage;
 import io.rdmakv.common.protocol.GrantMessage;
 import io.rdmakv.common.protocol.HelpMessage;
+import io.rdmakv.common.protocol.RebalanceMessage;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.ScrubMessage;
 import io.rdmakv.common.protocol.ScrubOkMessage;
@@ -73,6 +74,8 @@ final class ControlRequests
     /** Set once before the agent's thread starts; null: SCRUB is refused as unexpected. */
     private Scrubs scrubs;
     private Consumer<Runnable> later;
+    /** Set on the agent's thread once the node joins a ZooKeeper cluster; null: REBALANCE is refused. */
+    private RebalanceDesk rebalance;
     /** Set once before the agent's thread starts; null: no replication, every grant stands alone. */
     private ReplicaWindows replicaWindows;
 
@@ -145,6 +148,16 @@ final class ControlRequests
     void useScrubs(final Scrubs scrub, final Consumer<Runnable> agent)
     {
         this.scrubs = scrub;
+        this.later = agent;
+    }
+
+    /**
+     * Answers REBALANCE through {@code desk}, replying through {@code agent} once it is done (on the agent's thread:
+     * a node joins its ZooKeeper cluster after the agent started).
+     */
+    void useRebalance(final RebalanceDesk desk, final Consumer<Runnable> agent)
+    {
+        this.rebalance = desk;
         this.later = agent;
     }
 
@@ -346,6 +359,7 @@ final class ControlRequests
             case DamageScanMessage request -> reply(session, damageScan.scan(request));
             case FenceWritersMessage request -> reply(session, fenceWriters(session, request));
             case ScrubMessage request when scrubs != null -> scrub(session, request);
+            case RebalanceMessage request -> rebalance(session, request);
             case ByeMessage bye ->
             {
                 counters.increment(ServerCounter.BYE_REQUESTS);
@@ -391,6 +405,30 @@ final class ControlRequests
                     pass.damagedHere(),
                     pass.nanos()));
             }
+        }));
+    }
+
+    /**
+     * Hands the operator's move request to the rebalance desk and answers when it is done, if the session is still
+     * there: REBALANCE_OK, or ERROR (the desk's, or at once on a node of a static cluster, which has none).
+     */
+    private void rebalance(final ServerSession session, final RebalanceMessage request)
+    {
+        if (rebalance == null)
+        {
+            reply(session, CodedRefusalMessage.error(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
+                "rebalance needs a ZooKeeper cluster: this node serves a static cluster map (started without " +
+                "--zookeeper), whose partitions do not move"));
+            return;
+        }
+        rebalance.ask(request).whenComplete((answer, failure) -> later.accept(() ->
+        {
+            if (session.departed())
+            {
+                return;
+            }
+            reply(session, failure == null ? answer : CodedRefusalMessage.error(request.requestId(),
+                ReasonCode.INTERNAL.code(), "the rebalance request failed: " + failure.getMessage()));
         }));
     }
 

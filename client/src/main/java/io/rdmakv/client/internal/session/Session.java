@@ -329,6 +329,12 @@ public final class Session implements AutoCloseable
         return node.scrub(timeoutNanos);
     }
 
+    /** REBALANCE (see {@link NodeSession#rebalance}). */
+    public ControlMessage rebalance(final boolean dryRun, final String json, final long timeoutNanos)
+    {
+        return node.rebalance(dryRun, json, timeoutNanos);
+    }
+
     /** Closes the session; waits for a janitor duty that holds it (never for long: duties do not wait). */
     @Override
     public void close()

@@ -14,6 +14,8 @@ import io.rdmakv.common.protocol.HelloMessage;
 import io.rdmakv.common.protocol.HelloOkMessage;
 import io.rdmakv.common.protocol.HelpMessage;
 import io.rdmakv.common.protocol.HelpReplyMessage;
+import io.rdmakv.common.protocol.RebalanceMessage;
+import io.rdmakv.common.protocol.RebalanceOkMessage;
 import io.rdmakv.common.protocol.RepairMessage;
 import io.rdmakv.common.protocol.RepairReplyMessage;
 import io.rdmakv.common.protocol.ScrubOkMessage;
@@ -93,7 +95,11 @@ public enum MessageType
     /** Client to a node whose clients cannot CAS its index: compare-and-swap these index words for me. */
     SLOT_CAS(30, SlotCasMessage.lengthOf(1), SlotCasMessage.MAX_LENGTH),
     /** Node to client: the word each held before. */
-    SLOT_CAS_REPLY(31, SlotCasReplyMessage.lengthOf(1), SlotCasReplyMessage.MAX_LENGTH);
+    SLOT_CAS_REPLY(31, SlotCasReplyMessage.lengthOf(1), SlotCasReplyMessage.MAX_LENGTH),
+    /** Client to any node of a ZooKeeper cluster: write this move request to {@code rebalance/request}, or judge it. */
+    REBALANCE(32, RebalanceMessage.JSON_OFFSET + 1, RebalanceMessage.MAX_LENGTH),
+    /** Node to client: requested, or (dry run) whether the coordinator could act on it now, with why not. */
+    REBALANCE_OK(33, RebalanceOkMessage.TEXT_OFFSET, RebalanceOkMessage.MAX_LENGTH);
 
     private static final MessageType[] BY_CODE;
 
