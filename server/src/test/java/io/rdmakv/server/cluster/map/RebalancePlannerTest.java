@@ -368,6 +368,37 @@ class RebalancePlannerTest
     }
 
     @Test
+    void countsAtTheFloorOrCeilingOfTheirSharesMoveNothing()
+    {
+        // R = 1, three groups as creation deals 8 partitions: 3, 3, 2, each arena half free
+        final PlannerRun run = new PlannerRun(1, 8).join(0, 1, 2);
+        run.settle();
+        final long arena = MapPlanner.indexGroups(PlannerRun.GEOMETRY);
+        run.restartFrom(run.map.withSegments(MapPlanner.segments(run.map.partitionGroups(),
+            new long[] {arena / 2, arena / 2, arena / 2})));
+        run.auto = true;
+        assertNull(run.step(), "targets 3, 3, 2 met");
+        // the operator moves partition 0 to group 2: counts 2, 3, 3 against targets 3, 3, 2, each within one of
+        // the exact share 8/3; rule 5 moves nothing back for the rounding
+        run.auto = false;
+        run.requestMove(2, 0).step();
+        walk(run, only(run.map).id());
+        assertEquals(List.of(2, 3, 3), List.of(owned(run.map, 0), owned(run.map, 1), owned(run.map, 2)));
+        run.auto = true;
+        assertTrue(MapPlanner.plannedMoves(run.map, run.live.values()).isEmpty());
+        assertNull(run.step());
+        // and one more makes group 2 over by 1.33 of its share: one partition goes back, to group 0 (most under)
+        run.auto = false;
+        run.requestMove(2, 1).step();
+        walk(run, only(run.map).id());
+        run.auto = true;
+        final MoveBatch back = only(run.step().map());
+        assertEquals(2, back.source());
+        assertEquals(0, back.target());
+        assertArrayEquals(new int[] {0}, back.partitions(), "the lowest partition of group 2 not moving");
+    }
+
+    @Test
     void theSamePlanFromTheSameInput()
     {
         final PlannerRun one = grown(MIB_2, MIB_32);
