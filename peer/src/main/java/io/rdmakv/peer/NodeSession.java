@@ -50,8 +50,14 @@ public final class NodeSession implements AutoCloseable
 {
     /** Work requests one doorbell may carry: the send queue's depth. */
     public static final int SEND_QUEUE_DEPTH = 64;
+    /**
+     * The deepest send queue a {@link Shape} may ask for: well inside every device's {@code max_qp_wr} this runs on
+     * (the {@code tcp} provider's 16,384; rxe's and ConnectX's are larger).
+     */
+    public static final int MAX_SEND_QUEUE_DEPTH = 1024;
 
     private final InetSocketAddress address;
+    private final int sendQueueDepth;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment mem;
     private final MemoryRegion mr;
@@ -70,8 +76,12 @@ public final class NodeSession implements AutoCloseable
     private volatile long nodeEpoch;
     private volatile boolean closed;
 
-    /** How a session is opened: where its control area lies in its memory, and what its I/O counts. */
-    public record Shape(int memoryLength, int controlOffset, IoCounters counters)
+    /**
+     * How a session is opened: where its control area lies in its memory, what its I/O counts, and how deep its send
+     * queue is (work requests in flight at once, {@link #SEND_QUEUE_DEPTH} unless a caller posts several chains
+     * before waiting: a primary's partition freeze).
+     */
+    public record Shape(int memoryLength, int controlOffset, IoCounters counters, int sendQueueDepth)
     {
         /** A peer's session: the control area alone, nothing counted. */
         public static final Shape PEER = new Shape(ControlArea.LENGTH, 0, IoCounters.NONE);
@@ -83,6 +93,23 @@ public final class NodeSession implements AutoCloseable
                 throw new IllegalArgumentException("control area at " + controlOffset + " outside " + memoryLength +
                     " bytes");
             }
+            if (sendQueueDepth < SEND_QUEUE_DEPTH || sendQueueDepth > MAX_SEND_QUEUE_DEPTH)
+            {
+                throw new IllegalArgumentException("a send queue of " + sendQueueDepth + " work requests: " +
+                    SEND_QUEUE_DEPTH + ".." + MAX_SEND_QUEUE_DEPTH);
+            }
+        }
+
+        /** A send queue of {@link #SEND_QUEUE_DEPTH}. */
+        public Shape(final int memoryLength, final int controlOffset, final IoCounters counters)
+        {
+            this(memoryLength, controlOffset, counters, SEND_QUEUE_DEPTH);
+        }
+
+        /** This shape with a send queue of {@code depth} work requests. */
+        public Shape withSendQueueDepth(final int depth)
+        {
+            return new Shape(memoryLength, controlOffset, counters, depth);
         }
     }
 
@@ -115,6 +142,7 @@ public final class NodeSession implements AutoCloseable
         final long opTimeoutNanos, final WaitStrategy waitStrategy, final Shape shape, final ConnectionSetup setup)
     {
         this.address = address;
+        this.sendQueueDepth = shape.sendQueueDepth();
         // --cm rdmacm on tcp, or exchange on an iWARP device: refused before anything is made
         final boolean throughCm = setup.usesConnectionManager(context);
         final long deadline = System.nanoTime() + connectTimeoutNanos;
@@ -130,8 +158,8 @@ public final class NodeSession implements AutoCloseable
         try
         {
             registered = pd.registerMemory(mem, AccessFlags.LOCAL_WRITE);
-            createdCq = context.createCompletionQueue(SEND_QUEUE_DEPTH + ControlArea.RECV_BUFFERS);
-            createdQp = pd.createQueuePair(new QueuePairConfig(createdCq, createdCq, SEND_QUEUE_DEPTH,
+            createdCq = context.createCompletionQueue(shape.sendQueueDepth() + ControlArea.RECV_BUFFERS);
+            createdQp = pd.createQueuePair(new QueuePairConfig(createdCq, createdCq, shape.sendQueueDepth(),
                 ControlArea.RECV_BUFFERS, 1, 1, 64));
             createdIo = new SessionIo(createdQp, createdCq, registered, shape.controlOffset(), shape.counters(),
                 opTimeoutNanos, waitStrategy);
@@ -313,6 +341,12 @@ public final class NodeSession implements AutoCloseable
         public HelloOkMessage hello()
     {
         return hello;
+    }
+
+    /** Work requests its send queue holds: in flight at once, at most ({@link Shape#sendQueueDepth()}). */
+    public int sendQueueDepth()
+    {
+        return sendQueueDepth;
     }
 
     public InetSocketAddress address()

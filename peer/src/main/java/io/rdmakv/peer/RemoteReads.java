@@ -17,11 +17,13 @@ public final class RemoteReads implements AutoCloseable
 {
     private final SessionIo io;
     private final SendWorkRequests wrs;
+    private final int inFlightLimit;
     private int count;
 
-    private RemoteReads(final SessionIo io, final int capacity)
+    private RemoteReads(final SessionIo io, final int capacity, final int inFlightLimit)
     {
         this.io = io;
+        this.inFlightLimit = inFlightLimit;
         wrs = SendWorkRequests.allocate(capacity, 1);
     }
 
@@ -35,13 +37,22 @@ public final class RemoteReads implements AutoCloseable
         {
             throw new IllegalArgumentException("a chain of " + capacity + " READs: 1.." + maxCapacity());
         }
-        return new RemoteReads(session.io(), capacity);
+        return new RemoteReads(session.io(), capacity, session.sendQueueDepth());
     }
 
     /** The most READs one doorbell may carry: the session's send queue depth. */
     public static int maxCapacity()
     {
         return NodeSession.SEND_QUEUE_DEPTH;
+    }
+
+    /**
+     * Requests that may be in flight on the session at once, chains {@link #post posted} and not yet awaited
+     * together: its send queue's depth (at least {@link #maxCapacity()}).
+     */
+    public int inFlightLimit()
+    {
+        return inFlightLimit;
     }
 
     /** READs one chain holds. */
@@ -130,10 +141,38 @@ public final class RemoteReads implements AutoCloseable
         {
             return Status.OK;
         }
+        final long ticket = post();
+        return ticket < 0 ? (int)ticket : io.awaitPosted(ticket);
+    }
+
+    /**
+     * Posts the chain with one doorbell, the last request signaled, without waiting for it; the chain is empty
+     * afterwards, ready for the next (a post copies the requests). Several chains may be in flight on the session,
+     * no more requests in all than {@link #inFlightLimit()} (the send queue's depth): the caller counts them, and
+     * the local memory each one's results land in stays the caller's until it is {@link #await awaited}. Returns
+     * the chain's ticket for {@link #await} (positive), or the failure that broke the session (a negative {@link
+     * Status}); must not be empty.
+     */
+    public long post()
+    {
+        if (count == 0)
+        {
+            throw new IllegalStateException("an empty chain has nothing to post");
+        }
         final int last = count - 1;
         count = 0;
         wrs.at(last).sendFlags(SendFlags.SIGNALED);
-        return io.ring(wrs.at(0), wrs.at(last));
+        return io.post(wrs.at(0), wrs.at(last));
+    }
+
+    /**
+     * Waits (the session's operation timeout) for the chain {@link #post} returned {@code ticket} for, and with it
+     * every chain posted before it (they complete in order). Returns {@link Status#OK} or the failure that broke
+     * the session (a negative {@link Status}).
+     */
+    public int await(final long ticket)
+    {
+        return io.awaitPosted(ticket);
     }
 
     @Override

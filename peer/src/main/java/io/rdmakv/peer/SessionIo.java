@@ -35,6 +35,11 @@ public final class SessionIo implements AutoCloseable
     private int arrivedCount;
     private int lastReceiveLength;
     private long nextWrId = 1;
+    /**
+     * The newest signaled send request known complete: an RC send queue completes in posting order, so every chain
+     * posted up to it has completed too.
+     */
+    private long completedThrough;
     private final long timeoutNanos;
     private int failure;
     private String failedWaitingFor = "";
@@ -134,6 +139,18 @@ public final class SessionIo implements AutoCloseable
      */
     public int ring(final SendWorkRequest first, final SendWorkRequest last)
     {
+        final long ticket = post(first, last);
+        return ticket < 0 ? (int)ticket : awaitPosted(ticket);
+    }
+
+    /**
+     * Rings the doorbell for the prebuilt chain {@code first .. last} (linked, only {@code last} signaled) without
+     * waiting: several chains may be in flight at once, as many work requests in all as the send queue holds (the
+     * caller counts them). Returns the chain's ticket for {@link #awaitPosted} (positive), or a failure (a negative
+     * {@link Status}). The work requests may be refilled as soon as this returns: a post copies them.
+     */
+    public long post(final SendWorkRequest first, final SendWorkRequest last)
+    {
         if (failure != 0)
         {
             return failure;
@@ -147,7 +164,24 @@ public final class SessionIo implements AutoCloseable
         {
             return failPosting(rc);
         }
-        return awaitSend(wrId);
+        return wrId;
+    }
+
+    /**
+     * Waits until the chain {@link #post} returned {@code ticket} for has completed (at once when a chain posted
+     * after it has: completions come in posting order). Returns {@link Status#OK} or a failure.
+     */
+    public int awaitPosted(final long ticket)
+    {
+        if (completedThrough >= ticket)
+        {
+            return Status.OK;
+        }
+        if (failure != 0)
+        {
+            return failure;
+        }
+        return awaitSend(ticket);
     }
 
     /** Posts one prebuilt unsignaled request without waiting (it completes before the next signaled one). */
@@ -178,18 +212,15 @@ public final class SessionIo implements AutoCloseable
             {
                 return failPolling(n);
             }
-            boolean done = false;
             for (int i = 0; i < n; i++)
             {
-                final WorkCompletion wc = completions.at(i);
-                final int rc = accept(wc);
+                final int rc = accept(completions.at(i));
                 if (rc != Status.OK)
                 {
                     return rc;
                 }
-                done |= wc.wrId() == wrId;
             }
-            if (done)
+            if (completedThrough >= wrId)
             {
                 waiter.roundTrip(System.nanoTime() - postedAt);
                 return Status.OK;
@@ -294,6 +325,10 @@ public final class SessionIo implements AutoCloseable
             arrivedBuffer[arrivedCount] = (int)(wc.wrId() - RECV_WR_ID_BASE);
             arrivedLength[arrivedCount] = wc.byteLen();
             arrivedCount++;
+        }
+        else if (wc.wrId() > completedThrough)
+        {
+            completedThrough = wc.wrId();
         }
         return Status.OK;
     }

@@ -110,6 +110,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     private final Scrubs scrubs;
     private final ReplicaGrants replicaGrants;
     private final io.rdmakv.server.replication.MoverGrants moverGrants;
+    /** This node's grant of its data area to its own peer traffic: the scrub's, and the partition copier's. */
+    private final io.rdmakv.server.replication.NodeGrant nodeGrant;
     private final AgentRunner agentRunner;
     private final Thread agentThread;
     private final boolean memoryWindows;
@@ -217,6 +219,7 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
             new SegmentMarks(region.segment(), geometry, atomics));
         final BackupScrub scrub = new BackupScrub(context, pd, geometry, atomics, region.segment(), config,
             () -> this.clusterMap, this::grantedToLiveSession);
+        nodeGrant = scrub.nodeGrant();
         scrubs = new Scrubs(scrub, config.scrubIntervalNanos(), agent::execute, counters);
         agent.useScrubs(scrubs);
         replicaGrants = new ReplicaGrants(context, pd, geometry, config, () -> this.clusterMap);
@@ -830,6 +833,6 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         final io.rdmakv.server.replication.PartitionMove move)
     {
         return new io.rdmakv.server.replication.PartitionCopy(new io.rdmakv.server.replication.PartitionCopier(context,
-            pd, region.segment(), region.geometry(), config, moverGrants, move), moverGrants);
+            pd, region.segment(), region.geometry(), config, nodeGrant, moverGrants, move), moverGrants);
     }
 }

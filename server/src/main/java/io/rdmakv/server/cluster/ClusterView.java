@@ -46,6 +46,15 @@ public interface ClusterView
         return 0;
     }
 
+    /**
+     * How long the oldest move batch of the applied map has been in its phase, as this node saw it (seconds since it
+     * first applied a map with the batch in that phase; 0: no batch): a stuck move shows here.
+     */
+    default double movePhaseAgeSeconds()
+    {
+        return 0;
+    }
+
     /** Batches this node copied in as a target primary that opened here ({@code finished}) or were abandoned. */
     default long moves(final boolean finished)
     {

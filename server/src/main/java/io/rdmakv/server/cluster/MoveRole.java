@@ -56,6 +56,8 @@ final class MoveRole implements AutoCloseable
     static final long REPORT_RETRY_MILLIS = 250;
     static final long MAX_REPORT_RETRY_MILLIS = 4000;
     static final long WAIT_SECONDS = 30;
+    static final int ABORT_TRIES = 10;
+    static final long ABORT_RETRY_MILLIS = 500;
     /** How long a session may go on reporting a map before a segment's switch before it is fenced (growth.md §10). */
     static final long RECLAIM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** How often the conditions of the retired segments waiting here are checked. */
@@ -683,22 +685,46 @@ final class MoveRole implements AutoCloseable
         return c.handOver;
     }
 
+    /**
+     * Aborts {@code c}: stops it and zeroes its target segments on every replica, tried again ({@link #ABORT_TRIES}
+     * times, {@link #ABORT_RETRY_MILLIS} apart) when a replica could not be reached (the map that abandons the batch
+     * may be fencing the copy's sessions with it just then); {@code c.abort} completes once it is done or given up.
+     */
     private void abort(final Copy c)
     {
         if (c.abort == null)
         {
-            c.abort = c.copy.abort();
+            c.abort = new CompletableFuture<>();
             aborting.add(c.abort);
-            c.abort.whenCompleteAsync((r, t) ->
-            {
-                if (t != null || r.outcome() != PartitionCopier.Outcome.ABORTED)
-                {
-                    LOG.log(System.Logger.Level.WARNING, c.batch + ": the abort did not finish: " + (t != null ? t :
-                        r.reason()));
-                }
-                c.copy.close();
-            }, worker);
+            tryAbort(c, 1);
         }
+    }
+
+    private void tryAbort(final Copy c, final int attempt)
+    {
+        c.copy.abort().whenCompleteAsync((r, t) ->
+        {
+            final boolean done = t == null && r.outcome() == PartitionCopier.Outcome.ABORTED;
+            if (!done && attempt < ABORT_TRIES)
+            {
+                LOG.log(System.Logger.Level.WARNING, c.batch + ": the abort did not finish (attempt " + attempt + "): " +
+                    (t != null ? t : r.reason()) + "; tried again in " + ABORT_RETRY_MILLIS + " ms");
+                worker.schedule(() -> tryAbort(c, attempt + 1), ABORT_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                return;
+            }
+            c.copy.close();
+            if (done)
+            {
+                c.abort.complete(r);
+            }
+            else
+            {
+                LOG.log(System.Logger.Level.ERROR, c.batch + ": the abort did not finish in " + ABORT_TRIES +
+                    " attempts: " + (t != null ? t : r.reason()) + "; its mover grants stay held, and a copy " +
+                    "waiting for it reports failed");
+                c.abort.completeExceptionally(new IllegalStateException("the abort of " + c.batch + " did not finish"));
+            }
+        }, worker);
     }
 
     private void say(final MoveBatch b, final MoveState state)

@@ -33,6 +33,8 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     private final MapApplier node;
     private final CopyLoop copies;
     private final MoveRole moves;
+    /** Per batch of the applied map: its phase (ordinal) and when this node first applied a map with it so. */
+    private volatile java.util.Map<Long, long[]> phaseSince = java.util.Map.of();
     private final AtomicLong failovers = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicLongArray refusedMaps =
         new java.util.concurrent.atomic.AtomicLongArray(MapRefusal.values().length);
@@ -117,6 +119,7 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
             return;
         }
         failovers.addAndGet(failoversBetween(previous, map));
+        phasesSince(map);
         applied = map;
         role = next;
         LOG.log(System.Logger.Level.INFO, "applied the cluster map of epoch " + map.epoch() + ": node " + me + " is " +
@@ -245,6 +248,35 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     public long failovers()
     {
         return failovers.get();
+    }
+
+    /** Notes when this node first saw each batch of {@code map} in its phase (membership thread). */
+    private void phasesSince(final ClusterMap map)
+    {
+        final java.util.Map<Long, long[]> next = new java.util.HashMap<>();
+        if (!map.isSimple())
+        {
+            final long now = System.nanoTime();
+            for (final io.rdmakv.common.cluster.MoveBatch b : map.moves().batches())
+            {
+                final long[] seen = phaseSince.get(b.id());
+                next.put(b.id(), seen != null && seen[0] == b.phase().ordinal() ? seen :
+                    new long[] {b.phase().ordinal(), now});
+            }
+        }
+        phaseSince = next;
+    }
+
+    @Override
+    public double movePhaseAgeSeconds()
+    {
+        final long now = System.nanoTime();
+        long oldest = 0;
+        for (final long[] seen : phaseSince.values())
+        {
+            oldest = Math.max(oldest, now - seen[1]);
+        }
+        return oldest / 1e9;
     }
 
     @Override

@@ -43,8 +43,9 @@ import java.util.function.Consumer;
  * here says no. A FENCE_WRITERS fences the writers' sessions, whose answers are then dropped. A REVOKE_GRANT naming
  * another secret (anyone may send one) crosses nothing.
  *
- * <p>Session id 0 names the primary node's own grant of its data area to its scrub (any extent inside it) ({@link
- * GrantMessage#NODE_SESSION_ID}). Agent thread only.
+ * <p>Session id 0 names the primary node's own grant of its data area to its own peer traffic, its scrub's and its
+ * partition copier's sessions, which share one writer id (any extent inside it) ({@link
+ * GrantMessage#NODE_SESSION_ID}, {@code replication/NodeGrant}). Agent thread only.
  */
 final class ReplicaWindows
 {
@@ -66,7 +67,7 @@ final class ReplicaWindows
         void depart(ServerSession session, String why);
     }
 
-    /** The primary's grant to its own scrub: writer and secret (any extent of its data area). */
+    /** The primary's grant to its own scrub and partition copier: writer and secret (any extent of its data area). */
     record NodeGrant(long writerId, long secret)
     {
     }

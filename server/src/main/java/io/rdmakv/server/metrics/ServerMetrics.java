@@ -305,6 +305,10 @@ public final class ServerMetrics
                 cb.call(cluster.partitionsMoving(true), "source");
                 cb.call(cluster.partitionsMoving(false), "target");
             }).build());
+        add(GaugeWithCallback.builder().name("rdmakv_move_phase_age_seconds")
+            .help("How long the oldest move batch of the applied map has been in its phase, as this node saw it " +
+                "(0: no move): a stuck move")
+            .callback(cb -> cb.call(cluster.movePhaseAgeSeconds())).build());
         add(CounterWithCallback.builder().name("rdmakv_moves_total")
             .help("Move batches this node copied in as its group's primary, by outcome: finished (opened here), " +
                 "aborted (abandoned before SWITCH: the copy zeroed)")

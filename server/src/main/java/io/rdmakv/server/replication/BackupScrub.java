@@ -85,7 +85,7 @@ public final class BackupScrub implements Scrubs.Scrubber
     private final LiveGrants liveGrants;
     private final long settleNanos;
     private final SlotDamage damage;
-    private final long grantSecret;
+    private final NodeGrant nodeGrant;
     /** Per backup node: slots whose words differed in the last pass, with the two words seen. */
     private final Map<Integer, Map<Long, long[]>> suspects = new HashMap<>();
     private final Object lock = new Object();
@@ -105,13 +105,13 @@ public final class BackupScrub implements Scrubs.Scrubber
         this.geometry = geometry;
         this.own = own;
         this.ownRegion = ownRegion;
-        this.peers = new PeerSessions(context, pd, geometry, config);
+        this.nodeGrant = NodeGrant.create();
+        this.peers = new PeerSessions(context, pd, geometry, config, nodeGrant.writerId());
         this.nodeId = config.nodeId();
         this.map = map;
         this.liveGrants = liveGrants;
         this.settleNanos = config.graceNanos() / 2;
         this.damage = new SlotDamage(ownRegion, geometry);
-        this.grantSecret = GrantMessage.newSecret();
     }
 
     /** The writer id this scrub's sessions with backups name (the primary's grant to its scrub names it). */
@@ -121,13 +121,22 @@ public final class BackupScrub implements Scrubs.Scrubber
     }
 
     /**
+     * This node's grant of its data area to its own peer traffic: this scrub's, and the partition copier's, which
+     * binds its windows on backups under the same writer id and secret ({@link NodeGrant}).
+     */
+    public NodeGrant nodeGrant()
+    {
+        return nodeGrant;
+    }
+
+    /**
      * The secret of this node's grant of its data area to its scrub: with it, the scrub's session on a backup
      * binds a window over a block to WRITE it there (BIND_WINDOW of {@link GrantMessage#NODE_SESSION_ID}, checked
      * with this node like a client's).
      */
     public long grantSecret()
     {
-        return grantSecret;
+        return nodeGrant.secret();
     }
 
     @Override
@@ -465,7 +474,7 @@ public final class BackupScrub implements Scrubs.Scrubber
     {
         peer.session.heartbeatIfDue(System.nanoTime());
         final ControlMessage reply = peer.session.control().call(GrantMessage.bind(
-            peer.session.control().nextRequestId(), GrantMessage.NODE_SESSION_ID, offset, length, grantSecret));
+            peer.session.control().nextRequestId(), GrantMessage.NODE_SESSION_ID, offset, length, nodeGrant.secret()));
         final GrantReplyMessage bound = GrantReplyMessage.as(MessageType.WINDOW_BOUND, reply);
         if (bound == null)
         {

@@ -232,11 +232,20 @@ public final class BackupSweep implements ChainSweeps.Sweeper
      */
     Peer open(final ClusterMap current, final ClusterNode backup)
     {
+        return open(current, backup, NodeSession.SEND_QUEUE_DEPTH);
+    }
+
+    /**
+     * As {@link #open(ClusterMap, ClusterNode)}, the session's send queue holding {@code sendQueueDepth} work
+     * requests (the partition freezer keeps several chains in flight).
+     */
+    Peer open(final ClusterMap current, final ClusterNode backup, final int sendQueueDepth)
+    {
         final InetSocketAddress address = new InetSocketAddress(backup.host(), backup.port());
         final NodeSession session;
         try
         {
-            session = peers.open(address);
+            session = peers.open(address, sendQueueDepth);
         }
         catch (final RuntimeException e)
         {

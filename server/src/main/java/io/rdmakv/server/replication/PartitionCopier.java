@@ -42,7 +42,9 @@ import java.util.concurrent.locks.LockSupport;
  *       size re-places it by its hash (first free slot of group 1, then of group 2); no free slot fails the move.</li>
  *   <li><b>Chain.</b> Each change goes to B's replicas as a writer's would ({@link TargetChain}): the block
  *       WRITten to every backup at its offset, the slot CASed on each backup in chain order from the word installed
- *       before, then stored here. A block or slot given up is given back to the allocator at once (no client ever read {@code X_B}).</li>
+ *       before, then stored here. A block or slot given up is given back to the allocator at once (no client ever
+ *       read {@code X_B}). A backup takes the block through a window it binds over the block's mover grant under
+ *       this node's {@link NodeGrant} (the scrub's writer id and secret), so its memory windows may be on.</li>
  *   <li><b>Shadow.</b> Per source slot, the source word last copied and the target slot ({@link MoveShadow}); a
  *       pass copies what changed, removes what was emptied, inserts what is new.</li>
  *   <li><b>Checks and timing.</b> Per block, {@link MoveBlockCheck}; a failing block is re-read from a fresh
@@ -94,6 +96,7 @@ public final class PartitionCopier implements AutoCloseable
     private final RegionGeometry geometry;
     private final PeerSessions peers;
     private final MoverGrants grants;
+    private final GrantChunks chunks = new GrantChunks();
     private final long owner;
     private final PartitionMove move;
     private final MoveShadow shadow;
@@ -145,10 +148,12 @@ public final class PartitionCopier implements AutoCloseable
     /**
      * A copier of {@code move} into {@code region} (this node's, laid out as {@code geometry}), dialling A's
      * primary and B's backups through {@code context} and {@code pd} with {@code config}'s auth token, TLS and
-     * grace period, and packing blocks into space from {@code grants}.
+     * grace period, under {@code nodeGrant}'s writer id (whose secret binds its windows on B's backups), and
+     * packing blocks into space from {@code grants}.
      */
     public PartitionCopier(final Context context, final ProtectionDomain pd, final MemorySegment region,
-        final RegionGeometry geometry, final ServerConfig config, final MoverGrants grants, final PartitionMove move)
+        final RegionGeometry geometry, final ServerConfig config, final NodeGrant nodeGrant, final MoverGrants grants,
+        final PartitionMove move)
     {
         for (final long target : move.targetSegments())
         {
@@ -161,7 +166,7 @@ public final class PartitionCopier implements AutoCloseable
         this.pd = pd;
         this.region = region;
         this.geometry = geometry;
-        this.peers = new PeerSessions(context, pd, geometry, config);
+        this.peers = new PeerSessions(context, pd, geometry, config, nodeGrant.writerId());
         this.grants = grants;
         this.owner = grants.newOwner();
         this.move = move;
@@ -181,7 +186,8 @@ public final class PartitionCopier implements AutoCloseable
         pending = new Work(maxGroups * SLOTS);
         retries = new Work(maxGroups * SLOTS);
         // a re-placed key: a removal and an insert
-        chain = new TargetChain(region, geometry, peers, grants, move.backups(), 2 * maxGroups * SLOTS, maxGroups);
+        chain = new TargetChain(region, geometry, peers, grants, chunks, nodeGrant, move.backups(),
+            2 * maxGroups * SLOTS, maxGroups);
     }
 
     /** The owner id of this copy's mover grants in this node's allocator. */
@@ -293,6 +299,7 @@ public final class PartitionCopier implements AutoCloseable
                 "the mover grants stay held: " + e.getMessage());
         }
         grants.giveBackAll(owner);
+        chunks.clear();
         grantNext = 0;
         grantEnd = 0;
         for (int i = 0; i < shadow.length(); i++)
@@ -331,6 +338,7 @@ public final class PartitionCopier implements AutoCloseable
         }
         live.sort(java.util.Comparator.comparingLong(Extent::offset));
         stopping = true;
+        chunks.clear();
         grantNext = 0;
         grantEnd = 0;
         return grants.handOver(owner, live);
@@ -704,6 +712,7 @@ public final class PartitionCopier implements AutoCloseable
                 throw new NoRoomException("no space left in this node's data area for a mover grant of " + length +
                     " bytes");
             }
+            chunks.add(grant.offset(), grant.end());
             grantNext = grant.offset();
             grantEnd = grant.end();
         }

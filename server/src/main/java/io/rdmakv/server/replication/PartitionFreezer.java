@@ -34,7 +34,15 @@ import java.util.List;
  *       loses to the decided writer's own late CAS (from the old word to {@code d}) is tried once more from the word
  *       it found: only that one writer can move the slot.</li>
  * </ol>
- * This node is frozen last, so "every slot of the segment carries MOVING on the primary" means every replica is
+ * On each backup the CASes go as chains of {@link #CHAIN}, one doorbell each, with up to {@link #IN_FLIGHT} CASes
+ * (eight chains; the freezer's sessions are opened with a send queue that deep) in flight: chains are posted while the
+ * send queue has room, then the oldest is waited for and its results taken, each CAS's found word in a buffer word of
+ * its own, and so on. A pass over one backup ends only when all of its chains have completed, so chain order holds
+ * slot by slot: a slot is CASed on backup k+1 only once its CAS on backup k is settled, and on this node last. Every
+ * freeze logs (INFO) its groups, slots, backups, the doorbells it rang and how long writes were held up; {@link
+ * Frozen} carries the same.
+ *
+ * <p>This node is frozen last, so "every slot of the segment carries MOVING on the primary" means every replica is
  * frozen and settled. It runs on the sweep thread ({@code ChainSweeps#onSweepThread}): a sweep and a freeze never
  * interleave, and a departed writer's space stays held (unswept) while the freeze settles its slot. Sessions with
  * the backups are opened as the sweep opens them ({@link BackupSweep#open}: this node's own, checked to serve its
@@ -51,6 +59,18 @@ public final class PartitionFreezer implements AutoCloseable
     public static final int CHUNK_GROUPS = RegionCopier.INDEX_CHUNK_BYTES / BucketDescriptor.GROUP_LENGTH;
     /** Rounds of CASes on the first backup before giving up on slots racing writers keep changing. */
     static final int MAX_FIRST_BACKUP_ROUNDS = 64;
+    /** Compare-and-swaps one chain (one doorbell) carries on a backup. */
+    public static final int CHAIN = RemoteReads.maxCapacity();
+    /**
+     * Requests in flight on a backup's session at once, at most: the depth of the send queue the freezer's sessions
+     * are opened with, and the buffer's slot words (each request in flight has its own). Chains of {@link #CHAIN}, so
+     * {@code IN_FLIGHT / CHAIN} chains are posted before the first is waited for. Measured on the {@code tcp} provider
+     * (docs/growth.md §14, step 6): eight chains of 64 in flight froze 2-3 times faster than one; two chains of 32 in
+     * a queue of 64 were slower than one of 64 (twice the doorbells, the same CASes in flight).
+     */
+    public static final int IN_FLIGHT = 8 * CHAIN;
+
+    private static final System.Logger LOG = System.getLogger(PartitionFreezer.class.getName());
 
     private static final VarHandle WORD = LittleEndian.WORD.varHandle();
     private static final int SLOTS = BucketDescriptor.SLOTS_PER_GROUP;
@@ -81,16 +101,25 @@ public final class PartitionFreezer implements AutoCloseable
     private final long[] ownExpected = new long[CHUNK_GROUPS * SLOTS];
     private final long[] ownSwaps = new long[CHUNK_GROUPS * SLOTS];
     private final long[] ownFound = new long[CHUNK_GROUPS * SLOTS];
+    /** Tickets of the chains in flight on one backup (a ring, oldest first), and where each one's slots end. */
+    private final long[] tickets = new long[IN_FLIGHT / CHAIN];
+    private final int[] chainEnds = new int[IN_FLIGHT / CHAIN];
     private final Object lock = new Object();
+    /** Doorbells rung on the backups by the freeze under way (READs and chains of CASes). */
+    private long rings;
     private CopyBuffer buffer;
     private boolean closed;
 
     /**
      * What a freeze did: groups and slots frozen (on every replica), backups CASed, writes caught mid-chain and
-     * finished or undone, CASes tried again after a racing writer beat them, and how long it took.
+     * finished or undone, CASes tried again after a racing writer beat them, doorbells rung on the backups (each a
+     * READ of a chunk or a chain of up to {@link #CHAIN} CASes; up to {@code IN_FLIGHT / CHAIN} chains in flight at
+     * once), how long the segment's writes were held up ({@code pauseNanos}: from the first chunk's READ to the
+     * end; the most a write of the segment waited for the freeze) and how long it all took, opening the sessions with
+     * the backups included ({@code nanos}).
      */
     public record Frozen(long groups, long slots, int backups, long finished, long undone, long casRetries,
-        long nanos)
+        long rings, long pauseNanos, long nanos)
     {
     }
 
@@ -172,16 +201,18 @@ public final class PartitionFreezer implements AutoCloseable
             }
             if (buffer == null)
             {
-                buffer = new CopyBuffer(pd, RegionCopier.INDEX_CHUNK_BYTES, RemoteReads.maxCapacity(), 0);
+                buffer = new CopyBuffer(pd, RegionCopier.INDEX_CHUNK_BYTES, IN_FLIGHT, 0);
             }
             final List<BackupSweep.Peer> peers = new ArrayList<>();
             try
             {
                 for (int i = 1; i < group.memberCount(); i++)
                 {
-                    peers.add(sweep.open(current, current.node(group.member(i))));
+                    peers.add(sweep.open(current, current.node(group.member(i)), IN_FLIGHT));
                 }
                 final Tally tally = new Tally();
+                rings = 0;
+                final long pauseStart = System.nanoTime();
                 for (long g0 = base; g0 < base + count; g0 += CHUNK_GROUPS)
                 {
                     if (cancelled.getAsBoolean())
@@ -191,8 +222,15 @@ public final class PartitionFreezer implements AutoCloseable
                     }
                     freezeChunk(peers, g0, (int)Math.min(CHUNK_GROUPS, base + count - g0), tally);
                 }
-                return new Frozen(count, count * SLOTS, peers.size(), tally.finished, tally.undone, tally.casRetries,
-                    System.nanoTime() - start);
+                final Frozen frozen = new Frozen(count, count * SLOTS, peers.size(), tally.finished, tally.undone,
+                    tally.casRetries, rings, System.nanoTime() - pauseStart, System.nanoTime() - start);
+                LOG.log(System.Logger.Level.INFO, () -> "froze segment (" + base + ", " + count + "): " +
+                    frozen.groups() + " groups, " + frozen.slots() + " slots on this node and " + frozen.backups() +
+                    " backup(s) in " + frozen.pauseNanos() / 1000 + " us (" + frozen.nanos() / 1000 + " us with opening " +
+                    "the sessions), " + frozen.rings() + " doorbells; " +
+                    frozen.finished() + " finished, " + frozen.undone() + " undone, " + frozen.casRetries() +
+                    " retried");
+                return frozen;
             }
             finally
             {
@@ -408,30 +446,45 @@ public final class PartitionFreezer implements AutoCloseable
 
     /**
      * CASes, on {@code peer}, the first {@code m} slots of {@link #todo} from {@link #seen} to their target (with
-     * {@code toFrozenSeen}: the word seen with MOVING; else the settled word with MOVING), in chains. Afterwards
-     * {@link #seen} holds what each slot holds as far as known, and the first entries of {@link #todo} the slots
-     * whose CAS lost (to try again from what they found); returns their number. A slot found already at its
-     * target (frozen by someone, or settled) is done.
+     * {@code toFrozenSeen}: the word seen with MOVING; else the settled word with MOVING), in chains of {@link
+     * #CHAIN}, up to {@link #IN_FLIGHT} CASes in flight: chains are posted while the send queue has room, then the
+     * oldest is waited for and its results taken, and so on. Entry {@code k} of {@link #todo} finds its word in the
+     * buffer's slot word {@code k % IN_FLIGHT}, which no other CAS in flight uses. Returns once every chain has
+     * completed. Afterwards {@link #seen} holds what each slot holds as far as known, and the first entries of {@link
+     * #todo} the slots whose CAS lost (to try again from what they found); returns their number. A slot found already
+     * at its target (frozen by someone, or settled) is done.
      */
     private int casRound(final BackupSweep.Peer peer, final List<BackupSweep.Peer> all, final long g0, final int m,
         final boolean toFrozenSeen)
     {
         int lost = 0;
-        final int capacity = Math.min(peer.chain.capacity(), buffer.slotCapacity());
-        for (int from = 0; from < m; from += capacity)
+        int posted = 0;
+        int done = 0;
+        int newest = 0;
+        int oldest = 0;
+        while (done < m)
         {
-            final int to = Math.min(m, from + capacity);
-            for (int k = from; k < to; k++)
+            while (posted < m && posted + Math.min(CHAIN, m - posted) - done <= IN_FLIGHT)
             {
-                final int i = todo[k];
-                peer.chain.compareAndSwap(buffer.address(buffer.slotOffset(k - from)), buffer.lkey(),
-                    peer.index.addressOf(slotOffset(g0, i)), peer.index.rkey(), seen[i], target(i, toFrozenSeen));
+                final int to = Math.min(m, posted + CHAIN);
+                for (int k = posted; k < to; k++)
+                {
+                    final int i = todo[k];
+                    peer.chain.compareAndSwap(buffer.address(buffer.slotOffset(k % IN_FLIGHT)), buffer.lkey(),
+                        peer.index.addressOf(slotOffset(g0, i)), peer.index.rkey(), seen[i], target(i, toFrozenSeen));
+                }
+                tickets[newest % tickets.length] = post(peer, all, "compare-and-swaps of its slots");
+                chainEnds[newest % tickets.length] = to;
+                newest++;
+                posted = to;
             }
-            ring(peer, all, "compare-and-swaps of its slots");
-            for (int k = from; k < to; k++)
+            await(peer, tickets[oldest % tickets.length], "compare-and-swaps of its slots");
+            final int to = chainEnds[oldest % tickets.length];
+            oldest++;
+            for (int k = done; k < to; k++)
             {
                 final int i = todo[k];
-                final long found = (long)WORD.get(buffer.segment(), (long)buffer.slotOffset(k - from));
+                final long found = (long)WORD.get(buffer.segment(), (long)buffer.slotOffset(k % IN_FLIGHT));
                 final long target = target(i, toFrozenSeen);
                 if (found == seen[i])
                 {
@@ -442,10 +495,11 @@ public final class PartitionFreezer implements AutoCloseable
                     seen[i] = found;
                     if (toFrozenSeen ? !SlotWord.isMoving(found) : found != target)
                     {
-                        todo[lost++] = i; // never overtakes k: lost <= k
+                        todo[lost++] = i; // never overtakes k (lost <= k), nor a slot posted and not yet taken
                     }
                 }
             }
+            done = to;
         }
         return lost;
     }
@@ -460,24 +514,44 @@ public final class PartitionFreezer implements AutoCloseable
     {
         peer.chain.read(buffer.address(0), n * BucketDescriptor.GROUP_LENGTH, buffer.lkey(),
             peer.index.addressOf(geometry.groupRegionOffset(g0)), peer.index.rkey());
-        ring(peer, all, "a READ of its index");
+        await(peer, post(peer, all, "a READ of its index"), "a READ of its index");
     }
 
-    /** Rings {@code peer}'s chain; keeps every open session's lease first (no janitor heartbeats them). */
-    private static void ring(final BackupSweep.Peer peer, final List<BackupSweep.Peer> all, final String what)
+    /**
+     * Posts {@code peer}'s chain (one doorbell) without waiting; keeps every open session's lease first (no janitor
+     * heartbeats them). Returns the chain's ticket.
+     */
+    private long post(final BackupSweep.Peer peer, final List<BackupSweep.Peer> all, final String what)
     {
         final long now = System.nanoTime();
         for (final BackupSweep.Peer p : all)
         {
             p.session.heartbeatIfDue(now);
         }
-        final int rc = peer.chain.ring();
+        rings++;
+        final long ticket = peer.chain.post();
+        if (ticket < 0)
+        {
+            failed(peer, what, (int)ticket);
+        }
+        return ticket;
+    }
+
+    /** Waits for {@code peer}'s chain {@code ticket} (and those posted before it). */
+    private static void await(final BackupSweep.Peer peer, final long ticket, final String what)
+    {
+        final int rc = peer.chain.await(ticket);
         if (rc != Status.OK)
         {
-            throw new IllegalStateException("freezing on backup " + peer.address + ": " + what + " failed (status " +
-                rc + (rc == Status.TIMEOUT ? ": timed out" : rc == Status.REMOTE_ERROR ? ": refused by the node" :
-                ": connection lost") + ")");
+            failed(peer, what, rc);
         }
+    }
+
+    private static void failed(final BackupSweep.Peer peer, final String what, final int rc)
+    {
+        throw new IllegalStateException("freezing on backup " + peer.address + ": " + what + " failed (status " +
+            rc + (rc == Status.TIMEOUT ? ": timed out" : rc == Status.REMOTE_ERROR ? ": refused by the node" :
+            ": connection lost") + ")");
     }
 
     /** Region offset of slot {@code i} of the chunk starting at group {@code g0}. */

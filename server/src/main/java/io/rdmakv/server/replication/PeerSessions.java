@@ -35,11 +35,23 @@ final class PeerSessions
     private final byte[] authToken;
     private final SSLContext tls;
     /** This node's writer id in its peers' eyes, one for all its sessions (a writer of its own, like a client's). */
-    private final long writerId = HelloMessage.newWriterId();
+    private final long writerId;
 
+    /** Sessions under a writer id of their own (a new random one). */
     PeerSessions(final Context context, final ProtectionDomain pd, final RegionGeometry geometry,
         final ServerConfig config)
     {
+        this(context, pd, geometry, config, HelloMessage.newWriterId());
+    }
+
+    /**
+     * Sessions under {@code writerId}: the node grant's ({@link NodeGrant}), for sessions that bind windows on
+     * backups under it (the scrub's, the partition copier's).
+     */
+    PeerSessions(final Context context, final ProtectionDomain pd, final RegionGeometry geometry,
+        final ServerConfig config, final long writerId)
+    {
+        this.writerId = writerId;
         this.context = context;
         this.pd = pd;
         this.geometry = geometry;
@@ -61,8 +73,14 @@ final class PeerSessions
      */
     NodeSession open(final InetSocketAddress peer)
     {
+        return open(peer, NodeSession.SEND_QUEUE_DEPTH);
+    }
+
+    /** As {@link #open(InetSocketAddress)}, with a send queue of {@code sendQueueDepth} work requests. */
+    NodeSession open(final InetSocketAddress peer, final int sendQueueDepth)
+    {
         return NodeSession.open(context, pd, peer, writerId, authToken, tls, CONNECT_TIMEOUT_NANOS, OP_TIMEOUT_NANOS,
-            WaitStrategy.ADAPTIVE, NodeSession.Shape.PEER);
+            WaitStrategy.ADAPTIVE, NodeSession.Shape.PEER.withSendQueueDepth(sendQueueDepth));
     }
 
     /**

@@ -5,6 +5,10 @@ import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.GrantMessage;
+import io.rdmakv.common.protocol.GrantReplyMessage;
+import io.rdmakv.common.protocol.wire.MessageType;
 import io.rdmakv.common.protocol.wire.RemoteRegion;
 import io.rdmakv.peer.NodeSession;
 import io.rdmakv.peer.RemoteReads;
@@ -25,6 +29,21 @@ import java.util.List;
  * offsets, each slot CASed on the backups in chain order from the word there before, then stored here, then the
  * blocks they replaced given back to the allocator. {@link #fill} sets whole target segments on every replica
  * (prepare, abort). Sessions with the backups are opened per pass ({@link #open}, {@link #close}).
+ *
+ * <p><b>Windows on the backups.</b> A backup with memory windows on lets no session WRITE its data area through
+ * the area's own rkey. So a block is WRITten through a window the backup binds on this chain's session with it over
+ * the whole mover grant the block lies in ({@link GrantChunks}): BIND_WINDOW of {@link
+ * GrantMessage#NODE_SESSION_ID} under this node's {@link NodeGrant}, which the backup checks with this node
+ * (CHECK_GRANT) as it checks the scrub's; the sessions name the grant's writer id ({@link PeerSessions}). A backup
+ * without windows answers the bind with its data area's rkey, so one path serves both. A backup holds one window
+ * per session ({@code GrantWindows}: binding another deallocates the one before), so a flush WRITEs, per backup, the
+ * blocks inside the window bound now first, then grant by grant, ringing each grant's WRITEs before the next bind.
+ * A grant is thus bound once per pass and backup when the pass first writes into it; only a redo of a block copied
+ * into an older grant binds that grant again. Each backup pins at most the memory of one grant (two, for the moment
+ * a bind replaces a window) for this copy, whatever its size. The windows go with the sessions: a session ends with
+ * every pass ({@link #close}; the backup's departure of it deallocates its window), and {@link #fill} (prepare,
+ * abort) binds none. So no window of a copy outlives its pass, and none is left by the time the grants are given
+ * back (abort) or handed over, which run between passes.
  */
 final class TargetChain
 {
@@ -35,6 +54,8 @@ final class TargetChain
     private final RegionGeometry geometry;
     private final PeerSessions peers;
     private final MoverGrants grants;
+    private final GrantChunks chunks;
+    private final NodeGrant nodeGrant;
     private final List<InetSocketAddress> addresses;
     private final int maxGroups;
     private final Swings swings;
@@ -43,16 +64,21 @@ final class TargetChain
 
     /**
      * The chain of {@code region} (this node's, laid out as {@code geometry}) and the backups at {@code addresses}
-     * (chain order), reached through {@code peers}; blocks go back through {@code grants}; at most {@code capacity}
-     * changes between flushes; index READs of at most {@code maxGroups} groups.
+     * (chain order), reached through {@code peers} (which name {@code nodeGrant}'s writer); blocks go back through
+     * {@code grants}, and lie in the grants {@code chunks} lists, which windows on the backups are bound over under
+     * {@code nodeGrant}; at most {@code capacity} changes between flushes; index READs of at most {@code maxGroups}
+     * groups.
      */
     TargetChain(final MemorySegment region, final RegionGeometry geometry, final PeerSessions peers,
-        final MoverGrants grants, final List<InetSocketAddress> addresses, final int capacity, final int maxGroups)
+        final MoverGrants grants, final GrantChunks chunks, final NodeGrant nodeGrant,
+        final List<InetSocketAddress> addresses, final int capacity, final int maxGroups)
     {
         this.region = region;
         this.geometry = geometry;
         this.peers = peers;
         this.grants = grants;
+        this.chunks = chunks;
+        this.nodeGrant = nodeGrant;
         this.addresses = List.copyOf(addresses);
         this.maxGroups = maxGroups;
         this.swings = new Swings(capacity);
@@ -143,19 +169,7 @@ final class TargetChain
         }
         for (final Backup backup : backups)
         {
-            for (int i = 0; i < swings.count; i++)
-            {
-                if (swings.staged[i] >= 0)
-                {
-                    if (backup.chain.isFull())
-                    {
-                        backup.ring("WRITEs of blocks");
-                    }
-                    backup.chain.write(buffer.address(swings.staged[i]), swings.length[i], buffer.lkey(),
-                        backup.data.addressOf(swings.block[i]), backup.data.rkey());
-                }
-            }
-            backup.ring("WRITEs of blocks");
+            writeBlocks(backup);
         }
         for (final Backup backup : backups)
         {
@@ -170,6 +184,61 @@ final class TargetChain
             grants.giveBack(swings.freeOffset, swings.freeLength, swings.freed);
         }
         swings.clear();
+    }
+
+    /**
+     * WRITEs the staged blocks to {@code backup}: those inside the window bound there now first, then grant by grant,
+     * each grant's window bound when its first block comes up and its WRITEs rung before another is bound (binding
+     * another deallocates it on the backup: see the class comment).
+     */
+    private void writeBlocks(final Backup backup)
+    {
+        int left = 0;
+        for (int i = 0; i < swings.count; i++)
+        {
+            swings.unwritten[i] = swings.staged[i] >= 0;
+            left += swings.unwritten[i] ? 1 : 0;
+        }
+        while (left > 0)
+        {
+            int posted = 0;
+            int first = -1;
+            for (int i = 0; i < swings.count; i++)
+            {
+                if (!swings.unwritten[i])
+                {
+                    continue;
+                }
+                if (!backup.windowCovers(swings.block[i], swings.length[i]))
+                {
+                    first = first < 0 ? i : first;
+                    continue;
+                }
+                if (backup.chain.isFull())
+                {
+                    backup.ring("WRITEs of blocks");
+                }
+                backup.chain.write(buffer.address(swings.staged[i]), swings.length[i], buffer.lkey(),
+                    backup.data.addressOf(swings.block[i]), backup.windowRkey);
+                swings.unwritten[i] = false;
+                posted++;
+            }
+            if (posted > 0)
+            {
+                backup.ring("WRITEs of blocks");
+                left -= posted;
+            }
+            else
+            {
+                final int chunk = chunks.find(swings.block[first], swings.length[first]);
+                if (chunk < 0)
+                {
+                    throw new IllegalStateException("block of " + swings.length[first] + " bytes at data offset " +
+                        swings.block[first] + " lies in no mover grant of this copy");
+                }
+                backup.bindWindow(chunks.offset(chunk), chunks.end(chunk), nodeGrant.secret());
+            }
+        }
     }
 
     /** CASes {@code slot[i]} from {@code from[i]} to {@code to[i]} on {@code backup}, chains of its capacity. */
@@ -304,6 +373,10 @@ final class TargetChain
         final RemoteReads chain;
         final RemoteRegion index;
         final RemoteRegion data;
+        /** The extent of the window bound on this session now ({@code windowEnd} 0: none), and its rkey. */
+        long windowOffset;
+        long windowEnd;
+        int windowRkey;
 
         Backup(final InetSocketAddress address, final NodeSession session)
         {
@@ -321,8 +394,36 @@ final class TargetChain
             if (rc != Status.OK)
             {
                 throw new CopyFailedException("backup " + address + ": " + what + " failed (status " + rc +
-                    (rc == Status.REMOTE_ERROR ? ": refused by the node (memory windows on?)" : "") + ")");
+                    (rc == Status.REMOTE_ERROR ? ": refused by the node" : "") + ")");
             }
+        }
+
+        boolean windowCovers(final long offset, final int length)
+        {
+            return windowOffset <= offset && offset + length <= windowEnd;
+        }
+
+        /**
+         * Has the backup bind a window over the mover grant {@code [offset, end)} on this session, under the node
+         * grant of {@code secret} (checked with this node), in place of the one bound before; its rkey (the data
+         * area's, where the backup has no windows) is what blocks are WRITten with from now on.
+         */
+        void bindWindow(final long offset, final long end, final long secret)
+        {
+            session.heartbeatIfDue(System.nanoTime());
+            windowEnd = 0;
+            final ControlMessage reply = session.control().call(GrantMessage.bind(session.control().nextRequestId(),
+                GrantMessage.NODE_SESSION_ID, offset, end - offset, secret));
+            final GrantReplyMessage bound = GrantReplyMessage.as(MessageType.WINDOW_BOUND, reply);
+            if (bound == null)
+            {
+                throw new CopyFailedException("backup " + address + " bound no window over the mover grant of " +
+                    (end - offset) + " bytes at data offset " + offset + ": " +
+                    (reply == null ? "connection lost or timed out" : reply));
+            }
+            windowOffset = offset;
+            windowEnd = end;
+            windowRkey = bound.value();
         }
 
         @Override
@@ -347,6 +448,8 @@ final class TargetChain
         final int[] length;
         final long[] freeOffset;
         final int[] freeLength;
+        /** Per change, while a flush WRITEs one backup: whether its block is still to be WRITten there. */
+        final boolean[] unwritten;
         int count;
         int freed;
 
@@ -360,6 +463,7 @@ final class TargetChain
             length = new int[capacity];
             freeOffset = new long[capacity];
             freeLength = new int[capacity];
+            unwritten = new boolean[capacity];
         }
 
         void add(final long slotOffset, final long fromWord, final long toWord, final int stagedAt,

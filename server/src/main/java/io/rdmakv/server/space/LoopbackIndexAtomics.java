@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  * memory region, over a pair of the node's queue pairs connected to each other, with a completion queue of
  * their own. For devices whose atomic capability is not {@code GLOB} (ConnectX and rxe report {@code HCA}),
  * where a CPU CAS is not atomic against the clients' RDMA CAS on the same word. Synchronous (post, then wait
- * for the completion) and serialised: control path only (departures, the lock sweep, a partition freeze, which
- * posts its CASes as chains of up to {@link #BATCH}, one doorbell each). Reads stay CPU reads with acquire
+ * for the completion) and serialised: control path only (departures, the lock sweep, a partition freeze, whose
+ * batched CASes go as chains of up to {@link #BATCH}, one doorbell each, with up to {@link #IN_FLIGHT} CASes in
+ * flight: chains are posted while the send queue has room and taken as their completions come). Reads stay CPU reads with acquire
  * semantics; an aligned 8-byte read is atomic against RDMA atomics on every device.
  *
  * <p>A failed CAS (the loopback queue pair broke) throws {@link IllegalStateException}; later calls fail too.
@@ -37,6 +38,12 @@ public final class LoopbackIndexAtomics implements IndexAtomics
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** Compare-and-swaps one chain of {@link #compareAndSwap(long[], long[], long[], long[], int)} posts. */
     public static final int BATCH = 32;
+    /**
+     * Compare-and-swaps in flight at once in {@link #compareAndSwap(long[], long[], long[], long[], int)}: the
+     * requester's send queue depth, and the words of the result buffer (CAS {@code k} of a batch lands in word {@code
+     * k % IN_FLIGHT}, which no other CAS in flight uses).
+     */
+    public static final int IN_FLIGHT = 4 * BATCH;
 
     private final MemorySegment region;
     private final MemoryRegion index;
@@ -47,6 +54,7 @@ public final class LoopbackIndexAtomics implements IndexAtomics
     private final QueuePair requester;
     private final QueuePair responder;
     private final SendWorkRequests cas = SendWorkRequests.allocate(BATCH, 1);
+    /** Completions polled at once (every CAS is signaled). */
     private final WorkCompletions completions = WorkCompletions.allocate(BATCH);
     private long nextWrId = 1;
     private boolean closed;
@@ -60,7 +68,7 @@ public final class LoopbackIndexAtomics implements IndexAtomics
     {
         this.region = region;
         this.index = index;
-        result = arena.allocate((long)BATCH * Long.BYTES, 64);
+        result = arena.allocate((long)IN_FLIGHT * Long.BYTES, 64);
         MemoryRegion mr = null;
         CompletionQueue createdCq = null;
         QueuePair a = null;
@@ -68,8 +76,9 @@ public final class LoopbackIndexAtomics implements IndexAtomics
         try
         {
             mr = pd.registerMemory(result, AccessFlags.LOCAL_WRITE);
-            createdCq = pd.context().createCompletionQueue(2 * BATCH);
-            a = pd.createQueuePair(QueuePairConfig.of(createdCq, BATCH, 1));
+            // every CAS in flight signaled, and room for those of a call that timed out
+            createdCq = pd.context().createCompletionQueue(2 * IN_FLIGHT);
+            a = pd.createQueuePair(QueuePairConfig.of(createdCq, IN_FLIGHT, 1));
             b = pd.createQueuePair(QueuePairConfig.of(createdCq, 4, 1));
             a.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(0));
             b.modifyToInit(ConnectOptions.DEFAULT.withAccessFlags(AccessFlags.REMOTE_ATOMIC));
@@ -153,61 +162,75 @@ public final class LoopbackIndexAtomics implements IndexAtomics
         {
             throw new IllegalStateException("loopback index atomics are closed");
         }
-        for (int from = 0; from < count; from += BATCH)
+        final long firstWrId = nextWrId;
+        nextWrId += count;
+        int posted = 0;
+        int taken = 0;
+        while (taken < count)
         {
-            final int n = Math.min(BATCH, count - from);
-            final long firstWrId = nextWrId;
-            nextWrId += n;
-            for (int k = 0; k < n; k++)
+            while (posted < count && posted + Math.min(BATCH, count - posted) - taken <= IN_FLIGHT)
             {
-                final long regionOffset = regionOffsets[from + k];
-                check(regionOffset);
-                cas.at(k).compareAndSwap(resultMr.address() + (long)k * Long.BYTES, resultMr.lkey(),
-                    index.address() + regionOffset, index.rkey(), expected[from + k], swaps[from + k])
-                    .wrId(firstWrId + k).sendFlags(SendFlags.SIGNALED).next(k + 1 < n ? cas.at(k + 1) : null);
+                final int n = Math.min(BATCH, count - posted);
+                for (int k = 0; k < n; k++)
+                {
+                    final int i = posted + k;
+                    final long regionOffset = regionOffsets[i];
+                    check(regionOffset);
+                    cas.at(k).compareAndSwap(resultMr.address() + (long)(i % IN_FLIGHT) * Long.BYTES,
+                        resultMr.lkey(), index.address() + regionOffset, index.rkey(), expected[i], swaps[i])
+                        .wrId(firstWrId + i).sendFlags(SendFlags.SIGNALED).next(k + 1 < n ? cas.at(k + 1) : null);
+                }
+                final int rc = requester.postSend(cas.at(0));
+                if (rc != 0)
+                {
+                    throw new IllegalStateException("a chain of " + n + " loopback CASes not posted: errno " + rc);
+                }
+                posted += n;
             }
-            final int rc = requester.postSend(cas.at(0));
-            if (rc != 0)
+            final int done = await(firstWrId, taken, posted);
+            for (int i = taken; i < done; i++)
             {
-                throw new IllegalStateException("a chain of " + n + " loopback CASes not posted: errno " + rc);
+                found[i] = (long)LONG.getAcquire(result, (long)(i % IN_FLIGHT) * Long.BYTES);
             }
-            await(firstWrId, n);
-            for (int k = 0; k < n; k++)
-            {
-                found[from + k] = (long)LONG.getAcquire(result, (long)k * Long.BYTES);
-            }
+            taken = done;
         }
     }
 
-    /** Waits for the {@code n} completions of work requests {@code firstWrId..firstWrId + n - 1}. */
-    private void await(final long firstWrId, final int n)
+    /**
+     * Waits for at least one completion of the work requests {@code firstWrId + taken .. firstWrId + posted - 1}
+     * (the CASes in flight) and returns how many of the batch have completed: a send queue completes in posting order,
+     * so those are the first ones. Fails after {@link #TIMEOUT_NANOS} without one.
+     */
+    private int await(final long firstWrId, final int taken, final int posted)
     {
         final long deadline = System.nanoTime() + TIMEOUT_NANOS;
-        int done = 0;
-        while (done < n)
+        int done = taken;
+        while (done == taken)
         {
             final long left = deadline - System.nanoTime();
             final int got = left > 0 ? cq.await(completions, left) : 0;
             if (got < 0 || left <= 0)
             {
-                throw new IllegalStateException("a chain of " + n + " loopback CASes: " + done + " completed within " +
-                    TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS) + " ms" + (got < 0 ? " (errno " + -got + ")" : ""));
+                throw new IllegalStateException("a batch of loopback CASes: " + taken + " of " + posted + " posted " +
+                    "completed within " + TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS) + " ms" +
+                    (got < 0 ? " (errno " + -got + ")" : ""));
             }
             for (int i = 0; i < got; i++)
             {
                 final WorkCompletion wc = completions.at(i);
-                if (wc.wrId() < firstWrId || wc.wrId() >= firstWrId + n)
+                if (wc.wrId() < firstWrId + taken || wc.wrId() >= firstWrId + posted)
                 {
                     continue; // a completion of an earlier CAS that timed out
                 }
                 if (!wc.isSuccess())
                 {
-                    throw new IllegalStateException("loopback CAS " + (wc.wrId() - firstWrId) + " of a chain of " + n +
-                        " failed: " + wc.statusEnum());
+                    throw new IllegalStateException("loopback CAS " + (wc.wrId() - firstWrId) + " of a batch failed: " +
+                        wc.statusEnum());
                 }
                 done++;
             }
         }
+        return done;
     }
 
     private void check(final long regionOffset)

@@ -273,6 +273,26 @@ class MoveRoleTest
     }
 
     @Test
+    void anAbortThatCouldNotReachAReplicaIsTriedAgainBeforeTheNextCopyStarts() throws Exception
+    {
+        role(3);
+        apply(BEFORE, COPY);
+        final FakeCopy first = node.copies.poll(WAIT_MS, TimeUnit.MILLISECONDS);
+        assertNotNull(first);
+        final ClusterMap aborted = map(3, 3, 0, MapMoves.NONE);
+        apply(COPY, aborted);
+        apply(aborted, map(4, 3, 0, batch(4000, MovePhase.COPY)));
+        first.abort.complete(new PartitionCopier.Result(PartitionCopier.Outcome.FAILED, "backup 4 refused the " +
+            "connection", report()));
+        assertFalse(first.closed, "not closed after a failed abort");
+        assertNull(node.copies.poll(MoveRole.ABORT_RETRY_MILLIS / 2, TimeUnit.MILLISECONDS), "no copy before the retry");
+        final FakeCopy second = node.copies.poll(WAIT_MS, TimeUnit.MILLISECONDS);
+        assertNotNull(second, "the next copy started once the abort was tried again and finished");
+        assertEquals(2, first.aborts.get(), "aborted twice");
+        waitUntil(() -> first.closed);
+    }
+
+    @Test
     void aTargetPrimaryWithNoCopyAtFreezeReportsFailed() throws Exception
     {
         role(3);
@@ -369,6 +389,7 @@ class MoveRoleTest
         final Flag deltaStarted = new Flag();
         final Flag handOverAsked = new Flag();
         final AtomicInteger aborts = new AtomicInteger();
+        volatile PartitionCopier.Result retryResult = result(PartitionCopier.Outcome.ABORTED);
         volatile boolean closed;
 
         FakeCopy(final PartitionMove move)
@@ -392,8 +413,8 @@ class MoveRoleTest
         @Override
         public CompletableFuture<PartitionCopier.Result> abort()
         {
-            aborts.incrementAndGet();
-            return abort;
+            // the first abort is {@link #abort}; a later one (a retry) completes as {@link #retryResult} says
+            return aborts.incrementAndGet() == 1 ? abort : CompletableFuture.completedFuture(retryResult);
         }
 
         @Override

@@ -125,6 +125,8 @@ class MetricCatalogueTest
             "became another member",
         "# HELP rdmakv_partitions_moving Partitions of move batches in the applied map whose source or target " +
             "replica group is this node's, by role: source, target",
+        "# HELP rdmakv_move_phase_age_seconds How long the oldest move batch of the applied map has been in its " +
+            "phase, as this node saw it (0: no move): a stuck move",
         "# HELP rdmakv_moves_total Move batches this node copied in as its group's primary, by outcome: finished " +
             "(opened here), aborted (abandoned before SWITCH: the copy zeroed)",
         "# HELP rdmakv_move_keys_total Keys this node's partition copies wrote into its replica group (new, changed " +
@@ -159,6 +161,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_copy_slots_total counter",
         "# TYPE rdmakv_failovers_total counter",
         "# TYPE rdmakv_partitions_moving gauge",
+        "# TYPE rdmakv_move_phase_age_seconds gauge",
         "# TYPE rdmakv_moves_total counter",
         "# TYPE rdmakv_move_keys_total counter",
         "# TYPE rdmakv_move_bytes_total counter",

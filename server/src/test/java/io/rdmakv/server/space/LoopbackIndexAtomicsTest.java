@@ -105,6 +105,47 @@ class LoopbackIndexAtomicsTest
         }
     }
 
+    /**
+     * A batch longer than the CASes the loopback keeps in flight ({@link LoopbackIndexAtomics#IN_FLIGHT}, several
+     * chains), so chains are posted before earlier ones complete and result words are reused: every word holds,
+     * expects and gets a word of its own, so a result taken from another CAS's word, or a CAS that swapped another
+     * word's value, shows; every fifth expects a word it does not hold and is left alone.
+     */
+    @Test
+    void aBatchOfManyChainsInFlightMatchesEachResultToItsOwnWord()
+    {
+        final int count = 3 * LoopbackIndexAtomics.IN_FLIGHT + LoopbackIndexAtomics.BATCH / 2 + 3;
+        final long[] offsets = new long[count];
+        final long[] expected = new long[count];
+        final long[] swaps = new long[count];
+        final long[] found = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            offsets[i] = GEOMETRY.slotRegionOffset(i / BucketDescriptor.SLOTS_PER_GROUP,
+                i % BucketDescriptor.SLOTS_PER_GROUP);
+            final long held = 0x10_0000L + 7L * i;
+            assertEquals(0, atomics.compareAndSwap(offsets[i], 0, held));
+            expected[i] = i % 5 == 0 ? held + 1 : held;
+            swaps[i] = 0x20_0000L + 11L * i;
+            found[i] = -1;
+        }
+        atomics.compareAndSwap(offsets, expected, swaps, found, count);
+        for (int i = 0; i < count; i++)
+        {
+            final long held = 0x10_0000L + 7L * i;
+            assertEquals(held, found[i], "word " + i + " reports what it held");
+            assertEquals(i % 5 == 0 ? held : swaps[i], atomics.get(offsets[i]), "word " + i);
+        }
+        atomics.compareAndSwap(offsets, swaps, expected, found, count);
+        for (int i = 0; i < count; i++)
+        {
+            final long held = 0x10_0000L + 7L * i;
+            assertEquals(i % 5 == 0 ? held : swaps[i], found[i], "word " + i + ", the batch again, the other way");
+            assertEquals(i % 5 == 0 ? held : expected[i], atomics.get(offsets[i]), "word " + i);
+        }
+        assertEquals(0, atomics.compareAndSwap(lock(2), 0, 1), "single CASes still work after a batch");
+    }
+
     @Test
     void aWordOutsideTheIndexOrMisalignedIsRefusedBeforeAnythingIsPosted()
     {

@@ -47,7 +47,7 @@ class ScaleOutTest extends ZkClusterTestBase
     @Test
     void partitionsMoveToANewGroupUnderWritesLosingNothing() throws Exception
     {
-        final ClusterMap first = startReplicated(4, 2, false, List.of("--memory-windows", "off"));
+        final ClusterMap first = startReplicated(4, 2, false);
         assertEquals(2, first.groups().size());
         try (CuratorFramework zk = CuratorFrameworkFactory.builder()
             .connectString(cluster.zookeeper.getConnectString()).retryPolicy(new RetryOneTime(100))

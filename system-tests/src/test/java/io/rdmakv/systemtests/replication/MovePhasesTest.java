@@ -189,6 +189,7 @@ class MovePhasesTest
             awaitReport(2, e + 2, MoveState.FINAL);
             assertTrue(frozenSlots(0, base.segmentOf(PARTITION)) > 0, "the source froze");
             assertEquals(1, roles[0].partitionsMoving(true), "a source replica counts the moving partition");
+            assertTrue(roles[1].movePhaseAgeSeconds() > 0, "a batch's phase has an age");
             assertEquals(1, roles[3].partitionsMoving(false), "and a target replica");
             // the abandoning map fences, as the planner writes it
             applyToAll(map(e + 3, e + 3, false, MapMoves.NONE));
@@ -201,6 +202,7 @@ class MovePhasesTest
             waitUntil(() -> usedSlots(2, X_B) + usedSlots(3, X_B) + frozenSlots(2, X_B) + frozenSlots(3, X_B) == 0,
                 "the target's copy zeroed on both replicas");
             assertEquals(1, roles[2].moves(false), "the target primary counts the move aborted");
+            assertEquals(0, roles[1].movePhaseAgeSeconds(), "no batch: no age");
             System.out.printf("abort: %d writes (%d failed: %s), %d reads%n", load.writes(), load.failures(),
                 load.failureSamples(), load.reads());
         }

@@ -5,10 +5,21 @@ import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.protocol.CodedRefusalMessage;
+import io.rdmakv.common.protocol.ControlMessage;
+import io.rdmakv.common.protocol.GrantMessage;
+import io.rdmakv.common.protocol.wire.MessageType;
+import io.rdmakv.common.protocol.wire.ReasonCode;
+import io.rdmakv.common.protocol.wire.RemoteRegion;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.config.MemoryWindowMode;
+import io.rdmakv.server.control.ServerCounter;
 import io.rdmakv.server.replication.PartitionCopier;
 import io.rdmakv.server.replication.PartitionCopy;
 import io.rdmakv.server.replication.PartitionMove;
+import io.rdmakv.systemtests.peer.RawSession;
 import io.rdmakv.systemtests.peer.RegionView;
+import io.rdmakv.verbs.WcStatus;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +31,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -33,6 +45,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -132,6 +145,125 @@ class PartitionCopierTest
             }
             assertEquals(free + back, copy.dataAreaFreeBytes(), "the rest of the grants is free after the quarantine");
             assertTargetHoldsSource(p, FREE_BASE, SEGMENT);
+        }
+    }
+
+    /**
+     * The default config (memory windows on wherever the device can): B's backup takes the copied blocks only
+     * through windows it binds over the copy's mover grants, checked with B's primary under its node grant; about one
+     * bind per grant and pass, not one per block, and none left bound once a pass is over. The keys the writers leave
+     * alone fill more than one grant (1 MiB each), so the first pass binds grant after grant. Its own cluster.
+     */
+    @Test
+    void withMemoryWindowsOnTheCopyReachesBsBackupThroughWindowsOverItsMoverGrants(@TempDir final Path windowed)
+        throws Exception
+    {
+        try (TwoGroups on = TwoGroups.start(windowed, MemoryWindowMode.AUTO); KvClient own = on.client())
+        {
+            for (int id = 0; id < on.nodes.length; id++)
+            {
+                assertTrue(on.nodes[id].memoryWindows(), "memory windows on node " + id);
+            }
+            final int p = 4;
+            final List<byte[]> keys = keysOf(p, 300);
+            final int rewritten = 100; // the writers' keys; the other 200 keep blocks of over 6 KiB
+            for (int i = 0; i < keys.size(); i++)
+            {
+                own.put(keys.get(i), value("v0-" + i + "-" + "y".repeat(6000)));
+            }
+            final KvServer backup = on.nodes[3];
+            final long bindsBefore = backup.counters().get(ServerCounter.REPLICA_WINDOWS_BOUND);
+            final long windowsBefore = backup.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND);
+            final AtomicBoolean writing = new AtomicBoolean(true);
+            final AtomicLong written = new AtomicLong();
+            final List<Thread> writers = new ArrayList<>();
+            for (int w = 0; w < 2; w++)
+            {
+                final int id = w;
+                writers.add(Thread.ofPlatform().start(() ->
+                {
+                    try (KvClient c = on.client())
+                    {
+                        for (int i = 0; writing.get(); i++)
+                        {
+                            c.put(keys.get((i * 7 + id) % rewritten), value("w" + id + "-" + i));
+                            written.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            try (PartitionCopy copy = on.nodes[2].startPartitionCopy(move(on, p, FREE_BASE, SEGMENT, null)))
+            {
+                final PartitionCopier.Result bulk = copy.bulk().get(20, TimeUnit.SECONDS);
+                writing.set(false);
+                for (final Thread t : writers)
+                {
+                    t.join(10_000);
+                }
+                assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+                assertTrue(written.get() > 0, "the writers wrote while the bulk passes ran");
+                freeze(on, p);
+                final PartitionCopier.Result last = copy.freezeBegun().get(20, TimeUnit.SECONDS);
+                assertEquals(PartitionCopier.Outcome.FINAL, last.outcome(), last.reason());
+                assertTargetHoldsSource(on, p, FREE_BASE, SEGMENT);
+
+                // the writers' keys are A's (nodes 0, 1): every bind on node 3 is the copier's
+                final long binds = backup.counters().get(ServerCounter.REPLICA_WINDOWS_BOUND) - bindsBefore;
+                final long chunk;
+                try (RegionView view = new RegionView(on.ports[2]))
+                {
+                    chunk = view.geometry().chunkSize();
+                }
+                assertTrue(chunk < 200L * 6000, "the untouched keys need more than one grant of " + chunk + " bytes");
+                assertTrue(binds >= 2, "B's backup bound a window over each grant the first pass wrote into");
+                assertTrue(binds * 8 < last.report().keysCopied(),
+                    binds + " binds: about one per grant and pass, not one per block (" + last.report() + ")");
+                if (last.report().chunksRedone() == 0)
+                {
+                    // (a redo WRITEs blocks again into the grant they were copied into, which it may bind again)
+                    final long grants = 1 + 2 * last.report().bytesCopied() / chunk; // chunk-sized, blocks < chunk / 2
+                    assertTrue(binds <= last.report().passes() * grants,
+                        binds + " binds: at most one per grant and pass without redos (" + last.report() + ")");
+                }
+                // each pass ended its session with the backup, whose departure deallocated the window bound on it
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (backup.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND) != windowsBefore &&
+                    System.nanoTime() < deadline)
+                {
+                    Thread.sleep(20);
+                }
+                assertEquals(windowsBefore, backup.counters().get(ServerCounter.MEMORY_WINDOWS_BOUND),
+                    "no window of the copy is left bound on B's backup once its passes are over");
+                assertAClientGetsNoWindowOverTheCopy(on, FREE_BASE, SEGMENT);
+            }
+        }
+    }
+
+    /**
+     * A session of a client's on B's backup can bind no window over a copied block's mover grant under the node's
+     * grant (session id 0: it knows neither the writer id nor the secret), nor WRITE the block with the data area's
+     * rkey; the block is untouched.
+     */
+    private static void assertAClientGetsNoWindowOverTheCopy(final TwoGroups on, final int base, final int groups)
+    {
+        try (RegionView view = new RegionView(on.ports[3]); RawSession hostile = new RawSession(on.ports[3]))
+        {
+            final long[] words = words(view, base, groups);
+            final long word = Arrays.stream(words).filter(SlotWord::namesBlock).findFirst().orElseThrow();
+            final long offset = SlotWord.blockOffset(word);
+            final int length = SlotWord.blockLength(word);
+            final byte[] before = view.bytes(view.geometry().dataOffset() + offset, length);
+            assertEquals(WcStatus.SUCCESS, hostile.send(GrantMessage.bind(1, GrantMessage.NODE_SESSION_ID, offset,
+                length, GrantMessage.newSecret())));
+            final ControlMessage reply = hostile.receive(Duration.ofSeconds(10));
+            assertNotNull(reply, "B's backup answers the BIND_WINDOW");
+            assertEquals(ReasonCode.GRANT_UNKNOWN, CodedRefusalMessage.expect(MessageType.ERROR, reply).reason(),
+                String.valueOf(reply));
+            final RemoteRegion data = hostile.hello().dataRegion();
+            assertNotEquals(WcStatus.SUCCESS, hostile.write(data.addressOf(offset), data.rkey(), 64),
+                "the data area's rkey grants no WRITE");
+            assertArrayEquals(before, view.bytes(view.geometry().dataOffset() + offset, length),
+                "the copied block is untouched");
         }
     }
 
@@ -300,13 +432,19 @@ class PartitionCopierTest
 
     private static PartitionMove move(final int p, final int targetBase, final int targetGroups, final NanoClock clock)
     {
+        return move(cluster, p, targetBase, targetGroups, clock);
+    }
+
+    private static PartitionMove move(final TwoGroups on, final int p, final int targetBase, final int targetGroups,
+        final NanoClock clock)
+    {
         final int[] partitions = {p};
         final long[] source = {KeyHash.segment((long)p * SEGMENT, SEGMENT)};
         final long[] target = {KeyHash.segment(targetBase, targetGroups)};
-        final var backups = List.of(cluster.endpoint(3));
+        final var backups = List.of(on.endpoint(3));
         return clock == null ?
-            new PartitionMove(cluster.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups) :
-            new PartitionMove(cluster.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups, clock);
+            new PartitionMove(on.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups) :
+            new PartitionMove(on.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups, clock);
     }
 
     /**
@@ -316,9 +454,15 @@ class PartitionCopierTest
      */
     private static Map<String, byte[]> assertTargetHoldsSource(final int p, final int base, final int groups)
     {
-        final Map<String, byte[]> onA = blocks(0, (long)p * SEGMENT, SEGMENT);
-        final long[] primary = segmentWords(2, base, groups);
-        final long[] backup = segmentWords(3, base, groups);
+        return assertTargetHoldsSource(cluster, p, base, groups);
+    }
+
+    private static Map<String, byte[]> assertTargetHoldsSource(final TwoGroups on, final int p, final int base,
+        final int groups)
+    {
+        final Map<String, byte[]> onA = blocks(on, 0, (long)p * SEGMENT, SEGMENT);
+        final long[] primary = segmentWords(on, 2, base, groups);
+        final long[] backup = segmentWords(on, 3, base, groups);
         assertArrayEquals(primary, backup, "B's replicas hold the target segment word for word");
         for (int i = 0; i < primary.length; i++)
         {
@@ -332,7 +476,7 @@ class PartitionCopierTest
                 assertTrue(SlotWord.isMoving(primary[i]), "slot word " + i + " carries MOVING");
             }
         }
-        final Map<String, byte[]> onB = blocks(2, base, groups);
+        final Map<String, byte[]> onB = blocks(on, 2, base, groups);
         for (final String key : onB.keySet())
         {
             assertEquals(p, KeyHash.partition(KeyHash.hash(key.getBytes(StandardCharsets.UTF_8)), TwoGroups.PARTITIONS),
@@ -343,15 +487,20 @@ class PartitionCopierTest
         {
             assertArrayEquals(e.getValue(), onB.get(e.getKey()), "A's block of " + e.getKey() + ", verbatim");
         }
-        assertEquals(onB.keySet(), blocks(3, base, groups).keySet(), "B's backup holds the same keys");
+        assertEquals(onB.keySet(), blocks(on, 3, base, groups).keySet(), "B's backup holds the same keys");
         return onB;
     }
 
     /** The blocks named by the slots of {@code (base, groups)} of node {@code node}, by key. */
     private static Map<String, byte[]> blocks(final int node, final long base, final int groups)
     {
+        return blocks(cluster, node, base, groups);
+    }
+
+    private static Map<String, byte[]> blocks(final TwoGroups on, final int node, final long base, final int groups)
+    {
         final Map<String, byte[]> byKey = new HashMap<>();
-        try (RegionView view = new RegionView(cluster.ports[node]))
+        try (RegionView view = new RegionView(on.ports[node]))
         {
             final RegionGeometry g = view.geometry();
             final long[] words = words(view, base, groups);
@@ -373,7 +522,12 @@ class PartitionCopierTest
 
     private static long[] segmentWords(final int node, final long base, final int groups)
     {
-        try (RegionView view = new RegionView(cluster.ports[node]))
+        return segmentWords(cluster, node, base, groups);
+    }
+
+    private static long[] segmentWords(final TwoGroups on, final int node, final long base, final int groups)
+    {
+        try (RegionView view = new RegionView(on.ports[node]))
         {
             return words(view, base, groups);
         }
@@ -390,9 +544,14 @@ class PartitionCopierTest
     /** Sets MOVING on every slot of {@code p}'s segment on A, its backup first, then its primary (no writer runs). */
     private static void freeze(final int p)
     {
+        freeze(cluster, p);
+    }
+
+    private static void freeze(final TwoGroups on, final int p)
+    {
         for (final int node : new int[] {1, 0})
         {
-            try (RegionView view = new RegionView(cluster.ports[node]))
+            try (RegionView view = new RegionView(on.ports[node]))
             {
                 final long base = (long)p * SEGMENT;
                 final long[] words = words(view, base, SEGMENT);
@@ -444,9 +603,14 @@ class PartitionCopierTest
 
     private static void putAll(final List<byte[]> keys, final String prefix)
     {
+        putAll(client, keys, prefix);
+    }
+
+    private static void putAll(final KvClient into, final List<byte[]> keys, final String prefix)
+    {
         for (int i = 0; i < keys.size(); i++)
         {
-            client.put(keys.get(i), value(prefix + "-" + i));
+            into.put(keys.get(i), value(prefix + "-" + i));
         }
     }
 

@@ -213,6 +213,51 @@ class PartitionFreezerTest
         group.assertReplicasEqual();
     }
 
+    /**
+     * A quiet freeze of a segment holding many keys, so that slots hold words of their own: every slot is CASed once
+     * on each backup, in one doorbell per chain of {@link PartitionFreezer#CHAIN} and one READ per chunk, and no CAS is
+     * tried again (with several chains in flight, a result taken from another slot's CAS would look lost and be
+     * retried); every replica then holds the words it held, frozen.
+     */
+    @Test
+    void aQuietFreezeCasesEverySlotOnceOnEachBackupInAsManyDoorbellsAsItsChainsNeed()
+    {
+        group = start(3);
+        final List<byte[]> keys = keys("quiet", 1500, true);
+        try (KvClient client = group.client())
+        {
+            for (final byte[] key : keys)
+            {
+                client.put(key, key);
+            }
+        }
+        final long[][] before = segmentWords();
+        assertEquals(keys.size(), Arrays.stream(before[0]).filter(SlotWord::namesBlock).count());
+
+        final PartitionFreezer.Frozen frozen = group.nodes[0].partitionMoves().freeze(SEGMENTS[FROZEN]);
+
+        assertEquals(0, frozen.casRetries(), "no CAS tried again");
+        assertEquals(0, frozen.finished() + frozen.undone());
+        long perBackup = 0;
+        for (long g = 0; g < FROZEN_GROUPS; g += PartitionFreezer.CHUNK_GROUPS)
+        {
+            final long slots = Math.min(PartitionFreezer.CHUNK_GROUPS, FROZEN_GROUPS - g) *
+                BucketDescriptor.SLOTS_PER_GROUP;
+            perBackup += 1 + (slots + PartitionFreezer.CHAIN - 1) / PartitionFreezer.CHAIN;
+        }
+        assertEquals(2 * perBackup, frozen.rings(), "a READ per chunk and a doorbell per chain, on each backup");
+        final long[][] after = segmentWords();
+        for (int r = 0; r < after.length; r++)
+        {
+            for (int i = 0; i < after[r].length; i++)
+            {
+                assertEquals(before[0][i] | SlotWord.MOVING, after[r][i], "replica " + r + "'s slot " + i);
+            }
+        }
+        clearMoving();
+        group.assertReplicasEqual();
+    }
+
     @Test
     void aWriterStuckAfterItsFirstBackupIsFinishedWhileItsSessionLives()
     {

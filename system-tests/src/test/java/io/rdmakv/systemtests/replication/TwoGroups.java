@@ -18,8 +18,9 @@ import java.nio.file.Path;
  * nodes 0 (primary) and 1, group B nodes 2 (primary) and 3. Partitions {@code 0..P/2-1} are A's, the rest B's; each
  * has a segment of {@link #SEGMENT_GROUPS} groups, laid out from group 0 of its group's index in partition order, so
  * that everything from group {@code P/2 * SEGMENT_GROUPS} up is free for a move's target segments. Memory windows
- * are off (the partition copier WRITEs B's backups through their data area's rkey). A sibling of {@link
- * ReplicatedPair}.
+ * are off unless asked for ({@link #start(Path, MemoryWindowMode)}: the partition copier WRITEs B's backups through
+ * windows it binds there over its mover grants, or through their data area's rkey where windows are off). A sibling
+ * of {@link ReplicatedPair}.
  */
 final class TwoGroups implements AutoCloseable
 {
@@ -37,8 +38,14 @@ final class TwoGroups implements AutoCloseable
 
     static TwoGroups start(final Path dir)
     {
+        return start(dir, MemoryWindowMode.OFF);
+    }
+
+    /** The two groups with memory windows {@code windows} on every node. */
+    static TwoGroups start(final Path dir, final MemoryWindowMode windows)
+    {
         final ServerConfig base = ServerConfig.local(LocalCluster.MEMORY).withScrubInterval(0)
-            .withMemoryWindows(MemoryWindowMode.OFF);
+            .withMemoryWindows(windows);
         for (int attempt = 1; ; attempt++)
         {
             final int[] ports = ClusterFiles.freePorts(4);
