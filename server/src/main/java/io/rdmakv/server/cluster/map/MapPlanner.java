@@ -2,6 +2,7 @@ package io.rdmakv.server.cluster.map;
 
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
+import io.rdmakv.common.cluster.MoveBatch;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.RegionGeometry;
@@ -51,6 +52,12 @@ import java.util.TreeSet;
  *       partitions (more would leave one owning nothing for good). It fences, as any change of groups does. The
  *       one case of nodes becoming members without copying first ({@link MapCheck}'s exception to its promotion
  *       rule): an empty group holds nothing that could be lost;</li>
+ *   <li><b>new moves</b> (only with the switch {@code rebalance/auto} on; {@link MovePlanner#rebalance}): when the
+ *       groups' shares of the partitions are not met ({@link Shares}: target P × arena / Σ arena, the arena standing
+ *       for capacity; groups lost, copying or sealed count as zero and neither give nor take), batches start in COPY
+ *       from the most over-target group to the most under-target one, lowest partitions first, at most one batch per
+ *       source and per target and 4 in the map, 16,384 slots per batch, placed first fit in the target's arena; as
+ *       many as those limits allow in one map. A group formed by the rule above gets moves from the next map on;</li>
  *   <li><b>move request</b> ({@link MoveRequest}, {@link MovePlanner#request}): the operator's cancels and new
  *       batches, in COPY, their target segments placed first fit in the target's arena;</li>
  *   <li><b>nodes</b>: the map's node list is every live member plus every placed node; a change of it alone
@@ -137,8 +144,9 @@ public final class MapPlanner
      * The next map, or null when nothing changes, with partition moves and growth planning: as {@link
      * #next(ClusterMap, Map, int, int, Collection, Collection, Collection, MoveRequest, boolean)}, and
      *
-     * @param auto the cluster's switch {@code rebalance/auto}: whether the planner grows the cluster by itself (now:
-     *     R spares of one geometry form a new group; off, spares wait to replace failed replicas).
+     * @param auto the cluster's switch {@code rebalance/auto}: whether the planner grows the cluster by itself (R
+     *     spares of one geometry form a new group, and partitions move by shares; off, spares wait to replace failed
+     *     replicas and partitions move only when the operator asks).
      */
     public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
         final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
@@ -185,6 +193,10 @@ public final class MapPlanner
         if (change.isEmpty() && auto)
         {
             newGroup(groups, current.replicationFactor(), current.partitionCount(), byId, change);
+        }
+        if (change.isEmpty() && auto)
+        {
+            placement = MovePlanner.rebalance(current, arenas(current, byId), change);
         }
         boolean tookRequest = false;
         if (change.isEmpty() && request != null)
@@ -246,6 +258,26 @@ public final class MapPlanner
             byId.put(m.id(), m);
         }
         return MovePlanner.request(current, request, arenas(current, byId), new StringBuilder()).refusal();
+    }
+
+    /**
+     * The batches rule 5 would start in the map after {@code current} (its switch aside, and if nothing that comes
+     * first changes: departures, reports, move advances, spares, a new group), for {@code kvctl rebalance --dry-run}:
+     * the same function the planner uses. Empty with no map, or when the shares are met or the limits reached.
+     */
+    public static List<MoveBatch> plannedMoves(final ClusterMap current,
+        final Collection<MemberInfo> live)
+    {
+        if (current == null)
+        {
+            return List.of();
+        }
+        final Map<Integer, MemberInfo> byId = new TreeMap<>();
+        for (final MemberInfo m : live)
+        {
+            byId.put(m.id(), m);
+        }
+        return MovePlanner.newMoves(current, arenas(current, byId));
     }
 
     /** Each group's index arena in bucket groups, by the geometry of its live primary (a group without one: none). */

@@ -7,13 +7,17 @@ import io.rdmakv.common.cluster.MovePhase;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.BucketDescriptor;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * {@link MapPlanner}'s rules for partition moves (docs/growth.md §7, §9, §12), pure and deterministic:
@@ -31,7 +35,11 @@ import java.util.TreeMap;
  *       per source group and target, in COPY, their target segments placed first fit in the target's arena
  *       ({@link ArenaSpace}) clear of its owned, incoming and retired segments. All of a request or none of it: a
  *       request that cannot be acted on (a partition moving elsewhere, a group copying, sealed or lost, no room,
- *       an unknown group or batch) is refused with the reason, and nothing of it is planned.</li>
+ *       an unknown group or batch) is refused with the reason, and nothing of it is planned;</li>
+ *   <li>{@link #rebalance} (rule 5, with the switch {@code rebalance/auto} on): new batches by shares
+ *       ({@link Shares}, {@link #newMoves}): from over-target groups to under-target ones, at most one batch per
+ *       source and per target, {@value #MAX_BATCHES} in the map, {@value #MAX_BATCH_SLOTS} slots per batch, placed
+ *       as requested ones are.</li>
  * </ul>
  * A batch id is the epoch of the map that starts it times {@value #IDS_PER_EPOCH} plus its index in that map, so no
  * id is used twice in the cluster's life.
@@ -40,6 +48,10 @@ final class MovePlanner
 {
     /** Batch ids per epoch: at most this many batches start in one map. */
     static final long IDS_PER_EPOCH = 1000;
+    /** Rule 5: at most this many batches in a map (the operator's and the planner's together). */
+    static final int MAX_BATCHES = 4;
+    /** Rule 5: at most this many index slots in one batch (its partitions' segments); one partition above moves alone. */
+    static final long MAX_BATCH_SLOTS = 16_384;
 
     /** Where the partitions are and what moves, as a plan leaves them. */
     record Placement(int[] partitionGroups, long[] segments, MapMoves moves)
@@ -288,6 +300,166 @@ final class MovePlanner
         note(change, did.toString());
         return new Started(new Placement(current.partitionGroups(), current.segments(),
             new MapMoves(batches, moves.retired())), null);
+    }
+
+    /**
+     * Rule 5 of growth.md §12 over {@code current}, whose groups have arenas of {@code arenas} bucket groups (by
+     * group id; a group missing has no live primary): the batches of {@link #newMoves} added in COPY, each noted in
+     * {@code change}; the placement unchanged when none starts.
+     */
+    static Placement rebalance(final ClusterMap current, final Map<Integer, Long> arenas, final StringBuilder change)
+    {
+        final List<MoveBatch> started = newMoves(current, arenas);
+        if (started.isEmpty())
+        {
+            return Placement.of(current);
+        }
+        final List<MoveBatch> batches = new ArrayList<>(current.moves().batches());
+        batches.addAll(started);
+        final StringBuilder did = new StringBuilder();
+        for (final MoveBatch b : started)
+        {
+            note(did, b + " started");
+        }
+        note(change, "rebalance: " + did + " (partitions/target: " + shares(current, arenas) + ")");
+        return new Placement(current.partitionGroups(), current.segments(),
+            new MapMoves(batches, current.moves().retired()));
+    }
+
+    /**
+     * The batches rule 5 starts over {@code current} (arenas as for {@link #rebalance}), in COPY, ids (epoch + 1) ×
+     * {@value #IDS_PER_EPOCH} + k: while the shares are not met ({@link Shares#balanced}) and fewer
+     * than {@value #MAX_BATCHES} batches are in the map, from the most over-target group that is the source of no
+     * batch to the most under-target one that is the target of none (ties by lower id), as many partitions as the
+     * one is over and the other under, lowest first, none in a batch, at most {@value #MAX_BATCH_SLOTS} slots (one
+     * partition above that moves alone), each placed first fit in the target's arena ({@link ArenaSpace}; one that
+     * does not fit is passed over, and a pair for which none fits is not tried again). Empty for a map without a
+     * segment table.
+     */
+    static List<MoveBatch> newMoves(final ClusterMap current, final Map<Integer, Long> arenas)
+    {
+        if (current.isSimple() || !current.hasSegments())
+        {
+            return List.of();
+        }
+        final Shares shares = shares(current, arenas);
+        final MapMoves moves = current.moves();
+        final Set<Integer> sources = new TreeSet<>();
+        final Set<Integer> targets = new TreeSet<>();
+        for (final MoveBatch b : moves.batches())
+        {
+            sources.add(b.source());
+            targets.add(b.target());
+        }
+        final long next = current.epoch() + 1;
+        final Map<Integer, ArenaSpace> spaces = new TreeMap<>();
+        final Set<Integer> taken = new TreeSet<>();
+        final Set<List<Integer>> tried = new HashSet<>();
+        final List<MoveBatch> started = new ArrayList<>();
+        while (moves.batches().size() + started.size() < MAX_BATCHES && !shares.balanced())
+        {
+            final int[] pair = pair(shares, sources, targets, tried);
+            if (pair == null)
+            {
+                break;
+            }
+            final int source = pair[0];
+            final int target = pair[1];
+            final ArenaSpace space = spaces.computeIfAbsent(target, t -> space(current, t, arenas.get(t)));
+            final int wanted = Math.min(shares.over(source), -shares.over(target));
+            final List<Integer> partitions = new ArrayList<>();
+            final List<Long> segments = new ArrayList<>();
+            long slots = 0;
+            for (int p = 0; p < current.partitionCount() && partitions.size() < wanted; p++)
+            {
+                if (current.groupFor(p).id() != source || moves.batchOf(p) != null || taken.contains(p))
+                {
+                    continue;
+                }
+                final long size = KeyHash.segmentCount(current.segmentOf(p));
+                final long more = size * BucketDescriptor.SLOTS_PER_GROUP;
+                if (!partitions.isEmpty() && slots + more > MAX_BATCH_SLOTS)
+                {
+                    break;
+                }
+                final long segment = space.allocate(size);
+                if (segment < 0)
+                {
+                    continue; // no room for this one; a smaller one may fit
+                }
+                partitions.add(p);
+                segments.add(segment);
+                slots += more;
+            }
+            if (partitions.isEmpty())
+            {
+                tried.add(List.of(source, target));
+                continue;
+            }
+            final MoveBatch b = new MoveBatch(next * IDS_PER_EPOCH + started.size(), source, target, MovePhase.COPY,
+                next, partitions.stream().mapToInt(Integer::intValue).toArray(),
+                segments.stream().mapToLong(Long::longValue).toArray());
+            started.add(b);
+            taken.addAll(partitions);
+            sources.add(source);
+            targets.add(target);
+            shares.move(source, target, partitions.size());
+        }
+        return started;
+    }
+
+    /**
+     * The shares in {@code current} of the groups that may give or take partitions: not lost, no copying node, no
+     * seal, an arena known (a live primary); each group's arena is its capacity.
+     */
+    static Shares shares(final ClusterMap current, final Map<Integer, Long> arenas)
+    {
+        final Map<Integer, Long> capacities = new TreeMap<>();
+        for (final ReplicaGroup g : current.groups())
+        {
+            final Long arena = arenas.get(g.id());
+            if (unready(g) == null && arena != null && arena > 0)
+            {
+                capacities.put(g.id(), arena);
+            }
+        }
+        return new Shares(current, capacities);
+    }
+
+    /**
+     * The most over-target group that is the source of no batch and the most under-target one that is the target
+     * of none (ties by lower id), not in {@code tried}; null when no such pair is left.
+     */
+    private static int[] pair(final Shares shares, final Set<Integer> sources, final Set<Integer> targets,
+        final Set<List<Integer>> tried)
+    {
+        final List<Integer> over = new ArrayList<>();
+        final List<Integer> under = new ArrayList<>();
+        for (final Integer g : shares.groups())
+        {
+            if (shares.over(g) > 0 && !sources.contains(g))
+            {
+                over.add(g);
+            }
+            if (shares.over(g) < 0 && !targets.contains(g))
+            {
+                under.add(g);
+            }
+        }
+        // stable sorts of ascending ids: ties stay by lower id
+        over.sort((a, b) -> Integer.compare(shares.over(b), shares.over(a)));
+        under.sort((a, b) -> Integer.compare(shares.over(a), shares.over(b)));
+        for (final Integer s : over)
+        {
+            for (final Integer t : under)
+            {
+                if (!tried.contains(List.of(s, t)))
+                {
+                    return new int[] {s, t};
+                }
+            }
+        }
+        return null;
     }
 
     /**

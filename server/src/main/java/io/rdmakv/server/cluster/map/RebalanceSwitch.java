@@ -5,9 +5,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * The cluster-wide switch {@code rebalance/auto}: {@code on} or {@code off} (surrounding white space ignored, so
  * {@code echo on} writes it too). On, the coordinator grows the cluster by itself ({@link MapPlanner}: R spares of
- * one geometry form a new group); off, or absent, spares wait to replace failed replicas. Off by default for now:
- * a new group only gets partitions by an operator's move request, and until shares are planned (docs/growth.md §12)
- * spares kept for re-replication would otherwise be used up by empty groups.
+ * one geometry form a new group, and partitions move by shares of the groups' index arenas, docs/growth.md §12 rules
+ * 4 and 5); off, or absent, spares wait to replace failed replicas and partitions move only when the operator asks.
+ * Off by default for now: spares kept for re-replication would otherwise be used up by new groups.
  */
 public final class RebalanceSwitch
 {

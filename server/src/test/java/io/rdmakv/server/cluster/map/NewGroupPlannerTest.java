@@ -81,7 +81,10 @@ class NewGroupPlannerTest
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 6), nodeIds(formed));
         assertTrue(plan.change().contains("new group 2 of spares [4, 5]"), plan.change());
         assertEquals(0, plan.failovers());
-        assertNull(run.step(), "one spare left: nothing more");
+        final MapPlanner.Plan next = run.step();
+        assertEquals(3, next.map().groups().size(), "one spare left: no other group: " + next.change());
+        assertEquals(2, next.map().moves().batches().get(0).target(),
+            "the new group gets partitions by shares from the next map on (rule 5): " + next.change());
         run.join(7);
         run.settle();
         assertEquals(group(3, 6, 7), run.map.groups().get(3), "the next one, id one above the highest");
@@ -98,7 +101,9 @@ class NewGroupPlannerTest
         assertEquals(3, run.map.groups().size(), "one new group per map");
         run.step();
         assertEquals(group(3, 5, 7), run.map.groups().get(3));
-        assertNull(run.step());
+        final MapPlanner.Plan next = run.step();
+        assertEquals(4, next.map().groups().size(), "no third: " + next.change());
+        assertFalse(next.map().moves().batches().isEmpty(), "partitions move by shares (rule 5): " + next.change());
         // two spares of different geometries make no group
         final PlannerRun mixed = twoGroups();
         mixed.join(PlannerRun.member(4, 1004, OTHER)).join(5);
@@ -188,8 +193,11 @@ class NewGroupPlannerTest
         run.request = null;
         run.auto = true;
         run.join(4, 5);
-        run.settle();
+        run.step();
         assertEquals(group(2, 4, 5), run.map.groups().get(2));
+        // the switch off again: no moves by shares (rule 5), only the operator's
+        run.auto = false;
+        assertNull(run.step());
         final long size = KeyHash.segmentCount(run.map.segmentOf(0));
         run.requestMove(2, 0, 2);
         final MapPlanner.Plan started = run.step();
