@@ -10,92 +10,82 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.IntStream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * kill -9 during a partition move (issue 23, docs/growth.md §9), writers running throughout: the source group's
- * primary killed while the move freezes (the failover map abandons it, the promoted backup opens the frozen segment
- * before it serves), then the target group's primary killed at SWITCH (the move finishes: the promoted backup holds
- * the whole copy and opens it). Either move may also have gone one phase further before the kill landed: then it
- * finishes, which is as good. Nothing acknowledged is lost either way.
+ * kill -9 during the moves of a scale-out (issue 23, docs/growth.md §9), writers running throughout: four nodes
+ * (R = 2, 16 partitions), two more join with the growth switch on and the coordinator moves partitions to their new
+ * group by shares. The source group's primary is killed while a batch freezes (the failover map abandons it, the
+ * promoted backup opens the frozen segment before it serves), then the target group's primary while a batch is at
+ * SWITCH (that move finishes: the promoted backup holds the whole copy and opens it). A batch may have gone one phase
+ * further before a kill landed: then it finishes, which is as good. The moves go on to the shares; nothing
+ * acknowledged is lost.
  */
 class MoveFailoverTest extends ZkClusterTestBase
 {
     private static final Duration OP_TIMEOUT = Duration.ofSeconds(20);
-    private static final int WRITERS = 4;
-    private static final int KEYS_PER_WRITER = 40;
 
     @Test
     void killedPrimariesDuringMovesLoseNoAcknowledgedWrite() throws Exception
     {
-        startReplicated(4, 2, false);
+        startReplicated(4, 2, false, List.of("--partitions", "16"));
         try (GrowthZk zk = new GrowthZk(cluster);
-            KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds()).withOpTimeout(OP_TIMEOUT)))
+            KvClient client = KvClient.connect(LocalCluster.clientConfig(cluster.seeds()).withOpTimeout(OP_TIMEOUT));
+            LoadWriters load = new LoadWriters(client, "mf", 4, 40))
         {
             zk.growthOn();
             final int added = cluster.add(2);
-            final ClusterMap grown = zk.awaitMap("a new group of the two nodes", Duration.ofSeconds(60),
-                m -> m.groups().size() == 3 && ZkNodes.fullyReplicated(m, 2));
-            final ReplicaGroup target = grown.groups().get(2);
-            assertTrue(target.isMember(added));
-            try (LoadWriters load = new LoadWriters(client, "mf", WRITERS, KEYS_PER_WRITER))
+            // the source primary killed while a batch freezes
+            final ClusterMap freezing = zk.awaitMap("a batch in FREEZE", Duration.ofSeconds(90),
+                m -> batchIn(m, MovePhase.FREEZE) != null);
+            final MoveBatch first = batchIn(freezing, MovePhase.FREEZE);
+            final int sourcePrimary = group(freezing, first.source()).primary();
+            cluster.kill(sourcePrimary);
+            final ClusterMap afterFirst = zk.awaitMap("that batch gone, its source failed over", Duration.ofSeconds(60),
+                m -> m.moves().batch(first.id()) == null && group(m, first.source()).primary() != sourcePrimary);
+            final boolean firstAborted = afterFirst.groupFor(first.partition(0)).id() == first.source();
+            Thread.sleep(1000);
+            final long gapFirst = load.longestGapMillis();
+
+            // the target primary killed while a batch is at SWITCH
+            final ClusterMap switching = zk.awaitMap("a batch at SWITCH", Duration.ofSeconds(90),
+                m -> batchIn(m, MovePhase.SWITCH) != null);
+            final MoveBatch second = batchIn(switching, MovePhase.SWITCH);
+            final int targetPrimary = group(switching, second.target()).primary();
+            assertTrue(targetPrimary == added || targetPrimary == added + 1, switching.toString());
+            cluster.kill(targetPrimary);
+            final ClusterMap afterSecond = zk.awaitMap("that batch open, its target failed over",
+                Duration.ofSeconds(60), m -> m.moves().batch(second.id()) == null &&
+                    group(m, second.target()).primary() != targetPrimary);
+            for (int i = 0; i < second.size(); i++)
             {
-                Thread.sleep(1000);
-                // the source primary killed in FREEZE
-                final ReplicaGroup source = grown.groups().get(0);
-                final int first = busiest(grown, source.id());
-                zk.requestMove(List.of(first), target.id());
-                final ClusterMap freezing = zk.awaitMap("the move in FREEZE", Duration.ofSeconds(60),
-                    m -> phase(m, first) == MovePhase.FREEZE);
-                cluster.kill(source.primary());
-                final ClusterMap afterFirst = zk.awaitMap("the move abandoned or finished, the source failed over",
-                    Duration.ofSeconds(60), m -> phase(m, first) == null && m.groups().get(0).primary() != source.primary());
-                final boolean firstAborted = afterFirst.groupFor(first).id() == source.id();
-                Thread.sleep(1000);
-                final long gapFirst = load.longestGapMillis();
-
-                // the target primary killed at SWITCH
-                final int second = busiest(afterFirst, afterFirst.groups().get(1).id());
-                final int targetPrimary = afterFirst.groups().get(2).primary();
-                zk.requestMove(List.of(second), target.id());
-                final ClusterMap switching = zk.awaitMap("the second move at SWITCH or later", Duration.ofSeconds(60),
-                    m -> m.groupFor(second).id() == target.id());
-                cluster.kill(targetPrimary);
-                final ClusterMap afterSecond = zk.awaitMap("the second move open, the target failed over",
-                    Duration.ofSeconds(60), m -> phase(m, second) == null && m.groups().get(2).primary() != targetPrimary);
-                assertTrue(afterSecond.groupFor(second).id() == target.id(), "from SWITCH on a move finishes: " +
-                    afterSecond);
-                Thread.sleep(1000);
-                final long gapSecond = load.longestGapMillis();
-                load.verify(client);
-                System.out.printf("move failover: %d writes, %d failed calls; source primary %d killed in FREEZE " +
-                    "(epoch %d): the move %s at epoch %d, longest gap %d ms; target primary %d killed at epoch %d " +
-                    "(%s): the move finished at epoch %d, longest gap %d ms%n", load.writes(), load.failures(),
-                    source.primary(), freezing.epoch(), firstAborted ? "was abandoned" : "finished", afterFirst.epoch(),
-                    gapFirst, targetPrimary, switching.epoch(), phase(switching, second) == null ? "after OPEN" :
-                        phase(switching, second).json(), afterSecond.epoch(), gapSecond);
+                assertEquals(second.target(), afterSecond.groupFor(second.partition(i)).id(),
+                    "from SWITCH on a move finishes: " + afterSecond);
             }
+            final ClusterMap settled = zk.awaitMap("no move under way", Duration.ofSeconds(120),
+                m -> m.moves().batches().isEmpty());
+            Thread.sleep(1000);
+            final long gapSecond = load.longestGapMillis();
+            load.verify(client);
+            System.out.printf("move failover: %d writes, %d failed calls; source primary %d killed with %s in " +
+                "FREEZE (epoch %d): it %s at epoch %d, longest gap %d ms; target primary %d killed with %s at SWITCH " +
+                "(epoch %d): it finished at epoch %d; moves settled at epoch %d, longest gap %d ms%n", load.writes(),
+                load.failures(), sourcePrimary, first, freezing.epoch(), firstAborted ? "was abandoned" : "finished",
+                afterFirst.epoch(), gapFirst, targetPrimary, second, switching.epoch(), afterSecond.epoch(),
+                settled.epoch(), gapSecond);
         }
     }
 
-    /** The phase of the batch moving {@code partition} in {@code map}, or null. */
-    private static MovePhase phase(final ClusterMap map, final int partition)
+    /** A batch of {@code map} in {@code phase}, or null. */
+    private static MoveBatch batchIn(final ClusterMap map, final MovePhase phase)
     {
-        final MoveBatch b = map.moves().batchOf(partition);
-        return b == null ? null : b.phase();
+        return map.moves().batches().stream().filter(b -> b.phase() == phase).findFirst().orElse(null);
     }
 
-    /** The partition of group {@code group} holding most of the writers' keys (the lowest of those). */
-    private static int busiest(final ClusterMap map, final int group)
+    private static ReplicaGroup group(final ClusterMap map, final int id)
     {
-        final int[] keys = new int[map.partitionCount()];
-        for (int slot = 0; slot < WRITERS * KEYS_PER_WRITER; slot++)
-        {
-            keys[GrowthZk.partitionOf("mf-" + slot, map.partitionCount())]++;
-        }
-        return IntStream.range(0, map.partitionCount()).filter(p -> map.groupFor(p).id() == group).boxed()
-            .max((a, b) -> keys[a] != keys[b] ? Integer.compare(keys[a], keys[b]) : Integer.compare(b, a)).orElseThrow();
+        return map.groups().stream().filter(g -> g.id() == id).findFirst().orElseThrow();
     }
 }
