@@ -59,11 +59,21 @@ public final class LocalCluster implements AutoCloseable
      * How long a client in a child JVM ({@code HolderMain}) or a raw session may take to open a session: 5 s (the
      * default) on {@code tcp}; on a device the per-operation timeout if longer, since under emulation a child
      * JVM's first session over rdma_cm (bootstrap, resolution, connect, establishment) took longer than 5 s.
-     * Not for {@link #clientConfig}: a client that opens sessions to a stopped node waits this long for each
+     * Not for {@link #clientConfig} ({@link #CLIENT_CONNECT_TIMEOUT}): a client that opens sessions to a stopped node waits this long for each
      * (StoppedPrimaryReadTest never read the new value in its 3 op timeouts with 60 s here).
      */
     public static final Duration CONNECT_TIMEOUT = "tcp".equals(TRANSPORT) ||
         OP_TIMEOUT.compareTo(Duration.ofSeconds(5)) <= 0 ? Duration.ofSeconds(5) : OP_TIMEOUT;
+    /**
+     * How long a client configured by {@link #clientConfig} may take to open a session: the client's default, 5 s,
+     * where the per-operation timeout is the default 10 s or less; 15 s under emulation (the Soft-RoCE VM sets it to
+     * 60 s). There a JVM's first session over siw, on a loaded host, took more than 5 s (rdma_cm address and route
+     * resolution 0.5 s, the queue pair's INIT 1 s, behind a HELLO answered late), and ConcurrentReadersTest twice
+     * found "no node answered"; 15 s, not {@link #CONNECT_TIMEOUT}'s 60, so that a client opening sessions to a
+     * stopped node (StoppedPrimaryReadTest) still gets on within its op timeouts.
+     */
+    public static final Duration CLIENT_CONNECT_TIMEOUT = OP_TIMEOUT.compareTo(Duration.ofSeconds(10)) > 0 ?
+        Duration.ofSeconds(15) : Duration.ofSeconds(5);
     /**
      * The lease timeout of nodes started here with the default one ({@code rdmakv.test.nodeLeaseMs}; unset or 0:
      * that default, 3 s). The Soft-RoCE runs set it: under TCG a healthy client's first heartbeat was seen to come
@@ -245,7 +255,7 @@ public final class LocalCluster implements AutoCloseable
     public static KvClientConfig clientConfig(final String hosts)
     {
         return KvClientConfig.of(hosts).withTransport(TRANSPORT).withConnectionSetup(CM).withDevice(CLIENT_DEVICE)
-            .withOpTimeout(OP_TIMEOUT);
+            .withOpTimeout(OP_TIMEOUT).withConnectTimeout(CLIENT_CONNECT_TIMEOUT);
     }
 
     public static KvClient client(final KvServer server)
