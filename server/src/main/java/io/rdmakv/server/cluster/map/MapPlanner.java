@@ -309,8 +309,34 @@ public final class MapPlanner
             new StringBuilder()).refusal();
     }
 
+    /**
+     * Why a drain makes no progress in {@code current} when the planner has nothing to do (for the coordinator's
+     * log), or null: a group with a draining member still owns partitions but no batch moves any away, so none could
+     * start (no other group with capacity, no room at the partitions' segment sizes in the others' arenas, or a group
+     * copying or sealed).
+     */
+    public static String drainStalled(final ClusterMap current, final Set<Integer> draining)
+    {
+        for (final Integer g : drainingGroups(current, draining))
+        {
+            int owned = 0;
+            for (final int p : current.partitionGroups())
+            {
+                owned += p == g ? 1 : 0;
+            }
+            final boolean moving = current.moves().batches().stream().anyMatch(b -> b.source() == g);
+            if (owned > 0 && !moving)
+            {
+                return "the drain of group " + g + " (draining nodes " + draining + ") waits: it owns " + owned +
+                    " partition(s) and no batch can start (no other group with capacity, no room in their index " +
+                    "arenas at the partitions' segment sizes, or a group copying or sealed)";
+            }
+        }
+        return null;
+    }
+
     /** The ids of {@code map}'s groups with a member among {@code draining} (copying nodes do not count). */
-    static Set<Integer> drainingGroups(final ClusterMap map, final Set<Integer> draining)
+    public static Set<Integer> drainingGroups(final ClusterMap map, final Set<Integer> draining)
     {
         final Set<Integer> result = new TreeSet<>();
         if (map == null || map.isSimple() || draining.isEmpty())
