@@ -45,6 +45,12 @@ import java.util.TreeSet;
  *       of its group reclaimed is dropped, a batch a node reported failed is aborted;</li>
  *   <li><b>spares</b>: a live node in no group joins, as copying, a group with fewer than R nodes whose
  *       primary has its geometry (lowest ids first);</li>
+ *   <li><b>drains</b> (the nodes under {@code drain/}, docs/growth.md §12 "Drain"): a draining copying node leaves
+ *       its group; then every group with a draining member that owns no partition, is the source or target of no
+ *       batch and has no retired segment is dissolved (it leaves the group list, the others keep their ids and
+ *       order, its nodes become spares); it fences. A draining spare joins no group (above) and forms none (below),
+ *       and a group with a draining member counts as zero capacity in new moves, which run for such groups with the
+ *       switch off too;</li>
  *   <li><b>new group</b> (only with the cluster's switch {@code rebalance/auto} on): when at least R live spares
  *       share one geometry, the lowest-id R of them (geometries taken in the order of their lowest spare id) form one new
  *       group, its id one above the highest, members in ascending id order (the first the primary), owning no
