@@ -32,7 +32,8 @@ import java.util.concurrent.Callable;
         "%nWith --json, each command prints one JSON document on stdout; a failure prints {\"error\": ..., " +
         "\"exitCode\": N} there too.",
     subcommands = {KeyCommands.Get.class, KeyCommands.Put.class, KeyCommands.Delete.class, StatsCommand.class,
-        PingCommand.class, ClusterCommand.class, DamagedCommand.class, ScrubCommand.class, RebalanceCommand.class})
+        PingCommand.class, ClusterCommand.class, DamagedCommand.class, ScrubCommand.class, RebalanceCommand.class,
+        DrainCommand.class})
 public final class KvCtl implements Callable<Integer>
 {
     public static final int OK = 0;

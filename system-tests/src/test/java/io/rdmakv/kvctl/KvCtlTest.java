@@ -219,6 +219,16 @@ class KvCtlTest
     }
 
     @Test
+    void drainIsRefusedByANodeOfAStaticCluster() throws IOException
+    {
+        final Run text = kvctl("drain", "1");
+        assertEquals(KvCtl.FAILED, text.code(), text.out() + text.err());
+        assertTrue(text.err().contains("refused the rebalance request: drain needs a ZooKeeper cluster") &&
+            text.err().contains("whose nodes cannot be drained"), text.err());
+        assertEquals(1, NODES.get(0).clusterMap().epoch(), "nothing changed");
+    }
+
+    @Test
     void rebalanceIsRefusedByANodeOfAStaticCluster() throws IOException
     {
         final Run text = kvctl("rebalance", "--move", "0:1", "--dry-run");

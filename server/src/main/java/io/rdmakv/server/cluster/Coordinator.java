@@ -33,7 +33,7 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * The coordinator: while this node leads, it reads the members, the sync reports, the move reports
  * ({@code moves/<id>}), the operator's move request ({@code rebalance/request}), the growth switch ({@code
- * rebalance/auto}, {@link RebalanceSwitch}) and the map, asks {@link
+ * rebalance/auto}, {@link RebalanceSwitch}), the drains ({@code drain/<id>}) and the map, asks {@link
  * MapPlanner} for the next map and writes it with a versioned {@code setData} (or creates it), until the
  * planner has nothing more to change. A write refused because the map's version moved (someone else wrote)
  * is not an error: the coordinator reads again and plans from what is there.
@@ -221,16 +221,22 @@ final class Coordinator implements AutoCloseable
             final ClusterMap current = stored == null ? null : stored.map();
             final List<MemberInfo> live = readMembers();
             final MoveRequest request = readRequest();
+            final java.util.Set<Integer> draining = readDraining();
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
-                replicas, partitions, live, readReports(), readMoveReports(), request, settled, readAuto());
+                replicas, partitions, live, readReports(), readMoveReports(), request, settled, readAuto(), draining);
             if (plan == null)
             {
                 removalPlannedAtNanos = 0;
-                final String refusal = MapPlanner.requestRefusal(current, live, request);
+                final String refusal = MapPlanner.requestRefusal(current, live, request, draining);
                 if (refusal != null)
                 {
                     REFUSALS_LOG.log(WARNING, "request", "coordinator: the move request (" + ZkPaths.REBALANCE_REQUEST +
                         " version " + request.version() + ") waits: " + refusal);
+                }
+                final String stalled = MapPlanner.drainStalled(current, draining);
+                if (stalled != null)
+                {
+                    REFUSALS_LOG.log(WARNING, "drain", "coordinator: " + stalled);
                 }
                 return;
             }
@@ -556,6 +562,25 @@ final class Coordinator implements AutoCloseable
                 ZkPaths.REBALANCE_REQUEST + ": " + e.getMessage());
             return null;
         }
+    }
+
+    /** The ids of the nodes being drained: the children of {@code drain} named by a node id (others logged). */
+    private java.util.Set<Integer> readDraining() throws Exception
+    {
+        final java.util.Set<Integer> draining = new java.util.TreeSet<>();
+        for (final String child : children(ZkPaths.DRAIN))
+        {
+            try
+            {
+                draining.add(Integer.parseInt(child));
+            }
+            catch (final NumberFormatException e)
+            {
+                REFUSALS_LOG.log(WARNING, "drain/" + child, "coordinator: ignoring " + ZkPaths.DRAIN + "/" + child +
+                    ": not a node id");
+            }
+        }
+        return draining;
     }
 
     /** The growth switch ({@code rebalance/auto}): off when absent or unreadable (logged). */

@@ -101,6 +101,7 @@ public final class ZkMembership implements AutoCloseable
     private CuratorCache movesCache;
     private CuratorCache requestCache;
     private CuratorCache autoCache;
+    private volatile CuratorCache drainCache;
     private volatile PersistentNode memberNode;
     /** The znode version of the last map refused (-1: none), so that the watch and the coordinator count it once. */
     private int lastRefusedVersion = -1;
@@ -241,6 +242,10 @@ public final class ZkMembership implements AutoCloseable
         autoCache = CuratorCache.build(client, ZkPaths.REBALANCE_AUTO);
         autoCache.listenable().addListener((type, before, after) -> coordinator.poke());
         autoCache.start();
+        // and the drains (drain/<id>)
+        drainCache = CuratorCache.build(client, ZkPaths.DRAIN);
+        drainCache.listenable().addListener((type, before, after) -> coordinator.poke());
+        drainCache.start();
         memberNode = new PersistentNode(client, CreateMode.EPHEMERAL, false, ZkPaths.member(self.id()), self.toJson());
         memberNode.start();
         if (!memberNode.waitForInitialCreate(options.sessionTimeoutMs() * 2L + 5000, TimeUnit.MILLISECONDS))
@@ -695,6 +700,7 @@ public final class ZkMembership implements AutoCloseable
         quietly(movesCache);
         quietly(requestCache);
         quietly(autoCache);
+        quietly(drainCache);
         quietly(membersCache);
         quietly(mapCache);
         quietly(memberNode);

@@ -6,6 +6,7 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.RebalanceMessage;
 import io.rdmakv.common.protocol.RebalanceOkMessage;
 import io.rdmakv.common.protocol.wire.ReasonCode;
+import io.rdmakv.server.cluster.map.DrainRequest;
 import io.rdmakv.server.cluster.map.MapPlanner;
 import io.rdmakv.server.cluster.map.MemberInfo;
 import io.rdmakv.server.cluster.map.MoveRequest;
@@ -75,6 +76,11 @@ public final class ZkRebalanceDesk implements RebalanceDesk, AutoCloseable
     /** The answer to {@code message}, blocking (ZooKeeper's write). */
     ControlMessage answer(final RebalanceMessage message)
     {
+        final byte[] json = message.json().getBytes(StandardCharsets.UTF_8);
+        if (DrainRequest.isDrain(json))
+        {
+            return drain(message, json);
+        }
         final MoveRequest request;
         try
         {
@@ -122,6 +128,113 @@ public final class ZkRebalanceDesk implements RebalanceDesk, AutoCloseable
             "requested: the coordinator acts on it in its next map and then deletes " + ZkPaths.REBALANCE_REQUEST :
             "requested, but the coordinator cannot act on it now: " + refusal + seen + "; it waits in " +
             ZkPaths.REBALANCE_REQUEST + " (the coordinator logs why) until it can, or is replaced");
+    }
+
+    /**
+     * A drain ({@code kvctl drain}): checks the node is in the map this node applied (a cancel also when only its
+     * {@code drain/<id>} is left, the node gone), then creates or deletes {@code drain/<id>} (nothing, for a dry
+     * run) and says what the node is now, as this node's map shows it.
+     */
+    private ControlMessage drain(final RebalanceMessage message, final byte[] json)
+    {
+        final DrainRequest request;
+        try
+        {
+            request = DrainRequest.fromJson(json);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.MALFORMED_MESSAGE.code(),
+                "malformed drain request, nothing written: " + e.getMessage());
+        }
+        final ClusterMap current = map.get();
+        if (current == null)
+        {
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.INTERNAL.code(),
+                "node " + nodeId + " has applied no cluster map yet: ask again, or ask another node; nothing written");
+        }
+        final int id = request.node();
+        final String path = ZkPaths.drain(id);
+        final boolean draining;
+        try
+        {
+            draining = client.checkExists().forPath(path) != null;
+        }
+        catch (final Exception e)
+        {
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.INTERNAL.code(),
+                "cannot read " + path + " in ZooKeeper: " + e);
+        }
+        if (current.node(id) == null && !(request.cancel() && draining))
+        {
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.MALFORMED_MESSAGE.code(),
+                "node " + id + " is not in the cluster map (epoch " + current.epoch() + ", nodes " +
+                current.nodes().stream().map(io.rdmakv.common.cluster.ClusterNode::id).toList() +
+                (request.cancel() ? ") and is not being drained" : ")") + ": nothing written");
+        }
+        final String state = drainState(current, id, !request.cancel());
+        if (message.dryRun())
+        {
+            return new RebalanceOkMessage(message.requestId(), RebalanceOkMessage.Outcome.WOULD_ACT,
+                "would " + (request.cancel() ? "delete " : "create ") + path + " (" + (draining ? "present" :
+                "absent") + " now); " + state + "; nothing written");
+        }
+        try
+        {
+            if (request.cancel() && draining)
+            {
+                client.delete().quietly().forPath(path);
+            }
+            else if (!request.cancel() && !draining)
+            {
+                client.create().orSetData().creatingParentsIfNeeded().forPath(path, new byte[0]);
+            }
+        }
+        catch (final Exception e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "node " + nodeId + ": cannot write " + path + ": " + e);
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.INTERNAL.code(),
+                "cannot " + (request.cancel() ? "delete " : "create ") + path + " in ZooKeeper: " + e);
+        }
+        LOG.log(System.Logger.Level.INFO, "node " + nodeId + ": " + (request.cancel() ? "deleted " : "created ") +
+            path + " (the operator's drain" + (request.cancel() ? " cancelled)" : ")"));
+        final String did = request.cancel() ?
+            (draining ? "drain of node " + id + " cancelled (" + path + " deleted): batches under way finish, no " +
+                "new one starts for it" : "node " + id + " was not being drained: nothing to cancel") :
+            (draining ? "node " + id + " is already being drained" : "node " + id + " is being drained (" + path +
+                " created)");
+        return new RebalanceOkMessage(message.requestId(), RebalanceOkMessage.Outcome.REQUESTED, did + "; " + state);
+    }
+
+    /** Node {@code id} in {@code map}, as a drain sees it ({@code draining}: after the request). */
+    static String drainState(final ClusterMap map, final int id, final boolean draining)
+    {
+        final String seen = " (as the map of epoch " + map.epoch() + " shows it)";
+        if (map.node(id) == null)
+        {
+            return "node " + id + " is not in the map" + seen;
+        }
+        final io.rdmakv.common.cluster.ReplicaGroup group = map.groupOfNode(id);
+        if (group == null)
+        {
+            return "node " + id + " is a spare" + seen + (draining ? ": drained, safe to stop (it joins no group)" :
+                "");
+        }
+        if (group.isCopying(id))
+        {
+            return "node " + id + " is copying into group " + group.id() + seen +
+                (draining ? ": it leaves the group in the next map" : "");
+        }
+        int owned = 0;
+        for (final int g : map.partitionGroups())
+        {
+            owned += g == group.id() ? 1 : 0;
+        }
+        final int moving = map.moves().batches().stream().filter(b -> b.source() == group.id())
+            .mapToInt(io.rdmakv.common.cluster.MoveBatch::size).sum();
+        return "node " + id + " is in group " + group.id() + seen + ", which owns " + owned + " partition(s), " +
+            moving + " moving away" + (draining ? ": draining, not safe to stop until the group is dissolved and " +
+            "the node shows as a spare (ask again: kvctl drain " + id + ")" : "");
     }
 
     /** Stops taking requests; one under way finishes. */

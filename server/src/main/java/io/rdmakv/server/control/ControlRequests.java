@@ -416,9 +416,13 @@ final class ControlRequests
     {
         if (rebalance == null)
         {
+            final boolean drain = io.rdmakv.server.cluster.map.DrainRequest.isDrain(
+                request.json().getBytes(java.nio.charset.StandardCharsets.UTF_8));
             reply(session, CodedRefusalMessage.error(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
-                "rebalance needs a ZooKeeper cluster: this node serves a static cluster map (started without " +
-                "--zookeeper), whose partitions do not move"));
+                (drain ? "drain" : "rebalance") + " needs a ZooKeeper cluster: this node serves a static cluster " +
+                "map (started without --zookeeper), whose partitions do not move" +
+                (drain ? " and whose nodes cannot be drained: stop the node and restart the cluster with a new map" :
+                "")));
             return;
         }
         rebalance.ask(request).whenComplete((answer, failure) -> later.accept(() ->

@@ -161,6 +161,16 @@ class ForgedMapTest
                 partitionGroups).withSegments(s.map().segments()), Map.of(0, 1000L, 1, 1001L, 2, 1002L)).after(s)
                 .toJson();
         });
+        // group 0 dissolved while it owns every partition, handed to a new group of the spare: every key would be
+        // lost (a group is dissolved only when it owns, moves and retires nothing, growth.md §12 "Drain")
+        forgeAndExpect(MapRefusal.GEOMETRY, s ->
+        {
+            final int[] partitionGroups = new int[s.map().partitionCount()];
+            Arrays.fill(partitionGroups, 1);
+            return new StoredMap(new ClusterMap(s.map().epoch() + 1, s.map().partitionCount(), s.map().nodes(), 2,
+                List.of(new ReplicaGroup(1, new int[] {2}, new int[0], false)), partitionGroups)
+                .withSegments(s.map().segments()), Map.of(2, 1002L)).after(s).toJson();
+        });
         // other geometry: the partitions of a cluster never change
         forgeAndExpect(MapRefusal.GEOMETRY, s -> new StoredMap(new ClusterMap(s.map().epoch() + 1, 16,
             s.map().nodes(), 2, s.map().groups(), new int[16]), s.incarnations()).after(s).toJson());

@@ -38,6 +38,18 @@ final class GrowthZk implements AutoCloseable
         zk.create().orSetData().creatingParentsIfNeeded().forPath(ZkPaths.REBALANCE_AUTO, bytes("on"));
     }
 
+    /** Turns {@code rebalance/auto} off: nothing moves by itself (a drain still does). */
+    void growthOff() throws Exception
+    {
+        zk.create().orSetData().creatingParentsIfNeeded().forPath(ZkPaths.REBALANCE_AUTO, bytes("off"));
+    }
+
+    /** Whether {@code drain/<id>} is there. */
+    boolean draining(final int id) throws Exception
+    {
+        return zk.checkExists().forPath(ZkPaths.drain(id)) != null;
+    }
+
     /** Asks the coordinator to move {@code partitions} to group {@code target}. */
     void requestMove(final List<Integer> partitions, final int target) throws Exception
     {

@@ -78,4 +78,43 @@ class KvCtlRebalanceTest extends ZkClusterTestBase
                 new String(zk.getData().forPath(REQUEST), StandardCharsets.UTF_8), "left as it was");
         }
     }
+
+    /**
+     * {@code kvctl drain} over the wire: a node id not in the map is refused with nothing written, a dry run writes
+     * nothing, a drain creates {@code drain/<id>} and a cancel deletes it. Two groups of one node each made at
+     * creation have their whole arenas in segments, so nothing moves: the drain waits (the coordinator logs why).
+     */
+    @Test
+    void aNodeWritesAndDeletesTheDrainZnode() throws Exception
+    {
+        final ClusterMap map = startReplicated(2, 1, false);
+        assertEquals(2, map.groups().size(), map.toString());
+        try (CuratorFramework zk = CuratorFrameworkFactory.builder()
+            .connectString(cluster.zookeeper.getConnectString()).retryPolicy(new RetryOneTime(100))
+            .namespace("rdmakv/it").build())
+        {
+            zk.start();
+            final Run unknown = kvctl(0, "drain", "9");
+            assertEquals(KvCtl.FAILED, unknown.code(), unknown.out() + unknown.err());
+            assertTrue(unknown.err().contains("node 9 is not in the cluster map"), unknown.err());
+            assertNull(zk.checkExists().forPath("/drain/9"));
+
+            final Run dry = kvctl(0, "drain", "1", "--dry-run");
+            assertEquals(KvCtl.OK, dry.code(), dry.out() + dry.err());
+            assertTrue(dry.out().startsWith("dry run: would create /drain/1 (absent now); node 1 is in group "),
+                dry.out());
+            assertNull(zk.checkExists().forPath("/drain/1"), "a dry run writes nothing");
+
+            final Run drain = kvctl(1, "--json", "drain", "1");
+            assertEquals(KvCtl.OK, drain.code(), drain.out() + drain.err());
+            assertTrue(drain.out().contains("node 1 is being drained (/drain/1 created)"), drain.out());
+            assertTrue(drain.out().contains("\"drained\" : false"), drain.out());
+            assertTrue(zk.checkExists().forPath("/drain/1") != null);
+
+            final Run cancel = kvctl(0, "drain", "1", "--cancel");
+            assertEquals(KvCtl.OK, cancel.code(), cancel.out() + cancel.err());
+            assertTrue(cancel.out().startsWith("drain of node 1 cancelled (/drain/1 deleted)"), cancel.out());
+            assertNull(zk.checkExists().forPath("/drain/1"));
+        }
+    }
 }

@@ -18,7 +18,9 @@ import java.util.Objects;
  *   <li><b>geometry</b>: unless it is a replicated map of the cluster's partition count and replication factor,
  *       no group holds more than R nodes, every placed node has an incarnation, and it has the same groups as the
  *       map it replaced, in the same order, plus any new ones after them: a new group has members only (no copying
- *       node, no seal);</li>
+ *       node, no seal). A group may vanish (a drained group dissolved, docs/growth.md §12 "Drain") only when in the
+ *       map it replaced it owned no partition, was the source or target of no batch and had no retired segment;
+ *       the others keep their ids and order;</li>
  *   <li><b>promotion</b>: if a node becomes a member of a group without having been a member or a copying node
  *       of that group, under the same incarnation, in the map it replaced: that is how a group is emptied of
  *       its in-sync replicas in favour of an empty node (a lost group stays lost for the same reason). The one
@@ -224,19 +226,31 @@ public final class MapCheck
     {
         final ClusterMap before = base.map();
         final ClusterMap after = next.map();
-        if (before.isSimple() || before.groups().size() > after.groups().size())
+        if (before.isSimple())
         {
             return new Refusal(MapRefusal.GEOMETRY, "its groups differ from epoch " + before.epoch() + "'s");
         }
+        // the groups of before that after keeps, in before's order, come first in after; a group missing is dissolved
+        int kept = 0;
         for (int g = 0; g < before.groups().size(); g++)
         {
             final ReplicaGroup was = before.groups().get(g);
-            final ReplicaGroup is = after.groups().get(g);
-            if (was.id() != is.id())
+            final ReplicaGroup is = kept < after.groups().size() ? after.groups().get(kept) : null;
+            if (is == null || was.id() != is.id())
             {
-                return new Refusal(MapRefusal.GEOMETRY, "group " + is.id() + " is where epoch " + before.epoch() +
-                    " has group " + was.id());
+                if (MovePlanner.group(after, was.id()) != null)
+                {
+                    return new Refusal(MapRefusal.GEOMETRY, "group " + was.id() + " is not where epoch " +
+                        before.epoch() + " has it: the groups keep their order, new ones after them");
+                }
+                final Refusal dissolved = dissolved(before, was);
+                if (dissolved != null)
+                {
+                    return dissolved;
+                }
+                continue;
             }
+            kept++;
             for (final int id : is.members())
             {
                 final Long incarnation = next.incarnations().get(id);
@@ -250,7 +264,7 @@ public final class MapCheck
                 }
             }
         }
-        for (int g = before.groups().size(); g < after.groups().size(); g++)
+        for (int g = kept; g < after.groups().size(); g++)
         {
             final Refusal formed = newGroup(before, after, after.groups().get(g));
             if (formed != null)
@@ -259,6 +273,41 @@ public final class MapCheck
             }
         }
         return null;
+    }
+
+    /**
+     * A group of {@code before} that the map after it no longer lists (docs/growth.md §12 "Drain": a drained group
+     * is dissolved, its nodes become spares): accepted only when in {@code before} it owns no partition, is the source
+     * or target of no batch and has no retired segment, so nothing that only it holds goes with it
+     * ({@link MapRefusal#GEOMETRY} otherwise). A map in which a partition or batch names it could not even be built.
+     */
+    private static Refusal dissolved(final ClusterMap before, final ReplicaGroup group)
+    {
+        String held = null;
+        for (int p = 0; p < before.partitionCount() && held == null; p++)
+        {
+            if (before.groupFor(p).id() == group.id())
+            {
+                held = "owns partition " + p;
+            }
+        }
+        for (final io.rdmakv.common.cluster.MoveBatch b : before.moves().batches())
+        {
+            if (held == null && (b.source() == group.id() || b.target() == group.id()))
+            {
+                held = "is the " + (b.source() == group.id() ? "source" : "target") + " of " + b;
+            }
+        }
+        for (final io.rdmakv.common.cluster.RetiredSegment r : before.moves().retired())
+        {
+            if (held == null && r.group() == group.id())
+            {
+                held = "holds " + r;
+            }
+        }
+        return held == null ? null : new Refusal(MapRefusal.GEOMETRY, "group " + group.id() + " vanishes after epoch " +
+            before.epoch() + ", in which it " + held + ": a group is dissolved only when it owns nothing, is the " +
+            "source or target of no batch and has no retired segment");
     }
 
     /**

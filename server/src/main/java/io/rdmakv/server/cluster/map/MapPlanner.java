@@ -45,6 +45,12 @@ import java.util.TreeSet;
  *       of its group reclaimed is dropped, a batch a node reported failed is aborted;</li>
  *   <li><b>spares</b>: a live node in no group joins, as copying, a group with fewer than R nodes whose
  *       primary has its geometry (lowest ids first);</li>
+ *   <li><b>drains</b> (the nodes under {@code drain/}, docs/growth.md §12 "Drain"): a draining copying node leaves
+ *       its group; then every group with a draining member that owns no partition, is the source or target of no
+ *       batch and has no retired segment is dissolved (it leaves the group list, the others keep their ids and
+ *       order, its nodes become spares); it fences. A draining spare joins no group (above) and forms none (below),
+ *       and a group with a draining member counts as zero capacity in new moves, which run for such groups with the
+ *       switch off too;</li>
  *   <li><b>new group</b> (only with the cluster's switch {@code rebalance/auto} on): when at least R live spares
  *       share one geometry, the lowest-id R of them (geometries taken in the order of their lowest spare id) form one new
  *       group, its id one above the highest, members in ascending id order (the first the primary), owning no
@@ -152,6 +158,25 @@ public final class MapPlanner
         final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
         final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto)
     {
+        return next(current, placedIncarnations, replicas, partitions, live, reports, moveReports, request, settled,
+            auto, Set.of());
+    }
+
+    /**
+     * The next map, or null when nothing changes, with drains: as {@link #next(ClusterMap, Map, int, int, Collection,
+     * Collection, Collection, MoveRequest, boolean, boolean)}, and
+     *
+     * @param draining the ids of the nodes being drained ({@code drain/<id>}, docs/growth.md §12 "Drain"): a group
+     *     with a draining member counts as zero capacity in the shares, so rule 5 moves its partitions away (with the
+     *     switch off too, then for draining groups only) and takes none to it; once it owns nothing, is in no batch
+     *     and has no retired segment it is dissolved (its members become spares); a draining copying node leaves its
+     *     group; a draining spare joins no group and forms none.
+     */
+    public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
+        final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
+        final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto,
+        final Set<Integer> draining)
+    {
         final Map<Integer, MemberInfo> byId = new TreeMap<>();
         for (final MemberInfo m : live)
         {
@@ -188,20 +213,30 @@ public final class MapPlanner
         }
         if (change.isEmpty())
         {
-            spares(groups, current.replicationFactor(), byId, change);
+            spares(groups, current.replicationFactor(), byId, draining, change);
+        }
+        if (change.isEmpty())
+        {
+            drainCopying(groups, draining, reportOf, current.epoch(), change);
+        }
+        if (change.isEmpty())
+        {
+            dissolve(groups, current, draining, change);
         }
         if (change.isEmpty() && auto)
         {
-            newGroup(groups, current.replicationFactor(), current.partitionCount(), byId, change);
+            newGroup(groups, current.replicationFactor(), current.partitionCount(), byId, draining, change);
         }
-        if (change.isEmpty() && auto)
+        final Set<Integer> drainingGroups = drainingGroups(current, draining);
+        if (change.isEmpty() && (auto || !drainingGroups.isEmpty()))
         {
-            placement = MovePlanner.rebalance(current, arenas(current, byId), change);
+            placement = MovePlanner.rebalance(current, arenas(current, byId), drainingGroups, auto, change);
         }
         boolean tookRequest = false;
         if (change.isEmpty() && request != null)
         {
-            final MovePlanner.Started started = MovePlanner.request(current, request, arenas(current, byId), change);
+            final MovePlanner.Started started = MovePlanner.request(current, request, arenas(current, byId),
+                drainingGroups, change);
             if (started.placement() != null)
             {
                 placement = started.placement();
@@ -257,7 +292,74 @@ public final class MapPlanner
         {
             byId.put(m.id(), m);
         }
-        return MovePlanner.request(current, request, arenas(current, byId), new StringBuilder()).refusal();
+        return requestRefusal(current, live, request, Set.of());
+    }
+
+    /**
+     * As {@link #requestRefusal(ClusterMap, Collection, MoveRequest)}, with the nodes being drained ({@code draining}):
+     * a move to a group with a draining member is refused.
+     */
+    public static String requestRefusal(final ClusterMap current, final Collection<MemberInfo> live,
+        final MoveRequest request, final Set<Integer> draining)
+    {
+        if (current == null || request == null)
+        {
+            return null;
+        }
+        final Map<Integer, MemberInfo> byId = new TreeMap<>();
+        for (final MemberInfo m : live)
+        {
+            byId.put(m.id(), m);
+        }
+        return MovePlanner.request(current, request, arenas(current, byId), drainingGroups(current, draining),
+            new StringBuilder()).refusal();
+    }
+
+    /**
+     * Why a drain makes no progress in {@code current} when the planner has nothing to do (for the coordinator's
+     * log), or null: a group with a draining member still owns partitions but no batch moves any away, so none could
+     * start (no other group with capacity, no room at the partitions' segment sizes in the others' arenas, or a group
+     * copying or sealed).
+     */
+    public static String drainStalled(final ClusterMap current, final Set<Integer> draining)
+    {
+        for (final Integer g : drainingGroups(current, draining))
+        {
+            int owned = 0;
+            for (final int p : current.partitionGroups())
+            {
+                owned += p == g ? 1 : 0;
+            }
+            final boolean moving = current.moves().batches().stream().anyMatch(b -> b.source() == g);
+            if (owned > 0 && !moving)
+            {
+                return "the drain of group " + g + " (draining nodes " + draining + ") waits: it owns " + owned +
+                    " partition(s) and no batch can start (no other group with capacity, no room in their index " +
+                    "arenas at the partitions' segment sizes, or a group copying or sealed)";
+            }
+        }
+        return null;
+    }
+
+    /** The ids of {@code map}'s groups with a member among {@code draining} (copying nodes do not count). */
+    public static Set<Integer> drainingGroups(final ClusterMap map, final Set<Integer> draining)
+    {
+        final Set<Integer> result = new TreeSet<>();
+        if (map == null || map.isSimple() || draining.isEmpty())
+        {
+            return result;
+        }
+        for (final ReplicaGroup g : map.groups())
+        {
+            for (final int id : g.members())
+            {
+                if (draining.contains(id))
+                {
+                    result.add(g.id());
+                }
+            }
+        }
+        return result;
     }
 
     /**
@@ -496,13 +598,13 @@ public final class MapPlanner
     }
 
     private static void spares(final List<Work> groups, final int replicas, final Map<Integer, MemberInfo> live,
-        final StringBuilder change)
+        final Set<Integer> draining, final StringBuilder change)
     {
         final Set<Integer> placed = placedIds(groups);
         final List<Integer> spares = new ArrayList<>();
         for (final Integer id : live.keySet())
         {
-            if (!placed.contains(id))
+            if (!placed.contains(id) && !draining.contains(id))
             {
                 spares.add(id);
             }
@@ -549,7 +651,7 @@ public final class MapPlanner
      * many as the partitions.
      */
     private static void newGroup(final List<Work> groups, final int replicas, final int partitions,
-        final Map<Integer, MemberInfo> live, final StringBuilder change)
+        final Map<Integer, MemberInfo> live, final Set<Integer> draining, final StringBuilder change)
     {
         if (groups.size() >= partitions)
         {
@@ -574,7 +676,7 @@ public final class MapPlanner
         final Map<String, List<Integer>> byGeometry = new LinkedHashMap<>();
         for (final MemberInfo m : live.values())
         {
-            if (!placed.contains(m.id()) && addresses.add(m.node().address()))
+            if (!placed.contains(m.id()) && addresses.add(m.node().address()) && !draining.contains(m.id()))
             {
                 byGeometry.computeIfAbsent(m.geometry(), k -> new ArrayList<>()).add(m.id());
             }
@@ -589,6 +691,69 @@ public final class MapPlanner
                 note(change, "new group " + formed.id() + " of spares " + java.util.Arrays.toString(members) +
                     " (geometry " + e.getKey() + "), owning no partition");
                 return;
+            }
+        }
+    }
+
+    /**
+     * A draining node copying into a group leaves it (it becomes a spare): draining it does not drain the group it
+     * was joining. The group's seal stays only while another copying node reported its bulk pass in this epoch.
+     */
+    private static void drainCopying(final List<Work> groups, final Set<Integer> draining,
+        final Map<Integer, SyncReport> reports, final long epoch, final StringBuilder change)
+    {
+        for (final Work w : groups)
+        {
+            final List<Integer> out = w.copying.stream().filter(draining::contains).toList();
+            if (out.isEmpty())
+            {
+                continue;
+            }
+            w.copying.removeAll(out);
+            final boolean sealed = w.sealed && bulkDone(w, reports, epoch);
+            note(change, "group " + w.id + ": copying " + out + " draining, to spares" +
+                (w.sealed && !sealed ? ", unsealed" : ""));
+            w.sealed = sealed;
+        }
+    }
+
+    /**
+     * The drain's last step (docs/growth.md §12 "Drain"): a group with a draining member that owns no partition in
+     * {@code current}, is the source or target of no batch and has no retired segment is dissolved: it leaves the
+     * group list (the others keep their ids and order), its members and copying nodes become spares. Every such
+     * group in one map.
+     */
+    private static void dissolve(final List<Work> groups, final ClusterMap current, final Set<Integer> draining,
+        final StringBuilder change)
+    {
+        final Set<Integer> drainingGroups = drainingGroups(current, draining);
+        if (drainingGroups.isEmpty())
+        {
+            return;
+        }
+        final Set<Integer> busy = new TreeSet<>();
+        for (final int g : current.partitionGroups())
+        {
+            busy.add(g);
+        }
+        for (final MoveBatch b : current.moves().batches())
+        {
+            busy.add(b.source());
+            busy.add(b.target());
+        }
+        for (final io.rdmakv.common.cluster.RetiredSegment r : current.moves().retired())
+        {
+            busy.add(r.group());
+        }
+        for (final java.util.Iterator<Work> it = groups.iterator(); it.hasNext(); )
+        {
+            final Work w = it.next();
+            if (drainingGroups.contains(w.id) && !busy.contains(w.id) && !w.members.isEmpty())
+            {
+                it.remove();
+                final List<Integer> freed = new ArrayList<>(w.members);
+                freed.addAll(w.copying);
+                note(change, "group " + w.id + " drained and dissolved: " + freed + " to spares");
             }
         }
     }

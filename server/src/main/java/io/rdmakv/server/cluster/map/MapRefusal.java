@@ -10,7 +10,10 @@ public enum MapRefusal
     UNREADABLE("unreadable"),
     /** Its epoch is not one step per write from the maps before it. */
     EPOCH("epoch"),
-    /** Not the cluster's partitions, factor or groups (a group vanishes, or a new one has copying nodes or a seal). */
+    /**
+     * Not the cluster's partitions, factor or groups (groups out of order, a group vanishes that owns, moves or retires
+     * something, or a new one has copying nodes or a seal).
+     */
     GEOMETRY("geometry"),
     /**
      * A node becomes a group's member without having been its member or copying node (other than as a spare forming a

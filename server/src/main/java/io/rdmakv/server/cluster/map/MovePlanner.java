@@ -184,6 +184,16 @@ final class MovePlanner
     static Started request(final ClusterMap current, final MoveRequest request, final Map<Integer, Long> arenas,
         final StringBuilder change)
     {
+        return request(current, request, arenas, Set.of(), change);
+    }
+
+    /**
+     * As {@link #request(ClusterMap, MoveRequest, Map, StringBuilder)}; a move to one of {@code draining} (groups with
+     * a draining member) is refused: a drain would move it away again.
+     */
+    static Started request(final ClusterMap current, final MoveRequest request, final Map<Integer, Long> arenas,
+        final Set<Integer> draining, final StringBuilder change)
+    {
         final long next = current.epoch() + 1;
         final MapMoves moves = current.moves();
         final List<MoveBatch> batches = new ArrayList<>(moves.batches());
@@ -215,6 +225,11 @@ final class MovePlanner
             {
                 return new Started(null, "cannot move " + w + ": group " + w.target() + (target == null ?
                     " does not exist" : " is lost"));
+            }
+            if (draining.contains(w.target()))
+            {
+                return new Started(null, "cannot move " + w + ": group " + w.target() + " is being drained (kvctl " +
+                    "drain): it gives partitions away and takes none");
             }
             for (final int p : w.partitions())
             {
@@ -309,7 +324,17 @@ final class MovePlanner
      */
     static Placement rebalance(final ClusterMap current, final Map<Integer, Long> arenas, final StringBuilder change)
     {
-        final List<MoveBatch> started = newMoves(current, arenas);
+        return rebalance(current, arenas, Set.of(), true, change);
+    }
+
+    /**
+     * Rule 5 with drains: as {@link #rebalance(ClusterMap, Map, StringBuilder)}, the groups in {@code draining} at
+     * zero capacity; with {@code auto} off only those groups give partitions away.
+     */
+    static Placement rebalance(final ClusterMap current, final Map<Integer, Long> arenas, final Set<Integer> draining,
+        final boolean auto, final StringBuilder change)
+    {
+        final List<MoveBatch> started = newMoves(current, arenas, draining, auto);
         if (started.isEmpty())
         {
             return Placement.of(current);
@@ -321,7 +346,8 @@ final class MovePlanner
         {
             note(did, b + " started");
         }
-        note(change, "rebalance: " + did + " (partitions/target: " + shares(current, arenas) + ")");
+        note(change, "rebalance: " + did + " (partitions/target: " + shares(current, arenas, draining) + ")" +
+            (draining.isEmpty() ? "" : " draining groups " + draining + (auto ? "" : ", switch off: drains only")));
         return new Placement(current.partitionGroups(), current.segments(),
             new MapMoves(batches, current.moves().retired()));
     }
@@ -338,11 +364,27 @@ final class MovePlanner
      */
     static List<MoveBatch> newMoves(final ClusterMap current, final Map<Integer, Long> arenas)
     {
+        return newMoves(current, arenas, Set.of(), true);
+    }
+
+    /**
+     * As {@link #newMoves(ClusterMap, Map)}, the groups in {@code draining} (a member being drained) at zero capacity
+     * (target 0: they give all they own and take nothing); with {@code auto} off (the switch), only those groups are
+     * sources, so a drain works with the switch off and moves nothing else. Empty when no group with capacity is
+     * left to take partitions.
+     */
+    static List<MoveBatch> newMoves(final ClusterMap current, final Map<Integer, Long> arenas,
+        final Set<Integer> draining, final boolean auto)
+    {
         if (current.isSimple() || !current.hasSegments())
         {
             return List.of();
         }
-        final Shares shares = shares(current, arenas);
+        final Shares shares = shares(current, arenas, draining);
+        if (!shares.hasCapacity())
+        {
+            return List.of();
+        }
         final MapMoves moves = current.moves();
         final Set<Integer> sources = new TreeSet<>();
         final Set<Integer> targets = new TreeSet<>();
@@ -358,7 +400,7 @@ final class MovePlanner
         final List<MoveBatch> started = new ArrayList<>();
         while (moves.batches().size() + started.size() < MAX_BATCHES && !shares.balanced())
         {
-            final int[] pair = pair(shares, sources, targets, tried);
+            final int[] pair = pair(shares, sources, targets, tried, auto ? null : draining);
             if (pair == null)
             {
                 break;
@@ -414,13 +456,19 @@ final class MovePlanner
      */
     static Shares shares(final ClusterMap current, final Map<Integer, Long> arenas)
     {
+        return shares(current, arenas, Set.of());
+    }
+
+    /** As {@link #shares(ClusterMap, Map)}, the groups in {@code draining} at capacity 0. */
+    static Shares shares(final ClusterMap current, final Map<Integer, Long> arenas, final Set<Integer> draining)
+    {
         final Map<Integer, Long> capacities = new TreeMap<>();
         for (final ReplicaGroup g : current.groups())
         {
             final Long arena = arenas.get(g.id());
             if (unready(g) == null && arena != null && arena > 0)
             {
-                capacities.put(g.id(), arena);
+                capacities.put(g.id(), draining.contains(g.id()) ? 0L : arena);
             }
         }
         return new Shares(current, capacities);
@@ -431,13 +479,13 @@ final class MovePlanner
      * of none (ties by lower id), not in {@code tried}; null when no such pair is left.
      */
     private static int[] pair(final Shares shares, final Set<Integer> sources, final Set<Integer> targets,
-        final Set<List<Integer>> tried)
+        final Set<List<Integer>> tried, final Set<Integer> onlyFrom)
     {
         final List<Integer> over = new ArrayList<>();
         final List<Integer> under = new ArrayList<>();
         for (final Integer g : shares.groups())
         {
-            if (shares.over(g) > 0 && !sources.contains(g))
+            if (shares.over(g) > 0 && !sources.contains(g) && (onlyFrom == null || onlyFrom.contains(g)))
             {
                 over.add(g);
             }

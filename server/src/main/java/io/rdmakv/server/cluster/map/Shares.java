@@ -15,7 +15,8 @@ import java.util.TreeMap;
  * arena stands for capacity), its target {@code P × capacity / Σ capacity} rounded by largest remainder (ties by
  * lower group id) so the targets add up to P, and its count (partitions it owns, plus those moving to it, minus
  * those moving away, batches before SWITCH; from SWITCH on a partition is owned by its target already). Groups left
- * out count as zero capacity and get no target. Mutable only through {@link #move}, as a plan starts batches.
+ * out count as zero capacity and get no target; a group being drained (growth.md §12 "Drain") is in with capacity
+ * 0, so target 0: it gives all it owns and takes nothing. Mutable only through {@link #move}, as a plan starts batches.
  */
 final class Shares
 {
@@ -27,7 +28,8 @@ final class Shares
     private final Map<Integer, Integer> count = new TreeMap<>();
 
     /**
-     * The shares in {@code map} of the groups in {@code capacities} (by group id, each above 0).
+     * The shares in {@code map} of the groups in {@code capacities} (by group id, each at least 0: a group being
+     * drained has capacity 0, so target 0).
      */
     Shares(final ClusterMap map, final Map<Integer, Long> capacities)
     {
@@ -76,7 +78,9 @@ final class Shares
             remainders.put(e.getKey(), share % total);
             given += (int) (share / total);
         }
-        final List<Integer> byRemainder = new ArrayList<>(remainders.keySet());
+        // a group of capacity 0 (being drained) gets no partition left over
+        final List<Integer> byRemainder = new ArrayList<>(remainders.keySet().stream()
+            .filter(g -> capacities.get(g) > 0).toList());
         // largest remainder first; the sort is stable, so equal remainders stay in ascending id order
         byRemainder.sort((a, b) -> Long.compare(remainders.get(b), remainders.get(a)));
         for (int i = 0; i < partitions - given; i++)
@@ -84,6 +88,12 @@ final class Shares
             targets.merge(byRemainder.get(i), 1, Integer::sum);
         }
         return targets;
+    }
+
+    /** Whether some group may take partitions (capacity above 0): otherwise there are no targets to move toward. */
+    boolean hasCapacity()
+    {
+        return total > 0;
     }
 
     /** The groups that may give or take, ascending. */

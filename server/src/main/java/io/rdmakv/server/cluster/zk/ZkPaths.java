@@ -16,6 +16,11 @@ public final class ZkPaths
      * The cluster-wide switch for growth planning ({@code RebalanceSwitch}): {@code on} or {@code off}; absent: off.
      */
     public static final String REBALANCE_AUTO = "/rebalance/auto";
+    /**
+     * The drains ({@code kvctl drain}): a child {@code drain/<id>} present means node {@code <id>} is being drained
+     * (its group gives its partitions away and is dissolved; as a spare it joins no group). Its data is not read.
+     */
+    public static final String DRAIN = "/drain";
 
     private ZkPaths()
     {
@@ -34,5 +39,10 @@ public final class ZkPaths
     public static String moves(final int id)
     {
         return MOVES + "/" + id;
+    }
+
+    public static String drain(final int id)
+    {
+        return DRAIN + "/" + id;
     }
 }

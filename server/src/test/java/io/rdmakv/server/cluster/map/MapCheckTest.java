@@ -355,4 +355,61 @@ class MapCheckTest
         refused(MapRefusal.MOVE_START, refusal);
         assertTrue(refusal.detail().contains("the map that forms its target"), refusal.detail());
     }
+
+    @Test
+    void aGroupOwningNothingMayBeDissolvedFromAnyPlaceAndTheMapFences()
+    {
+        final StoredMap base = twoSpares();
+        final ReplicaGroup zero = base.map().groups().get(0);
+        final ReplicaGroup one = new ReplicaGroup(1, new int[] {2}, new int[0], false);
+        final ReplicaGroup two = new ReplicaGroup(2, new int[] {3}, new int[0], false);
+        final io.rdmakv.common.cluster.MapMoves none = io.rdmakv.common.cluster.MapMoves.NONE;
+        final StoredMap three = grown(base, List.of(zero, one, two), base.map().partitionGroups(), none);
+        assertNull(check(three, base), "two new groups of one spare each, owning nothing");
+        // group 1, in the middle of the list, is dissolved: node 2 becomes a spare, group 2 keeps its id
+        final StoredMap middle = grown(three, List.of(zero, two), three.map().partitionGroups(), none);
+        assertNull(check(middle, three), "a group owning nothing, in no batch, with no retired segment");
+        assertNull(check(middle.withoutPrevious(), three), "read by a node that holds the map before it");
+        assertNull(middle.map().groupOfNode(2));
+        refused(MapRefusal.FENCE, check(new StoredMap(middle.map().withFenceEpoch(three.map().fenceEpoch()),
+            middle.incarnations()).after(three), three));
+        assertNull(check(grown(three, List.of(zero, one), three.map().partitionGroups(), none), three),
+            "the last group");
+        // the others keep their order
+        refused(MapRefusal.GEOMETRY, check(grown(three, List.of(two, zero), three.map().partitionGroups(), none),
+            three));
+    }
+
+    @Test
+    void aForgedDissolutionOfAGroupThatOwnsMovesOrRetiresSomethingIsRefused()
+    {
+        final StoredMap base = twoSpares();
+        final ReplicaGroup zero = base.map().groups().get(0);
+        final ReplicaGroup one = new ReplicaGroup(1, new int[] {2, 3}, new int[0], false);
+        final io.rdmakv.common.cluster.MapMoves none = io.rdmakv.common.cluster.MapMoves.NONE;
+        // group 1 owns partition 5 (a map a forger wrote before; as the base here only its content counts)
+        final int[] withFive = base.map().partitionGroups();
+        withFive[5] = 1;
+        final StoredMap owning = grown(base, List.of(zero, one), withFive, none);
+        final MapCheck.Refusal refusal = check(grown(owning, List.of(zero), base.map().partitionGroups(), none),
+            owning);
+        refused(MapRefusal.GEOMETRY, refusal);
+        assertTrue(refusal.detail().contains("group 1 vanishes after epoch 3, in which it owns partition 5: a group " +
+            "is dissolved only when it owns nothing"), refusal.detail());
+
+        // group 1 is the target of a batch in COPY: it vanishes with the batch
+        final StoredMap formed = grown(base, List.of(zero, one), base.map().partitionGroups(), none);
+        final long epoch = formed.map().epoch() + 1;
+        final io.rdmakv.common.cluster.MapMoves toOne = new io.rdmakv.common.cluster.MapMoves(List.of(
+            new io.rdmakv.common.cluster.MoveBatch(epoch * 1000, 0, 1, io.rdmakv.common.cluster.MovePhase.COPY,
+                epoch, new int[] {0}, new long[] {io.rdmakv.common.hash.KeyHash.segment(0, 8)})), List.of());
+        final ClusterMap f = formed.map();
+        final StoredMap moving = new StoredMap(new ClusterMap(epoch, f.fenceEpoch(), f.partitionCount(), f.nodes(),
+            f.replicationFactor(), f.groups(), f.partitionGroups(), f.segments(), toOne), formed.incarnations())
+            .after(formed);
+        assertNull(check(moving, formed), "a batch to the new group starts in the next map");
+        final MapCheck.Refusal target = check(grown(moving, List.of(zero), f.partitionGroups(), none), moving);
+        refused(MapRefusal.GEOMETRY, target);
+        assertTrue(target.detail().contains("in which it is the target of"), target.detail());
+    }
 }

@@ -27,6 +27,8 @@ public final class PlannerRun
     final Map<Integer, MoveReport> moveReports = new TreeMap<>();
     /** The cluster's growth switch, {@code rebalance/auto} (off unless a test turns it on). */
     boolean auto;
+    /** The nodes being drained ({@code drain/<id>}). */
+    final java.util.Set<Integer> draining = new java.util.TreeSet<>();
     /** The operator's move request, until a plan takes it. */
     MoveRequest request;
     ClusterMap map;
@@ -110,7 +112,7 @@ public final class PlannerRun
     MapPlanner.Plan step()
     {
         final MapPlanner.Plan plan = MapPlanner.next(map, incarnations, replicas, partitions, live.values(),
-            reports.values(), moveReports.values(), request, true, auto);
+            reports.values(), moveReports.values(), request, true, auto, draining);
         if (plan != null)
         {
             assertEquals(map == null ? 1 : map.epoch() + 1, plan.map().epoch(), "epoch + 1: " + plan.change());

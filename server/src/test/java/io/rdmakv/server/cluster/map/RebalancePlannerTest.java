@@ -66,7 +66,7 @@ class RebalancePlannerTest
     }
 
     /** Batch {@code id} through FREEZE, SWITCH and OPEN on its primaries' reports, one map each. */
-    private static void walk(final PlannerRun run, final long id)
+    static void walk(final PlannerRun run, final long id)
     {
         final MoveBatch b = run.map.moves().batch(id);
         final int target = MovePlanner.group(run.map, b.target()).primary();
@@ -80,7 +80,7 @@ class RebalancePlannerTest
     }
 
     /** Every member of a group with retired segments of finished batches reports them reclaimed. */
-    private static void reclaim(final PlannerRun run)
+    static void reclaim(final PlannerRun run)
     {
         for (final RetiredSegment r : run.map.moves().retired())
         {
@@ -95,7 +95,7 @@ class RebalancePlannerTest
      * Plans, walks every batch to OPEN (the first in the map each time) and reclaims, until nothing more is planned;
      * the batches started, in order.
      */
-    private static List<MoveBatch> rebalance(final PlannerRun run)
+    static List<MoveBatch> rebalance(final PlannerRun run)
     {
         final List<MoveBatch> started = new ArrayList<>();
         for (int i = 0; i < 200; i++)
