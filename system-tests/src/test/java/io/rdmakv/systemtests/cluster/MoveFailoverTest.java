@@ -36,6 +36,12 @@ class MoveFailoverTest extends ZkClusterTestBase
             LoadWriters load = new LoadWriters(client, "mf", 4, 40))
         {
             zk.growthOn();
+            // two groups of 8 partitions first (a map created before the fourth node registered has one group and
+            // spares: the switch forms the second and spreads to it)
+            zk.awaitMap("two groups at their shares", Duration.ofSeconds(120), m -> m.groups().size() == 2 &&
+                ZkNodes.fullyReplicated(m, 2) && m.moves().isEmpty() && m.groups().stream().allMatch(g ->
+                    java.util.stream.IntStream.range(0, m.partitionCount()).filter(p -> m.groupFor(p).id() == g.id())
+                        .count() == m.partitionCount() / 2));
             final int added = cluster.add(2);
             // the source primary killed while a batch freezes
             final ClusterMap freezing = zk.awaitMap("a batch in FREEZE", Duration.ofSeconds(90),
