@@ -107,15 +107,13 @@ ycsb -t "$work/run.out" -p operationcount=1000000000 -p maxexecutiontime="$durat
   -p hdrhistogram.percentiles=50,99,99.9 -p hdrhistogram.fileoutput=true -p hdrhistogram.output.path="$work/run." \
   -p status.interval=1 -s &
 ycsb_pid=$!
-# YCSB's status lines ("... N sec: ...") count seconds from its workload's start: add at that start + ADD_AT
+# the workload's start as the report counts it (its first interval): YCSB opens an operation type's interval
+# log at its first operation and heads it with "#[StartTime: SECONDS.MILLIS"; the add goes ADD_AT seconds later
 begun=
 for _ in $(seq 1 600); do
-  line=$(grep -m1 -E ' [0-9]+ sec: ' "$work/run.out.err" 2>/dev/null) || true
-  if [ -n "$line" ]; then
-    elapsed=$(sed -E 's/.* ([0-9]+) sec: .*/\1/' <<<"$line")
-    begun=$(( $(now_ms) - elapsed * 1000 ))
-    break
-  fi
+  start=$(sed -n -E 's/^#\[StartTime: ([0-9]+)\.([0-9]{3}).*/\1\2/p' "$work"/run.READ.hdr "$work"/run.UPDATE.hdr \
+    2>/dev/null | sort -n | head -n 1) || true
+  if [ -n "$start" ]; then begun=$start; break; fi
   kill -0 "$ycsb_pid" 2>/dev/null || break
   sleep 0.1
 done
