@@ -124,6 +124,7 @@ add_ms=$(now_ms)
 echo "== adding $add node(s)" >&2
 "$root/deploy/local-cluster.sh" add "$add" --dir "$dir" >&2
 added_ms=$(now_ms)
+printf 'add_ms=%s\nadded_ms=%s\n' "$add_ms" "$added_ms" >"$work/add.times"  # for GrowReport run again by hand
 rc=0; wait "$ycsb_pid" || rc=$?
 ycsb_pid=
 [ "$rc" -eq 0 ] || { echo "YCSB exited with $rc: see $work/run.out.err" >&2; exit 1; }

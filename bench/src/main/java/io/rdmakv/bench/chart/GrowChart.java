@@ -34,7 +34,8 @@ import java.util.List;
 /**
  * The picture of a {@code bench/grow.sh} run, drawn with JFreeChart (as {@link ResultsChart}) from its per-second
  * CSV: throughput over time, and the read and update p99 and max of each second on a log scale, sharing the time
- * axis; the second of the add is a dashed line, the seconds with batches in the map (stage {@code moving}) a
+ * axis (a second without operations of a type leaves a gap in its lines); the second of the add (the first
+ * not {@code before} it) is a dashed line, the seconds with batches in the map (stage {@code moving}) a
  * shaded band. Usage: {@code GrowChart CSV PNG [SUBTITLE]}.
  */
 public final class GrowChart
@@ -95,10 +96,9 @@ public final class GrowChart
             throughput.add(x, Double.parseDouble(c[ops]));
             for (int i = 0; i < names.length; i++)
             {
-                if (!c[latency[i]].isEmpty() && Double.parseDouble(c[latency[i]]) > 0)
-                {
-                    lat[i].add(x, Double.parseDouble(c[latency[i]]));
-                }
+                // a second without operations of the type breaks its line (a null draws nothing)
+                lat[i].add(x, !c[latency[i]].isEmpty() && Double.parseDouble(c[latency[i]]) > 0 ?
+                    Double.valueOf(c[latency[i]]) : null);
             }
             if (!c[stage].equals("before") && Double.isNaN(added))
             {

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * The report of {@code bench/grow.sh}: joins YCSB's per-second interval histograms (one log per operation
  * type, {@code -p hdrhistogram.fileoutput=true} with {@code -s -p status.interval=1}; their timestamps are wall
  * clock milliseconds) with {@link GrowSampler}'s rows (the map and the nodes' move counters, once a second) into
- * one CSV row per second of the workload, and prints a summary as {@code key=value} lines: throughput before the
+ * one CSV row per interval of the workload (YCSB's status interval, a second; t_s: its start, from the first), and prints a summary as {@code key=value} lines: throughput before the
  * add (intervals that ended before it), while the cluster formed its new group (from the add to the first batch
  * in the map), while batches were in the map, and after; the time from the add until no batch remained and the
  * planner would start none (every group holds its share, {@code MapPlanner#plannedMoves} empty, no group
@@ -132,18 +132,46 @@ public final class GrowReport
         {
             throw new IllegalArgumentException("no READ or UPDATE intervals in the logs");
         }
-        final TreeMap<Integer, Second> byIndex = new TreeMap<>();
+        // one row per interval of the type with the most (YCSB closes every type's interval at the same status
+        // tick; an interval may run longer than a second on a loaded machine, so none is bucketed by time), the
+        // other type's interval that started nearest to it (within half a second) alongside
+        String base = null;
         for (final String type : spans.keySet())
         {
-            for (int i = 0; i < spans.get(type).size(); i++)
+            if (base == null || spans.get(type).size() > spans.get(base).size())
             {
-                final long[] span = spans.get(type).get(i);
-                final int index = (int)Math.floorDiv(span[0] - first + 500, 1000);
-                final Second s = byIndex.computeIfAbsent(index, k -> new Second(span[0], span[1], new TreeMap<>()));
-                s.byType().put(type, histograms.get(type).get(i));
+                base = type;
             }
         }
-        return new ArrayList<>(byIndex.values());
+        final List<Second> rows = new ArrayList<>();
+        for (int i = 0; i < spans.get(base).size(); i++)
+        {
+            final long[] span = spans.get(base).get(i);
+            final Second row = new Second(span[0], span[1], new TreeMap<>());
+            row.byType().put(base, histograms.get(base).get(i));
+            for (final String type : spans.keySet())
+            {
+                if (type.equals(base))
+                {
+                    continue;
+                }
+                int nearest = -1;
+                for (int j = 0; j < spans.get(type).size(); j++)
+                {
+                    final long d = Math.abs(spans.get(type).get(j)[0] - span[0]);
+                    if (d <= 500 && (nearest < 0 || d < Math.abs(spans.get(type).get(nearest)[0] - span[0])))
+                    {
+                        nearest = j;
+                    }
+                }
+                if (nearest >= 0)
+                {
+                    row.byType().put(type, histograms.get(type).get(nearest));
+                }
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 
     static List<Sample> samples(final Path file) throws IOException
@@ -221,14 +249,14 @@ public final class GrowReport
                 if (read.getMaxValue() > readMax)
                 {
                     readMax = read.getMaxValue();
-                    readMaxAt = String.format(Locale.ROOT, "t=%.0fs(%s)", t, stage);
+                    readMaxAt = String.format(Locale.ROOT, "t=%.1fs(%s)", t, stage);
                 }
                 if (update.getMaxValue() > updateMax)
                 {
                     updateMax = update.getMaxValue();
-                    updateMaxAt = String.format(Locale.ROOT, "t=%.0fs(%s)", t, stage);
+                    updateMaxAt = String.format(Locale.ROOT, "t=%.1fs(%s)", t, stage);
                 }
-                csv.println(String.join(",", String.format(Locale.ROOT, "%.0f", t), Long.toString(s.startMs()), stage,
+                csv.println(String.join(",", String.format(Locale.ROOT, "%.1f", t), Long.toString(s.startMs()), stage,
                     String.format(Locale.ROOT, "%.0f", ops), Long.toString(read.getTotalCount()),
                     p99(read), Long.toString(read.getMaxValue()), Long.toString(update.getTotalCount()), p99(update),
                     Long.toString(update.getMaxValue()), Long.toString(m.epoch()), Integer.toString(m.groups()),
@@ -241,14 +269,15 @@ public final class GrowReport
         final Sample last = samples.getLast();
         final Sample first = samples.getFirst();
         final long bytes = last.bytes() - first.bytes();
-        out.printf(Locale.ROOT, "seconds=%d (workload, one CSV row each)%n", seconds.size());
+        out.printf(Locale.ROOT, "intervals=%d (YCSB's per-second intervals of the workload, one CSV row each)%n",
+            seconds.size());
         out.printf(Locale.ROOT, "add_at_s=%.1f (the add command began; it returned, the new nodes ready, %.1f s later)%n",
             (o.addMs - t0) / 1000.0, (o.addedMs - o.addMs) / 1000.0);
         for (final String stage : List.of("before", "forming", "moving", "after"))
         {
             final double[] v = stageOps.get(stage);
             out.printf(Locale.ROOT, "ops_per_sec_%s=%s%n", stage,
-                v == null ? "- (no second)" : String.format(Locale.ROOT, "%.0f (mean of %d s)", v[0] / v[1], (int)v[1]));
+                v == null ? "- (no interval)" : String.format(Locale.ROOT, "%.0f (mean of %d intervals)", v[0] / v[1], (int)v[1]));
         }
         out.printf(Locale.ROOT, "first_batch_after_add_s=%s%n",
             windowStart == Long.MAX_VALUE ? "- (none)" : String.format(Locale.ROOT, "%.1f", (windowStart - o.addMs) / 1000.0));
