@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: bench/grow.sh [-r RECORDS] [-t THREADS] [-d DURATION_S] [--add-at SECONDS] [--add N] [--partitions P] [--memory SIZE] [--settle SECONDS] [--csv FILE] [--base-port PORT] [--zk-port PORT] [--metrics-base-port PORT]"
 die() { echo "bench/grow.sh: $*" >&2; exit 2; }
-records=100000 threads=4 duration=40 add_at=10 add=2 partitions=16 memory= settle=180 csv=
+records=20000 threads=4 duration=100 add_at=10 add=2 partitions=16 memory= settle=180 csv=
 base_port=7700 zk_port=2301 metrics_base=9700
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
