@@ -78,26 +78,32 @@ grep -q '^group 0 .* in sync' <<<"$state" || { echo "the replicated cluster did 
 echo "$state" >&2
 zk=(--zookeeper "127.0.0.1:$zk_port" --cluster-name local --zk-auth-file "$dir/zk-auth"
   --zk-tls-ca "$dir/zk-tls/ca.pem" --zk-tls-cert "$dir/zk-tls/node.pem" --zk-tls-key "$dir/zk-tls/node.key")
-sampler() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$cp_bench" io.rdmakv.bench.grow.GrowSampler "${zk[@]}" \
-  --metrics-base-port "$metrics_base" "$@"; }
+# "exec": a run in the background is then the JVM itself, whose pid the cleanup can signal
+sampler() { exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$cp_bench" \
+  io.rdmakv.bench.grow.GrowSampler "${zk[@]}" --metrics-base-port "$metrics_base" "$@"; }
 
 # ---- YCSB -----------------------------------------------------------------------------------------------
-ycsb() { # PHASE OUT [-p ...]
+ycsb() { # PHASE OUT [-p ...]: exec, as sampler
   local phase=$1 out=$2
   shift 2
-  "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} -cp "$cp_ycsb" \
+  exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} -cp "$cp_ycsb" \
     site.ycsb.Client "$phase" -db io.rdmakv.ycsb.RdmaKvClient -P "$root/ycsb-binding/workloads/workloada" \
     -p rdmakv.transport=tcp -p rdmakv.hosts="$(hosts 3)" -p recordcount="$records" -threads "$threads" "$@" \
     >"$out" 2>"$out.err"
 }
 echo "== loading $records records ($threads threads)" >&2
-ycsb -load "$work/load.out" || { echo "the load failed (exit $?): see $work/load.out.err" >&2; exit 1; }
+# in the background, waited for: a signal's trap runs at once, not when the load ends
+ycsb -load "$work/load.out" &
+ycsb_pid=$!
+rc=0; wait "$ycsb_pid" || rc=$?
+ycsb_pid=
+[ "$rc" -eq 0 ] || { echo "the load failed (exit $rc): see $work/load.out.err" >&2; exit 1; }
 if grep '^\[INSERT\], Return=' "$work/load.out" | grep -v 'Return=OK' >&2; then
   echo "the load had failed inserts: see $work/load.out" >&2; exit 1
 fi
 kvctl stats >&2 || true
 
-sampler --auto on 2>"$work/auto.log" || { echo "cannot set rebalance/auto:" >&2; cat "$work/auto.log" >&2; exit 1; }
+(sampler --auto on 2>"$work/auto.log") || { echo "cannot set rebalance/auto:" >&2; cat "$work/auto.log" >&2; exit 1; }
 echo "== rebalance/auto is on" >&2
 sampler --out "$work/samples.tsv" --stop-file "$work/stop-sampler" 2>"$work/sampler.log" &
 sampler_pid=$!
