@@ -71,7 +71,7 @@ public final class GrowChart
     }
 
     /** The chart of the CSV's lines (header first). */
-    static JFreeChart chart(final List<String> lines, final String subtitle)
+    public static JFreeChart chart(final List<String> lines, final String subtitle)
     {
         final List<String> header = Arrays.asList(lines.getFirst().split(","));
         final int t = column(header, "t_s");
