@@ -3,7 +3,7 @@
 #
 #   deploy/local-cluster.sh start N [--transport tcp|ibverbs|auto] [--memory SIZE] [--base-port PORT]
 #                                   [--metrics-base-port PORT] [--dir RUN_DIR] [--timeout SECONDS]
-#                                   [--replicas R [--zk-port PORT]]
+#                                   [--replicas R [--zk-port PORT] [--partitions P]]
 #   deploy/local-cluster.sh status [--dir RUN_DIR]
 #   deploy/local-cluster.sh stop   [--dir RUN_DIR] [--timeout SECONDS]
 #   deploy/local-cluster.sh add N  [--dir RUN_DIR] [--timeout SECONDS]
@@ -19,7 +19,8 @@
 # start first runs a local ZooKeeper (the real server, bin/kvzk, on 127.0.0.1:ZK_PORT, default 2181, its
 # data under RUN_DIR/zookeeper; zookeeper.cfg, zookeeper.log, zookeeper.pid, zookeeper.exit) and waits until
 # it serves, then starts the N nodes with zookeeper, cluster-name "local" and replicas R in their config
-# files. stop stops the nodes, then ZooKeeper last; status shows ZooKeeper too.
+# files (and partitions P, a power of two, when given: the count the cluster is created with; default the
+# kvserver's, 4096). stop stops the nodes, then ZooKeeper last; status shows ZooKeeper too.
 #
 # add and remove change a running replicated cluster (started with --replicas; a static map cannot change
 # while it runs). add starts N more nodes, ids and ports after the highest so far, with the settings start
@@ -45,7 +46,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kvserver=${RDMAKV_KVSERVER:-"$root/bin/kvserver"}
 dir="/tmp/rdmakv-local-cluster-$(id -u)"
-transport=tcp memory=64m base_port=7400 metrics_base_port=0 timeout=60 nodes= replicas= zk_port=2181
+transport=tcp memory=64m base_port=7400 metrics_base_port=0 timeout=60 nodes= replicas= zk_port=2181 partitions=
 kvzk=${RDMAKV_KVZK:-"$root/bin/kvzk"}
 
 usage() {
@@ -68,7 +69,7 @@ fi
 if [ "$command" = add ] || [ "$command" = remove ]; then
   for arg in "$@"; do
     case "$arg" in
-      --transport|--memory|--base-port|--metrics-base-port|--replicas|--zk-port)
+      --transport|--memory|--base-port|--metrics-base-port|--replicas|--zk-port|--partitions)
         echo "local-cluster: $command takes $arg from the running cluster (RUN_DIR/cluster.env), not the command line" >&2
         exit 2 ;;
     esac
@@ -84,12 +85,16 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=${2:?}; shift 2 ;;
     --replicas) replicas=${2:?}; shift 2 ;;
     --zk-port) zk_port=${2:?}; shift 2 ;;
+    --partitions) partitions=${2:?}; shift 2 ;;
     *) echo "local-cluster: unknown option '$1'" >&2; usage ;;
   esac
 done
 
 if [ -n "$replicas" ] && ! [[ "$replicas" =~ ^[1-5]$ ]]; then
   echo "local-cluster: --replicas must be 1..5, not '$replicas'" >&2; exit 2
+fi
+if [ -n "$partitions" ] && { [ -z "$replicas" ] || ! [[ "$partitions" =~ ^[1-9][0-9]*$ ]]; }; then
+  echo "local-cluster: --partitions needs --replicas and a number, not '$partitions'" >&2; exit 2
 fi
 if ! [[ "$zk_port" =~ ^[1-9][0-9]*$ ]] || [ "$zk_port" -gt 65535 ]; then
   echo "local-cluster: --zk-port must be a port, not '$zk_port'" >&2; exit 2
@@ -250,6 +255,7 @@ launch_node() {
       echo "zookeeper: 127.0.0.1:$zk_port"
       echo "cluster-name: local"
       echo "replicas: $replicas"
+      if [ -n "$partitions" ]; then echo "partitions: $partitions"; fi
       echo "zk-auth-file: $dir/zk-auth"
       echo "zk-tls-ca: $dir/zk-tls/ca.pem"
       echo "zk-tls-cert: $dir/zk-tls/node.pem"
@@ -275,8 +281,8 @@ launch_node() {
 
 # What add needs to start more nodes like the first ones.
 record_settings() {
-  printf 'transport=%s\nmemory=%s\nbase_port=%s\nmetrics_base_port=%s\nreplicas=%s\nzk_port=%s\n' \
-    "$transport" "$memory" "$base_port" "$metrics_base_port" "$replicas" "$zk_port" > "$dir/cluster.env"
+  printf 'transport=%s\nmemory=%s\nbase_port=%s\nmetrics_base_port=%s\nreplicas=%s\nzk_port=%s\npartitions=%s\n' \
+    "$transport" "$memory" "$base_port" "$metrics_base_port" "$replicas" "$zk_port" "$partitions" > "$dir/cluster.env"
 }
 
 # Reads cluster.env (written by start) for add and remove; refuses a run dir without a replicated cluster.
@@ -288,7 +294,7 @@ load_settings() {
   while IFS= read -r line; do
     key=${line%%=*} value=${line#*=}
     case "$key" in
-      transport|memory|base_port|metrics_base_port|replicas|zk_port) printf -v "$key" '%s' "$value" ;;
+      transport|memory|base_port|metrics_base_port|replicas|zk_port|partitions) printf -v "$key" '%s' "$value" ;;
     esac
   done < "$dir/cluster.env"
   if [ -z "$replicas" ]; then

@@ -77,7 +77,7 @@ public final class SteadyState
         report(logs, options.warmup, System.out);
     }
 
-    static String typeOf(final Path log)
+    public static String typeOf(final Path log)
     {
         final String name = log.getFileName().toString();
         if (!name.endsWith(".hdr"))
