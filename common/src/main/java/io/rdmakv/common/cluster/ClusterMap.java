@@ -341,25 +341,38 @@ public final class ClusterMap
      * Whether going from {@code other} to this map needs no fence: the same replication, the same groups (members
      * in chain order, copying nodes, seal) and every placed node at the same address. Epochs, unplaced nodes
      * (spares), which group holds which partition at which segment, moves and retired segments are not compared:
-     * a partition changes group only at a move's SWITCH, which fences nobody (docs/growth.md §5).
+     * a partition changes group only at a move's SWITCH, which fences nobody (docs/growth.md §5). A group that only
+     * one of the two maps lists and that holds nothing there ({@link #holdsNothing}: a new group of spares, a
+     * dissolved one) fences nobody either: no client has anything to do on it, and its members were or become
+     * spares.
      */
     public boolean fencesLike(final ClusterMap other)
     {
         if (simple != other.simple || partitionCount != other.partitionCount ||
-            replicationFactor != other.replicationFactor || !groups.equals(other.groups))
-        {
-            return false;
-        }
-        if (simple && !Arrays.equals(partitionGroup, other.partitionGroup))
+            replicationFactor != other.replicationFactor)
         {
             return false;
         }
         if (simple)
         {
-            return nodes.equals(other.nodes);
+            return groups.equals(other.groups) && Arrays.equals(partitionGroup, other.partitionGroup) &&
+                nodes.equals(other.nodes);
         }
         for (final ReplicaGroup group : groups)
         {
+            final ReplicaGroup before = other.groupById(group.id());
+            if (before == null)
+            {
+                if (!holdsNothing(group.id()))
+                {
+                    return false;
+                }
+                continue;
+            }
+            if (!group.equals(before))
+            {
+                return false;
+            }
             for (int i = 0; i < group.memberCount() + group.copyingCount(); i++)
             {
                 final int id = i < group.memberCount() ? group.member(i) : group.copying(i - group.memberCount());
@@ -367,6 +380,60 @@ public final class ClusterMap
                 {
                     return false;
                 }
+            }
+        }
+        for (final ReplicaGroup before : other.groups)
+        {
+            if (groupById(before.id()) == null && !other.holdsNothing(before.id()))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The group with id {@code id}, or null. */
+    public ReplicaGroup groupById(final int id)
+    {
+        for (final ReplicaGroup g : groups)
+        {
+            if (g.id() == id)
+            {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether group {@code id} holds nothing in this map: it owns no partition, is the source or target of no move
+     * batch and has no retired segment.
+     */
+    public boolean holdsNothing(final int id)
+    {
+        if (simple)
+        {
+            return false;
+        }
+        for (final int g : partitionGroup)
+        {
+            if (groups.get(g).id() == id)
+            {
+                return false;
+            }
+        }
+        for (final MoveBatch b : moves.batches())
+        {
+            if (b.source() == id || b.target() == id)
+            {
+                return false;
+            }
+        }
+        for (final RetiredSegment r : moves.retired())
+        {
+            if (r.group() == id)
+            {
+                return false;
             }
         }
         return true;

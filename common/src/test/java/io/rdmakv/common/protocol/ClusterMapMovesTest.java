@@ -61,7 +61,12 @@ class ClusterMapMovesTest
         groups.add(new ReplicaGroup(7, new int[] {4, 6}, new int[0], false));
         final ClusterMap grown = new ClusterMap(13, 13, 4, nodes, 2, groups, b.partitionGroups(), b.segments());
         assertEquals(0, grown.partitionsOf(4).length);
-        assertFalse(grown.fencesLike(b), "a new group fences");
+        assertTrue(grown.fencesLike(b), "a new group holding nothing fences nobody");
+        assertTrue(b.fencesLike(grown), "nor does one dissolved holding nothing");
+        final int[] given = b.partitionGroups();
+        given[0] = 7;
+        assertFalse(new ClusterMap(13, 13, 4, nodes, 2, groups, given, b.segments()).fencesLike(b),
+            "a new group that owns a partition fences");
         final ClusterMap moving = grown.withMoves(new MapMoves(List.of(new MoveBatch(13_000, 3, 7, MovePhase.COPY, 13,
             new int[] {0}, new long[] {KeyHash.segment(0, 8)})), List.of()));
         for (final ClusterMap map : List.of(grown, moving))

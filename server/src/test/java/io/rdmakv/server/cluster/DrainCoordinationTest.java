@@ -122,7 +122,7 @@ class DrainCoordinationTest
         assertEquals(List.of(0, 1), dissolved.groups().stream().map(ReplicaGroup::id).toList());
         assertNull(dissolved.groupOfNode(4));
         assertNull(dissolved.groupOfNode(5));
-        assertEquals(dissolved.epoch(), dissolved.fenceEpoch(), "the groups changed: the map fences");
+        assertTrue(dissolved.fenceEpoch() < dissolved.epoch(), "a group dissolved holding nothing fences nobody");
         await("node 3 applied it", () -> cluster.nodes.get(3).currentMap().groups().size() == 2);
 
         final RebalanceOkMessage again = assertInstanceOf(RebalanceOkMessage.class, ask(false, "{\"drain\":5}"));

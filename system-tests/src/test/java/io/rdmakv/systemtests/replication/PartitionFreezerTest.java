@@ -627,7 +627,9 @@ class PartitionFreezerTest
     {
         try
         {
-            assertTrue(thread.join(Duration.ofSeconds(30)), thread.getName() + " ended");
+            // a writer ends after the operation it is in: up to its timeout (60 s in the Soft-RoCE VM, where a join of
+            // 30 s ran out on a loaded host with the writers waiting in their last writes)
+            assertTrue(thread.join(writerTimeout().plusSeconds(15)), thread.getName() + " ended");
         }
         catch (final InterruptedException e)
         {

@@ -168,7 +168,49 @@ public final class MapCheck
      */
     private static boolean sameFencing(final StoredMap base, final StoredMap next)
     {
-        return next.map().fencesLike(base.map()) && next.incarnations().equals(base.incarnations());
+        return next.map().fencesLike(base.map()) &&
+            sameIncarnations(next.map(), next.incarnations(), base.map(), base.incarnations());
+    }
+
+    /**
+     * Whether every node placed in a group both maps list has the same incarnation in both ({@code ia} of {@code a},
+     * {@code ib} of {@code b}): a node of a group only one of them lists (new or dissolved, holding nothing: {@link
+     * ClusterMap#fencesLike}) does not count.
+     */
+    static boolean sameIncarnations(final ClusterMap a, final java.util.Map<Integer, Long> ia, final ClusterMap b,
+        final java.util.Map<Integer, Long> ib)
+    {
+        for (final ReplicaGroup g : a.groups())
+        {
+            if (b.groupById(g.id()) == null)
+            {
+                continue;
+            }
+            for (int i = 0; i < g.memberCount() + g.copyingCount(); i++)
+            {
+                final int id = i < g.memberCount() ? g.member(i) : g.copying(i - g.memberCount());
+                if (!java.util.Objects.equals(ia.get(id), ib.get(id)))
+                {
+                    return false;
+                }
+            }
+        }
+        for (final ReplicaGroup g : b.groups())
+        {
+            if (a.groupById(g.id()) == null)
+            {
+                continue;
+            }
+            for (int i = 0; i < g.memberCount() + g.copyingCount(); i++)
+            {
+                final int id = i < g.memberCount() ? g.member(i) : g.copying(i - g.memberCount());
+                if (!java.util.Objects.equals(ia.get(id), ib.get(id)))
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static Refusal geometry(final ClusterSettings settings, final StoredMap next)

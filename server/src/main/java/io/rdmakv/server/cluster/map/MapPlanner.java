@@ -270,7 +270,8 @@ public final class MapPlanner
         final Map<Integer, Long> nextIncarnations = incarnations(groups, byId);
         // a change that fences nothing (a spare joining or leaving, a move's phase, a SWITCH) fences nobody; a map
         // that abandons a batch in FREEZE fences, so that no CAS of its freeze lands after a replica cleared MOVING
-        final ClusterMap map = next.fencesLike(current) && nextIncarnations.equals(placedIncarnations) &&
+        final ClusterMap map = next.fencesLike(current) &&
+            MapCheck.sameIncarnations(next, nextIncarnations, current, placedIncarnations) &&
             !MovePlanner.abandonsFreeze(current, moves) ?
             next.withFenceEpoch(current.fenceEpoch()) : next;
         return new Plan(map, nextIncarnations, change.toString(), failovers, tookRequest);

@@ -282,7 +282,7 @@ class MapCheckTest
     }
 
     @Test
-    void aNewGroupOfSparesOwningNothingIsAcceptedAndFences()
+    void aNewGroupOfSparesOwningNothingIsAcceptedAndNeedNotFence()
     {
         final StoredMap base = twoSpares();
         final ReplicaGroup zero = base.map().groups().get(0);
@@ -291,9 +291,15 @@ class MapCheckTest
             io.rdmakv.common.cluster.MapMoves.NONE);
         assertNull(check(formed, base), "spares forming a group that owns no partition: the promotion rule's exception");
         assertNull(check(formed.withoutPrevious(), base), "read by a node that holds the map before it");
-        // a group changes: the map fences at its own epoch
-        refused(MapRefusal.FENCE, check(new StoredMap(formed.map().withFenceEpoch(base.map().fenceEpoch()),
+        // a new group holding nothing fences nobody: the map may keep the fence epoch (or fence anyway)
+        assertNull(check(new StoredMap(formed.map().withFenceEpoch(base.map().fenceEpoch()),
             formed.incarnations()).after(base), base));
+        // but a change of an existing group still must fence
+        final StoredMap changed = grown(base, List.of(new ReplicaGroup(0, new int[] {zero.member(0)}, new int[0],
+            false), new ReplicaGroup(1, new int[] {2, 3}, new int[0], false)), base.map().partitionGroups(),
+            io.rdmakv.common.cluster.MapMoves.NONE);
+        refused(MapRefusal.FENCE, check(new StoredMap(changed.map().withFenceEpoch(base.map().fenceEpoch()),
+            changed.incarnations()).after(base), base));
         // a new group of one spare is safe too (empty); the other spare stays one
         assertNull(check(grown(base, List.of(zero, new ReplicaGroup(4, new int[] {3}, new int[0], false)),
             base.map().partitionGroups(), io.rdmakv.common.cluster.MapMoves.NONE), base));
@@ -357,7 +363,7 @@ class MapCheckTest
     }
 
     @Test
-    void aGroupOwningNothingMayBeDissolvedFromAnyPlaceAndTheMapFences()
+    void aGroupOwningNothingMayBeDissolvedFromAnyPlaceFencingNobody()
     {
         final StoredMap base = twoSpares();
         final ReplicaGroup zero = base.map().groups().get(0);
@@ -371,8 +377,8 @@ class MapCheckTest
         assertNull(check(middle, three), "a group owning nothing, in no batch, with no retired segment");
         assertNull(check(middle.withoutPrevious(), three), "read by a node that holds the map before it");
         assertNull(middle.map().groupOfNode(2));
-        refused(MapRefusal.FENCE, check(new StoredMap(middle.map().withFenceEpoch(three.map().fenceEpoch()),
-            middle.incarnations()).after(three), three));
+        assertNull(check(new StoredMap(middle.map().withFenceEpoch(three.map().fenceEpoch()),
+            middle.incarnations()).after(three), three), "a group dissolved holding nothing fences nobody");
         assertNull(check(grown(three, List.of(zero, one), three.map().partitionGroups(), none), three),
             "the last group");
         // the others keep their order
