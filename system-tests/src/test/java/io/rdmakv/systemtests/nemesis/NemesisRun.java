@@ -15,11 +15,11 @@ import java.util.List;
 
 /**
  * The nemesis: three ZooKeeper servers, three nodes (groups of two; five, from the move phase on, in a run that has
- * one: {@link MoveNemesis}) and {@code clients} client processes, each in its own namespace. Per fault type a phase runs {@code rounds} rounds of that fault on fresh keys under load,
- * waiting for the group to be back in sync (every node on the same newest epoch, the group at two members) after
- * each; then final reads and the checks of {@link HistoryAnalysis}. With {@code minutes} above 0, passes over the
- * fault list repeat until that time has passed. Writes the report to {@code out}, logs and histories to
- * {@code out/work}.
+ * one: {@link MoveNemesis}) and {@code clients} client processes, each in its own namespace. Per fault type a phase
+ * runs {@code rounds} rounds of that fault on fresh keys under load, waiting for the groups to be back in sync (every
+ * node on the same newest epoch, each group at two members) after each; then final reads and the checks of
+ * {@link HistoryAnalysis}. With {@code minutes} above 0, passes over the fault list repeat until that time has
+ * passed. Writes the report to {@code out}, logs and histories to {@code out/work}.
  */
 final class NemesisRun
 {
@@ -48,9 +48,8 @@ final class NemesisRun
         final List<PhaseResult> phases = new ArrayList<>();
         String aborted = null;
         try (NetNamespaces net = NetNamespaces.create(); ZkEnsemble zk = new ZkEnsemble(net, work);
-             NemesisNodes nodes = new NemesisNodes(net, work, zk.connectString(), settings.faults().contains(Fault.MOVE));
-             MoveNemesis mover = settings.faults().contains(Fault.MOVE) ? new MoveNemesis(zk.connectString(), nodes,
-                 this::note) : null)
+             NemesisNodes nodes = new NemesisNodes(net, work, zk.connectString(), moves());
+             MoveNemesis mover = moves() ? new MoveNemesis(zk.connectString(), nodes, this::note) : null)
         {
             final List<String> clientAddresses = new ArrayList<>();
             for (int c = 0; c < settings.clients(); c++)
@@ -96,6 +95,12 @@ final class NemesisRun
         report.write(settings.out());
         log("report: " + settings.out().toAbsolutePath().resolve("report.md"));
         return report;
+    }
+
+    /** Whether the run has a {@link Fault#MOVE} phase (two more nodes, 16 partitions). */
+    private boolean moves()
+    {
+        return settings.faults().contains(Fault.MOVE);
     }
 
     private PhaseResult phase(final Fault fault, final int index, final int pass, final NemesisNodes nodes,
