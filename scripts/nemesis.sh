@@ -3,7 +3,9 @@
 # processes, each in its own network namespace; faults by nftables cuts, signals and kills; every key's history
 # checked. Needs root, ip netns and nft (scripts/setup.sh installs nftables and iproute2).
 #   scripts/nemesis.sh [--minutes N] [--faults all|LIST] [--rounds K] [--clients C] [--threads T] [--keys K] [--out DIR]
-# LIST: zk-cut,client-cut,group-cut,one-way (= one-way-in,one-way-out),stop,kill,term,zk-one,zk-quorum.
+# LIST: zk-cut,client-cut,group-cut,one-way (= one-way-in,one-way-out),stop,kill,term,zk-one,zk-quorum,move.
+# move (move under faults) gives the run two more nodes (started at its first phase, forming group 1) and 16
+# partitions; see docs/development.md.
 # Each fault type runs K rounds on fresh keys; with --minutes the passes over the list repeat until N minutes
 # have passed. Writes DIR/report.md and DIR/report.json (default system-tests/target/nemesis), logs and merged
 # histories under DIR/work. Exit status: 0 all linearizable and nothing lost, 1 findings or an aborted run,

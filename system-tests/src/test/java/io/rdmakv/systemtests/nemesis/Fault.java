@@ -28,7 +28,14 @@ enum Fault
     /** One ZooKeeper server killed, then restarted. */
     ZK_ONE("zk-one"),
     /** Two ZooKeeper servers killed (quorum lost), then restarted. */
-    ZK_QUORUM("zk-quorum");
+    ZK_QUORUM("zk-quorum"),
+    /**
+     * Move under faults: each round moves the partitions of the phase's keys from one replica group to the other
+     * while the source or target primary is hit mid-move (SIGKILL of the source primary in FREEZE, SIGSTOP of the
+     * target primary past the session in COPY, SIGKILL of the target primary at SWITCH, no fault), in turn; see
+     * {@link MoveNemesis}. Its run has two more nodes and 16 partitions ({@link NemesisNodes}).
+     */
+    MOVE("move");
 
     final String label;
 
@@ -37,10 +44,10 @@ enum Fault
         this.label = label;
     }
 
-    /** Whether it targets a kvserver node (else the ZooKeeper ensemble). */
+    /** Whether it targets one kvserver node of group 0 (else the ZooKeeper ensemble, or a move's groups). */
     boolean targetsNode()
     {
-        return this != ZK_ONE && this != ZK_QUORUM;
+        return this != ZK_ONE && this != ZK_QUORUM && this != MOVE;
     }
 
     /** Parses "all" or a comma-separated list of labels ("one-way" is one-way-in and one-way-out). */

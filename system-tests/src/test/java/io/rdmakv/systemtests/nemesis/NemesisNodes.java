@@ -14,27 +14,39 @@ import java.util.List;
 
 /**
  * Three kvserver nodes, node i a JVM in namespace {@code n<i>} listening on 198.18.0.{@code 20+i}:{@value #PORT},
- * joined through the three-server ZooKeeper ensemble with groups of {@value #REPLICAS} and a
- * {@value #SESSION_TIMEOUT_MS} ms session. Maps are read from the control address.
+ * joined through the three-server ZooKeeper ensemble (cluster {@value #CLUSTER}) with groups of {@value #REPLICAS}
+ * and a {@value #SESSION_TIMEOUT_MS} ms session. Maps are read from the control address. For a run with the
+ * {@link Fault#MOVE} phase, {@value #EXTRA} more nodes have namespaces and are started by {@link #startExtra} (the
+ * move phase's setup), and the cluster is created with {@value #MOVE_PARTITIONS} partitions; nodes not started are
+ * left out of seeds, maps and the sync check.
  */
 final class NemesisNodes implements AutoCloseable
 {
     static final int COUNT = 3;
+    static final int EXTRA = 2;
     static final int REPLICAS = 2;
     static final int PORT = 7000;
     static final int SESSION_TIMEOUT_MS = 2000;
+    static final String CLUSTER = "nemesis";
+    static final int MOVE_PARTITIONS = 16;
 
     private final Path dir;
     private final String zookeeper;
+    private final boolean moves;
     private final List<String> addresses = new ArrayList<>();
-    private final NsProcess[] nodes = new NsProcess[COUNT];
-    private final int[] starts = new int[COUNT];
+    private final NsProcess[] nodes;
+    private final int[] starts;
 
-    NemesisNodes(final NetNamespaces net, final Path dir, final String zookeeper)
+    /** With {@code moves}, room for {@value #EXTRA} more nodes and {@value #MOVE_PARTITIONS} partitions. */
+    NemesisNodes(final NetNamespaces net, final Path dir, final String zookeeper, final boolean moves)
     {
         this.dir = dir;
         this.zookeeper = zookeeper;
-        for (int i = 0; i < COUNT; i++)
+        this.moves = moves;
+        final int count = moves ? COUNT + EXTRA : COUNT;
+        nodes = new NsProcess[count];
+        starts = new int[count];
+        for (int i = 0; i < count; i++)
         {
             addresses.add(net.add(member(i), 20 + i));
         }
@@ -50,10 +62,24 @@ final class NemesisNodes implements AutoCloseable
         return List.copyOf(addresses);
     }
 
-    /** The nodes' addresses as client seeds. */
+    /** The started nodes' addresses as client seeds. */
     String seeds()
     {
-        return String.join(",", addresses.stream().map(a -> a + ":" + PORT).toList());
+        return String.join(",", started().stream().map(i -> addresses.get(i) + ":" + PORT).toList());
+    }
+
+    /** The ids of the nodes started so far (alive or not). */
+    List<Integer> started()
+    {
+        final List<Integer> ids = new ArrayList<>();
+        for (int i = 0; i < nodes.length; i++)
+        {
+            if (nodes[i] != null)
+            {
+                ids.add(i);
+            }
+        }
+        return ids;
     }
 
     /** A client configuration for {@code seeds} whose tcp endpoint listens on {@code bindHost} (its namespace's address). */
@@ -72,6 +98,25 @@ final class NemesisNodes implements AutoCloseable
         }
     }
 
+    /** Starts the {@value #EXTRA} extra nodes of a run with moves, unless started already; whether it started them. */
+    boolean startExtra()
+    {
+        if (!moves)
+        {
+            throw new IllegalStateException("this run has no extra nodes (no move phase)");
+        }
+        boolean any = false;
+        for (int i = COUNT; i < nodes.length; i++)
+        {
+            if (nodes[i] == null)
+            {
+                start(i);
+                any = true;
+            }
+        }
+        return any;
+    }
+
     /** Starts (or restarts, empty) node {@code i}. */
     void start(final int i)
     {
@@ -80,13 +125,18 @@ final class NemesisNodes implements AutoCloseable
             throw new IllegalStateException("node " + i + " is running already");
         }
         starts[i]++;
+        final List<String> args = new ArrayList<>(List.of("--transport", LocalCluster.TRANSPORT,
+            "--cm", LocalCluster.CM.label(), "--memory", "32m",
+            "--listen", addresses.get(i) + ":" + PORT, "--node-id", Integer.toString(i), "--zookeeper", zookeeper,
+            "--cluster-name", CLUSTER, "--replicas", Integer.toString(REPLICAS),
+            "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS), "--metrics-port", "0", "--insecure"));
+        if (moves)
+        {
+            args.addAll(List.of("--partitions", Integer.toString(MOVE_PARTITIONS)));
+        }
         nodes[i] = NsProcess.start(member(i), member(i) + "-" + starts[i], dir,
             List.of("-Xmx192m", "-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n"),
-            KvServerCommand.class.getName(), List.of("--transport", LocalCluster.TRANSPORT,
-                "--cm", LocalCluster.CM.label(), "--memory", "32m",
-                "--listen", addresses.get(i) + ":" + PORT, "--node-id", Integer.toString(i), "--zookeeper", zookeeper,
-                "--cluster-name", "nemesis", "--replicas", Integer.toString(REPLICAS),
-                "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS), "--metrics-port", "0", "--insecure"));
+            KvServerCommand.class.getName(), args);
     }
 
     NsProcess process(final int i)
@@ -129,7 +179,7 @@ final class NemesisNodes implements AutoCloseable
     ClusterMap newestMap()
     {
         ClusterMap newest = null;
-        for (int i = 0; i < COUNT; i++)
+        for (final int i : started())
         {
             final ClusterMap map = mapOf(i);
             if (map != null && (newest == null || map.epoch() > newest.epoch()))
@@ -141,8 +191,8 @@ final class NemesisNodes implements AutoCloseable
     }
 
     /**
-     * Waits until every node hands out the same map and its group has {@value #REPLICAS} members, none copying and
-     * none sealed; returns that map, or throws after {@code timeout} with the last maps seen.
+     * Waits until every started node hands out the same map and each of its groups has {@value #REPLICAS} members,
+     * none copying and none sealed; returns that map, or throws after {@code timeout} with the last maps seen.
      */
     ClusterMap awaitInSync(final Duration timeout) throws InterruptedException
     {
@@ -150,7 +200,7 @@ final class NemesisNodes implements AutoCloseable
         String last = "";
         while (System.nanoTime() < deadline)
         {
-            for (int i = 0; i < COUNT; i++)
+            for (final int i : started())
             {
                 if (!nodes[i].alive())
                 {
@@ -158,7 +208,7 @@ final class NemesisNodes implements AutoCloseable
                 }
             }
             final List<ClusterMap> maps = new ArrayList<>();
-            for (int i = 0; i < COUNT; i++)
+            for (final int i : started())
             {
                 maps.add(mapOf(i));
             }
@@ -174,7 +224,7 @@ final class NemesisNodes implements AutoCloseable
         throw new IllegalStateException("the group is not back in sync after " + timeout + "; maps per node: " + last);
     }
 
-    /** Waits until the newest map no longer has node {@code gone} as a member of group 0; returns it. */
+    /** Waits until the newest map no longer has node {@code gone} as a member of any group; returns it. */
     ClusterMap awaitWithout(final int gone, final Duration timeout) throws InterruptedException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
@@ -182,7 +232,7 @@ final class NemesisNodes implements AutoCloseable
         while (System.nanoTime() < deadline)
         {
             map = newestMap();
-            if (map != null && !map.isSimple() && !map.groups().getFirst().isMember(gone))
+            if (map != null && !map.isSimple() && map.groups().stream().noneMatch(g -> g.isMember(gone)))
             {
                 return map;
             }

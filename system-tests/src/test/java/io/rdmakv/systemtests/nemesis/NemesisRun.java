@@ -14,12 +14,12 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The nemesis: three ZooKeeper servers, three nodes (groups of two) and {@code clients} client processes, each in
- * its own namespace. Per fault type a phase runs {@code rounds} rounds of that fault on fresh keys under load,
- * waiting for the group to be back in sync (every node on the same newest epoch, the group at two members) after
- * each; then final reads and the checks of {@link HistoryAnalysis}. With {@code minutes} above 0, passes over the
- * fault list repeat until that time has passed. Writes the report to {@code out}, logs and histories to
- * {@code out/work}.
+ * The nemesis: three ZooKeeper servers, three nodes (groups of two; five, from the move phase on, in a run that has
+ * one: {@link MoveNemesis}) and {@code clients} client processes, each in its own namespace. Per fault type a phase
+ * runs {@code rounds} rounds of that fault on fresh keys under load, waiting for the groups to be back in sync (every
+ * node on the same newest epoch, each group at two members) after each; then final reads and the checks of
+ * {@link HistoryAnalysis}. With {@code minutes} above 0, passes over the fault list repeat until that time has
+ * passed. Writes the report to {@code out}, logs and histories to {@code out/work}.
  */
 final class NemesisRun
 {
@@ -48,7 +48,8 @@ final class NemesisRun
         final List<PhaseResult> phases = new ArrayList<>();
         String aborted = null;
         try (NetNamespaces net = NetNamespaces.create(); ZkEnsemble zk = new ZkEnsemble(net, work);
-             NemesisNodes nodes = new NemesisNodes(net, work, zk.connectString()))
+             NemesisNodes nodes = new NemesisNodes(net, work, zk.connectString(), moves());
+             MoveNemesis mover = moves() ? new MoveNemesis(zk.connectString(), nodes, this::note) : null)
         {
             final List<String> clientAddresses = new ArrayList<>();
             for (int c = 0; c < settings.clients(); c++)
@@ -68,7 +69,8 @@ final class NemesisRun
                     {
                         break;
                     }
-                    final PhaseResult phase = phase(settings.faults().get(f), f, pass, nodes, injector, clientAddresses);
+                    final PhaseResult phase = phase(settings.faults().get(f), f, pass, nodes, injector, mover,
+                        clientAddresses);
                     phases.add(phase);
                     log(phase.fault().label + " pass " + pass + ": " + phase.analysis().operations() + " ops, " +
                         phase.analysis().violations().size() + " keys not linearizable, " + phase.analysis().lostWrites() +
@@ -95,12 +97,23 @@ final class NemesisRun
         return report;
     }
 
+    /** Whether the run has a {@link Fault#MOVE} phase (two more nodes, 16 partitions). */
+    private boolean moves()
+    {
+        return settings.faults().contains(Fault.MOVE);
+    }
+
     private PhaseResult phase(final Fault fault, final int index, final int pass, final NemesisNodes nodes,
-        final FaultInjector injector, final List<String> clientAddresses) throws Exception
+        final FaultInjector injector, final MoveNemesis mover, final List<String> clientAddresses) throws Exception
     {
         timeline.clear();
         origin = System.nanoTime();
         final String prefix = fault.label + "-" + pass + "-";
+        if (fault == Fault.MOVE)
+        {
+            mover.prepare();
+            note("in sync at epoch " + nodes.awaitInSync(SYNC_TIMEOUT).epoch() + " with two groups");
+        }
         final List<NemesisClient> clients = new ArrayList<>();
         for (int c = 0; c < settings.clients(); c++)
         {
@@ -119,7 +132,14 @@ final class NemesisRun
             Thread.sleep(2000);
             for (int r = 0; r < settings.rounds(); r++)
             {
-                injector.apply(fault, r, (r + index + pass) % 2 == 0);
+                if (fault == Fault.MOVE)
+                {
+                    mover.round(r, prefix, settings.keys());
+                }
+                else
+                {
+                    injector.apply(fault, r, (r + index + pass) % 2 == 0);
+                }
                 rounds++;
                 final ClusterMap map = nodes.awaitInSync(SYNC_TIMEOUT);
                 note("in sync at epoch " + map.epoch() + ": " + map.groups());
