@@ -212,7 +212,11 @@ public final class KvClient implements AutoCloseable
      * Writes {@code value} only if the key's version is still {@code expectedVersion} (from
      * {@link #getVersioned}), or, with {@link #ABSENT}, only if the key does not exist.
      *
-     * @return true when written, false when the key had another version
+     * <p>A version names where the value is stored, not a count of writes: when the key's partition moves to another
+     * replica group (docs/growth.md §8) its version changes although its value does not, and a version read before the
+     * move no longer matches. Read again ({@link #getVersioned}) and retry.
+     *
+     * @return true when written, false when the key had another version (or moved since the version was read)
      */
     public boolean putIfVersion(final byte[] key, final byte[] value, final long expectedVersion)
     {
