@@ -804,8 +804,8 @@ final class MoveRole implements AutoCloseable
     /** What the copier of {@code b} needs, from {@code current}: the source primary, segments and this group's chain. */
     private PartitionMove moveOf(final ClusterMap current, final MoveBatch b)
     {
-        final ReplicaGroup source = group(current, b.source());
-        final ReplicaGroup target = group(current, b.target());
+        final ReplicaGroup source = current.groupById(b.source());
+        final ReplicaGroup target = current.groupById(b.target());
         if (source == null || source.lost())
         {
             throw new IllegalStateException("its source group " + b.source() + " has no primary");
@@ -831,7 +831,7 @@ final class MoveRole implements AutoCloseable
 
     private boolean isPrimaryOf(final ClusterMap current, final int groupId)
     {
-        final ReplicaGroup g = group(current, groupId);
+        final ReplicaGroup g = current.groupById(groupId);
         return g != null && !g.lost() && g.primary() == nodeId;
     }
 
@@ -849,18 +849,6 @@ final class MoveRole implements AutoCloseable
     private static MoveBatch batch(final ClusterMap m, final long id)
     {
         return m == null || m.isSimple() ? null : m.moves().batch(id);
-    }
-
-    private static ReplicaGroup group(final ClusterMap m, final int id)
-    {
-        for (final ReplicaGroup g : m.groups())
-        {
-            if (g.id() == id)
-            {
-                return g;
-            }
-        }
-        return null;
     }
 
     /** Stops the worker and the copies under way (their grants stay: the node is closing). */

@@ -425,8 +425,17 @@ final class ControlRequests
                 "")));
             return;
         }
+        if (session.rebalancing)
+        {
+            // one at a time per session: a client cannot queue ZooKeeper writes on the desk's thread
+            reply(session, CodedRefusalMessage.error(request.requestId(), ReasonCode.UNEXPECTED_MESSAGE.code(),
+                "a REBALANCE of this session is under way: wait for its answer"));
+            return;
+        }
+        session.rebalancing = true;
         rebalance.ask(request).whenComplete((answer, failure) -> later.accept(() ->
         {
+            session.rebalancing = false;
             if (session.departed())
             {
                 return;

@@ -68,6 +68,8 @@ public final class ServerSession implements AutoCloseable
     boolean allocating;
     /** On a backup or copying node: a BIND_WINDOW is being checked with the primary (one at a time). */
     boolean binding;
+    /** A REBALANCE (move request or drain) of this session is with the rebalance desk (one at a time). */
+    boolean rebalancing;
     /** On a backup or copying node: the primary's session and grant secret its window was bound for (0: none). */
     long boundSession;
     long boundSecret;

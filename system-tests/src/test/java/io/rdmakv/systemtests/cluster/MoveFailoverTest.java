@@ -4,7 +4,6 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.MoveBatch;
 import io.rdmakv.common.cluster.MovePhase;
-import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.systemtests.LocalCluster;
 import org.junit.jupiter.api.Test;
 
@@ -47,10 +46,10 @@ class MoveFailoverTest extends ZkClusterTestBase
             final ClusterMap freezing = zk.awaitMap("a batch in FREEZE", Duration.ofSeconds(90),
                 m -> batchIn(m, MovePhase.FREEZE) != null);
             final MoveBatch first = batchIn(freezing, MovePhase.FREEZE);
-            final int sourcePrimary = group(freezing, first.source()).primary();
+            final int sourcePrimary = freezing.groupById(first.source()).primary();
             cluster.kill(sourcePrimary);
             final ClusterMap afterFirst = zk.awaitMap("that batch gone, its source failed over", Duration.ofSeconds(60),
-                m -> m.moves().batch(first.id()) == null && group(m, first.source()).primary() != sourcePrimary);
+                m -> m.moves().batch(first.id()) == null && m.groupById(first.source()).primary() != sourcePrimary);
             final boolean firstAborted = afterFirst.groupFor(first.partition(0)).id() == first.source();
             Thread.sleep(1000);
             final long gapFirst = load.longestGapMillis();
@@ -59,12 +58,12 @@ class MoveFailoverTest extends ZkClusterTestBase
             final ClusterMap switching = zk.awaitMap("a batch at SWITCH", Duration.ofSeconds(90),
                 m -> batchIn(m, MovePhase.SWITCH) != null);
             final MoveBatch second = batchIn(switching, MovePhase.SWITCH);
-            final int targetPrimary = group(switching, second.target()).primary();
+            final int targetPrimary = switching.groupById(second.target()).primary();
             assertTrue(targetPrimary == added || targetPrimary == added + 1, switching.toString());
             cluster.kill(targetPrimary);
             final ClusterMap afterSecond = zk.awaitMap("that batch open, its target failed over",
                 Duration.ofSeconds(60), m -> m.moves().batch(second.id()) == null &&
-                    group(m, second.target()).primary() != targetPrimary);
+                    m.groupById(second.target()).primary() != targetPrimary);
             for (int i = 0; i < second.size(); i++)
             {
                 assertEquals(second.target(), afterSecond.groupFor(second.partition(i)).id(),
@@ -88,10 +87,5 @@ class MoveFailoverTest extends ZkClusterTestBase
     private static MoveBatch batchIn(final ClusterMap map, final MovePhase phase)
     {
         return map.moves().batches().stream().filter(b -> b.phase() == phase).findFirst().orElse(null);
-    }
-
-    private static ReplicaGroup group(final ClusterMap map, final int id)
-    {
-        return map.groups().stream().filter(g -> g.id() == id).findFirst().orElseThrow();
     }
 }

@@ -169,7 +169,7 @@ final class MoveCheck
             return new MapCheck.Refusal(MapRefusal.MOVE_START, b + " appears after epoch " + before.epoch() +
                 ": a move starts in COPY, at its own epoch, between two groups");
         }
-        if (MovePlanner.group(before, b.target()) == null)
+        if (before.groupById(b.target()) == null)
         {
             return new MapCheck.Refusal(MapRefusal.MOVE_START, b + " appears in the map that forms its target, group " +
                 b.target() + " (epoch " + after.epoch() + "): a move starts between groups of the map before it");

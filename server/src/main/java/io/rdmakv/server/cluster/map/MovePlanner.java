@@ -86,8 +86,8 @@ final class MovePlanner
         final List<RetiredSegment> retired = new ArrayList<>();
         for (final MoveBatch b : current.moves().batches())
         {
-            final ReplicaGroup source = group(current, b.source());
-            final ReplicaGroup target = group(current, b.target());
+            final ReplicaGroup source = current.groupById(b.source());
+            final ReplicaGroup target = current.groupById(b.target());
             if (b.phase().beforeSwitch() && (said(reports, source, b.id(), epoch, MoveState.FAILED) ||
                 said(reports, target, b.id(), epoch, MoveState.FAILED)))
             {
@@ -140,7 +140,7 @@ final class MovePlanner
         }
         for (final RetiredSegment r : current.moves().retired())
         {
-            final ReplicaGroup group = group(current, r.group());
+            final ReplicaGroup group = current.groupById(r.group());
             final boolean reclaimed = current.moves().batch(r.batch()) == null && !group.lost() &&
                 Arrays.stream(group.members()).allMatch(id -> said(reports, id, r.batch(), epoch, MoveState.RECLAIMED));
             if (reclaimed)
@@ -220,7 +220,7 @@ final class MovePlanner
         final Map<Integer, Long> sizes = new TreeMap<>();
         for (final MoveRequest.Wanted w : request.moves())
         {
-            final ReplicaGroup target = group(current, w.target());
+            final ReplicaGroup target = current.groupById(w.target());
             if (target == null || target.lost())
             {
                 return new Started(null, "cannot move " + w + ": group " + w.target() + (target == null ?
@@ -595,7 +595,7 @@ final class MovePlanner
 
     private static boolean unsettled(final ClusterMap current, final List<ReplicaGroup> groups, final int id)
     {
-        final ReplicaGroup before = group(current, id);
+        final ReplicaGroup before = current.groupById(id);
         for (final ReplicaGroup g : groups)
         {
             if (g.id() == id)
@@ -604,18 +604,6 @@ final class MovePlanner
             }
         }
         return true;
-    }
-
-    static ReplicaGroup group(final ClusterMap map, final int id)
-    {
-        for (final ReplicaGroup g : map.groups())
-        {
-            if (g.id() == id)
-            {
-                return g;
-            }
-        }
-        return null;
     }
 
     private static boolean said(final Map<Integer, MoveReport> reports, final ReplicaGroup group, final long batch,

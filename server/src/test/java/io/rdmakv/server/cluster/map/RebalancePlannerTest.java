@@ -69,8 +69,8 @@ class RebalancePlannerTest
     static void walk(final PlannerRun run, final long id)
     {
         final MoveBatch b = run.map.moves().batch(id);
-        final int target = MovePlanner.group(run.map, b.target()).primary();
-        final int source = MovePlanner.group(run.map, b.source()).primary();
+        final int target = run.map.groupById(b.target()).primary();
+        final int source = run.map.groupById(b.source()).primary();
         run.moved(target, id, MoveState.BULK);
         assertEquals(MovePhase.FREEZE, run.step().map().moves().batch(id).phase());
         run.moved(target, id, MoveState.FINAL);
@@ -84,7 +84,7 @@ class RebalancePlannerTest
     {
         for (final RetiredSegment r : run.map.moves().retired())
         {
-            for (final int member : MovePlanner.group(run.map, r.group()).members())
+            for (final int member : run.map.groupById(r.group()).members())
             {
                 run.moved(member, r.batch(), MoveState.RECLAIMED);
             }
