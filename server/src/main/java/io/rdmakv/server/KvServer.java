@@ -636,12 +636,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
 
     /**
      * The used slots of each segment of a partition this node's group owns, on its primary, from the last census
-     * pass ({@code IndexLoad.NONE} elsewhere): what {@code load/<id>} reports (docs/growth.md §11).
+     * pass ({@code SegmentLoads.NONE} elsewhere): what {@code load/<id>} reports (docs/growth.md §11).
      */
     @Override
-    public io.rdmakv.server.space.IndexLoad indexLoad()
+    public io.rdmakv.server.space.SegmentLoads segmentLoads()
     {
-        return agent.indexLoad();
+        return agent.segmentLoads();
     }
 
     /**

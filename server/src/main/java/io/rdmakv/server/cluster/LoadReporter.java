@@ -1,7 +1,7 @@
 package io.rdmakv.server.cluster;
 
 import io.rdmakv.server.cluster.map.LoadReport;
-import io.rdmakv.server.space.IndexLoad;
+import io.rdmakv.server.space.SegmentLoads;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,11 +11,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Tells the coordinator which of this node's index segments are at or above {@link IndexLoad#GROWTH_THRESHOLD}
+ * Tells the coordinator which of this node's index segments are at or above {@link SegmentLoads#GROWTH_THRESHOLD}
  * (docs/growth.md §11, "Trigger"): {@code load/<id>} ({@link LoadReport}) is written when the set of such partitions
  * changes (a partition first crosses, or one leaves it), at most one write or delete per {@link #WRITE_GAP_NANOS}, and again every
  * {@link #REFRESH_NANOS} while any is over; it is deleted when none is. It looks at the census's last count
- * ({@link MemberNode#indexLoad}) every {@link #TICK_MILLIS}, on one thread ({@link #tick}); a write that fails is
+ * ({@link MemberNode#segmentLoads}) every {@link #TICK_MILLIS}, on one thread ({@link #tick}); a write that fails is
  * tried again at the next tick.
  */
 public final class LoadReporter
@@ -38,14 +38,14 @@ public final class LoadReporter
     }
 
     private final int nodeId;
-    private final Supplier<IndexLoad> loads;
+    private final Supplier<SegmentLoads> loads;
     private final Sink sink;
     /** The partitions of the report written last; null when none is written. */
     private Set<Integer> written;
     /** When the znode was last written or deleted. */
     private long writtenAt = Long.MIN_VALUE / 2;
 
-    public LoadReporter(final int nodeId, final Supplier<IndexLoad> loads, final Sink sink)
+    public LoadReporter(final int nodeId, final Supplier<SegmentLoads> loads, final Sink sink)
     {
         this.nodeId = nodeId;
         this.loads = loads;
@@ -55,7 +55,7 @@ public final class LoadReporter
     /** One look at the census at {@code nowNanos}: writes, deletes or does nothing, as the class says. */
     public void tick(final long nowNanos)
     {
-        final IndexLoad load = loads.get();
+        final SegmentLoads load = loads.get();
         final List<LoadReport.Over> over = new ArrayList<>();
         final Set<Integer> partitions = new TreeSet<>();
         for (int i = 0; i < load.size(); i++)
@@ -87,7 +87,7 @@ public final class LoadReporter
                 if (changed)
                 {
                     LOG.log(System.Logger.Level.INFO, "node " + nodeId + ": index segments at or above " +
-                        (int)(IndexLoad.GROWTH_THRESHOLD * 100) + "% reported: " + over);
+                        (int)(SegmentLoads.GROWTH_THRESHOLD * 100) + "% reported: " + over);
                 }
                 written = partitions;
                 writtenAt = nowNanos;

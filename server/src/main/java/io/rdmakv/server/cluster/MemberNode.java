@@ -2,7 +2,7 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.server.control.RebalanceDesk;
 import io.rdmakv.server.replication.RegionCopier;
-import io.rdmakv.server.space.IndexLoad;
+import io.rdmakv.server.space.SegmentLoads;
 
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -42,7 +42,7 @@ public interface MemberNode extends MapApplier, MoveNode
 
     /**
      * The loads of the segments of the partitions this node's group owns, from the last census pass, on the group's
-     * primary ({@link IndexLoad#NONE} elsewhere): what {@code load/<id>} reports ({@link LoadReporter}).
+     * primary ({@link SegmentLoads#NONE} elsewhere): what {@code load/<id>} reports ({@link LoadReporter}).
      */
-    IndexLoad indexLoad();
+    SegmentLoads segmentLoads();
 }

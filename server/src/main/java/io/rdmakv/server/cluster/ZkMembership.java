@@ -591,7 +591,7 @@ public final class ZkMembership implements AutoCloseable
      * Reports this node's index segments at or above the growth threshold in {@code load/<id>} from now on, as
      * {@link LoadReporter} says, from {@code loads} (the census's last count), on a thread of its own.
      */
-    public void reportLoad(final java.util.function.Supplier<io.rdmakv.server.space.IndexLoad> loads)
+    public void reportLoad(final java.util.function.Supplier<io.rdmakv.server.space.SegmentLoads> loads)
     {
         final LoadReporter reporter = new LoadReporter(self.id(), loads, new LoadReporter.Sink()
         {

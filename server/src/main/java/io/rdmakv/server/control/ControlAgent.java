@@ -489,7 +489,7 @@ public final class ControlAgent implements Agent
     }
 
     /** The segment loads the last complete census pass counted ({@link #watchSegments}). Safe from any thread. */
-    public io.rdmakv.server.space.IndexLoad indexLoad()
+    public io.rdmakv.server.space.SegmentLoads segmentLoads()
     {
         return space.census().load();
     }

@@ -13,7 +13,7 @@ import java.util.stream.IntStream;
  * clients change them, so the count is what the index held while the pass went by.
  *
  * <p>The same passes count the used slots of each segment {@link #watch}ed (docs/growth.md §11: the partitions a
- * group's primary owns), published as an {@link IndexLoad} at the end of each pass ({@link #load}, any thread).
+ * group's primary owns), published as an {@link SegmentLoads} at the end of each pass ({@link #load}, any thread).
  * While segments are watched a pass is due every {@code loadPeriodNanos} ({@link #loadDue}), STATS or not; the work
  * per cycle stays what {@link #advance} is given. Agent thread only, but for {@link #load}.
  */
@@ -30,13 +30,13 @@ public final class IndexCensus
     private long passes;
     private boolean counted;
     /** The segments to count from the next pass on (by ascending base). */
-    private IndexLoad watched = IndexLoad.NONE;
+    private SegmentLoads watched = SegmentLoads.NONE;
     /** The segments the pass under way counts, and its counts so far. */
-    private IndexLoad counting = IndexLoad.NONE;
+    private SegmentLoads counting = SegmentLoads.NONE;
     private long[] partialSegments = new long[0];
     /** The first segment of {@link #counting} that ends after {@link #cursor}. */
     private int segmentAt;
-    private volatile IndexLoad load = IndexLoad.NONE;
+    private volatile SegmentLoads load = SegmentLoads.NONE;
 
     /**
      * @param maxAgeNanos how old a count may be and still answer a request; a new pass starts only when
@@ -60,7 +60,7 @@ public final class IndexCensus
     /**
      * Counts the used slots of {@code segments} (packed, {@link KeyHash#segment}; partition {@code partitions[i]}'s
      * in the map of {@code epoch}) from the next pass on; none: nothing is watched, and {@link #load} is
-     * {@link IndexLoad#NONE} at once. The same segments again (a later map that moved none of them) change nothing:
+     * {@link SegmentLoads#NONE} at once. The same segments again (a later map that moved none of them) change nothing:
      * the load keeps the epoch they were first watched at.
      *
      * @throws IllegalArgumentException when two segments overlap (a map that breaks MapCheck's rules)
@@ -83,16 +83,16 @@ public final class IndexCensus
         }
         if (!Arrays.equals(p, watched.partitions()) || !Arrays.equals(s, watched.segments()))
         {
-            watched = new IndexLoad(epoch, p, s, new long[p.length], 0); // a pass under way publishes nothing
+            watched = new SegmentLoads(epoch, p, s, new long[p.length], 0); // a pass under way publishes nothing
         }
         if (p.length == 0)
         {
-            load = IndexLoad.NONE;
+            load = SegmentLoads.NONE;
         }
     }
 
-    /** The per-segment counts of the last complete pass (any thread); {@link IndexLoad#NONE} when none watched. */
-    public IndexLoad load()
+    /** The per-segment counts of the last complete pass (any thread); {@link SegmentLoads#NONE} when none watched. */
+    public SegmentLoads load()
     {
         return load;
     }
@@ -158,7 +158,7 @@ public final class IndexCensus
             passes++;
             if (counting.size() > 0 && watched == counting)
             {
-                load = new IndexLoad(counting.epoch(), counting.partitions(), counting.segments(), partialSegments,
+                load = new SegmentLoads(counting.epoch(), counting.partitions(), counting.segments(), partialSegments,
                     startedAt);
             }
         }

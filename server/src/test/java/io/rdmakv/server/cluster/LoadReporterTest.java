@@ -2,7 +2,7 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.server.cluster.map.LoadReport;
-import io.rdmakv.server.space.IndexLoad;
+import io.rdmakv.server.space.SegmentLoads;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ class LoadReporterTest
     private static final long S4 = KeyHash.segment(0, 10);
     private static final long S9 = KeyHash.segment(10, 10);
 
-    private IndexLoad load = IndexLoad.NONE;
+    private SegmentLoads load = SegmentLoads.NONE;
     private final List<Object> written = new ArrayList<>();
     private boolean failing;
     private final LoadReporter reporter = new LoadReporter(3, () -> load, new LoadReporter.Sink()
@@ -49,7 +49,7 @@ class LoadReporterTest
 
     private void used(final long used4, final long used9)
     {
-        load = new IndexLoad(7, new int[] {4, 9}, new long[] {S4, S9}, new long[] {used4, used9}, 0);
+        load = new SegmentLoads(7, new int[] {4, 9}, new long[] {S4, S9}, new long[] {used4, used9}, 0);
     }
 
     @Test

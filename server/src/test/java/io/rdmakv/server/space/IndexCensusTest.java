@@ -66,7 +66,7 @@ class IndexCensusTest
         for (final long budget : new long[] {7, 1, 4096, 33})
         {
             pass(budget, 0);
-            final IndexLoad load = census.load();
+            final SegmentLoads load = census.load();
             assertEquals(9, load.epoch());
             assertArrayEquals(new int[] {1, 3, 7}, load.partitions(), "by ascending base");
             assertArrayEquals(new long[] {14, 3, 14}, load.usedSlots(), "budget " + budget);
@@ -82,7 +82,7 @@ class IndexCensusTest
         fill(0, 21);    // 21 of 28: exactly 75%
         fill(2, 20);    // 20 of 28: under
         pass(4096, 0);
-        final IndexLoad load = census.load();
+        final SegmentLoads load = census.load();
         assertTrue(load.over(0), load.toString());
         assertFalse(load.over(1), load.toString());
         assertEquals(0.75, load.maxLoad(), 1e-9);
@@ -100,7 +100,7 @@ class IndexCensusTest
         assertFalse(census.loadDue(50 + PERIOD - 1));
         assertTrue(census.loadDue(50 + PERIOD), "a period after the pass started");
         census.watch(3, new int[0], new long[0]);
-        assertSame(IndexLoad.NONE, census.load(), "nothing watched: nothing reported, at once");
+        assertSame(SegmentLoads.NONE, census.load(), "nothing watched: nothing reported, at once");
         assertFalse(census.loadDue(10 * PERIOD));
     }
 
@@ -113,7 +113,7 @@ class IndexCensusTest
         census.advance(5, 0);
         census.watch(3, new int[] {6}, new long[] {KeyHash.segment(20, 10)});
         pass(4096, 0);
-        assertSame(IndexLoad.NONE, census.load(), "counted over another table: dropped");
+        assertSame(SegmentLoads.NONE, census.load(), "counted over another table: dropped");
         pass(4096, 1);
         assertArrayEquals(new int[] {6}, census.load().partitions());
         assertArrayEquals(new long[] {5}, census.load().usedSlots());

@@ -13,7 +13,7 @@ import java.util.Set;
 /**
  * A node's index segments at or above the growth threshold (docs/growth.md §11): {@code load/<nodeId>} holds
  * {@code {"epoch": 9, "over": [{"partition": 5, "base": 1024, "groups": 1024, "used": 11000}]}}, written by its
- * group's primary from its census ({@code IndexLoad}) when a partition first crosses and every 10 s while one is over;
+ * group's primary from its census ({@code SegmentLoads}) when a partition first crosses and every 10 s while one is over;
  * absent when none is. {@code epoch}: the map from which the node counted these segments. The coordinator acts on an
  * entry only while the node is the primary of the partition's group and the segment is the partition's in the map
  * ({@link MovePlanner#grow}), so a report of a segment since moved away is ignored.

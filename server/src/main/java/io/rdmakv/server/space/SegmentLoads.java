@@ -17,7 +17,7 @@ import java.util.Arrays;
  * @param usedSlots the slots naming a block in each segment
  * @param countedAtNanos when the pass started (the count is what the index held while the pass went by)
  */
-public record IndexLoad(long epoch, int[] partitions, long[] segments, long[] usedSlots, long countedAtNanos)
+public record SegmentLoads(long epoch, int[] partitions, long[] segments, long[] usedSlots, long countedAtNanos)
 {
     /**
      * The load (used slots / slots) at or above which a partition's segment is reported to grow: the one place the
@@ -27,9 +27,9 @@ public record IndexLoad(long epoch, int[] partitions, long[] segments, long[] us
     public static final double GROWTH_THRESHOLD = 0.75;
 
     /** No segment watched, nothing counted. */
-    public static final IndexLoad NONE = new IndexLoad(0, new int[0], new long[0], new long[0], 0);
+    public static final SegmentLoads NONE = new SegmentLoads(0, new int[0], new long[0], new long[0], 0);
 
-    public IndexLoad
+    public SegmentLoads
     {
         if (partitions.length != segments.length || partitions.length != usedSlots.length)
         {
@@ -106,7 +106,7 @@ public record IndexLoad(long epoch, int[] partitions, long[] segments, long[] us
     @Override
     public boolean equals(final Object o)
     {
-        return o instanceof IndexLoad l && epoch == l.epoch && countedAtNanos == l.countedAtNanos &&
+        return o instanceof SegmentLoads l && epoch == l.epoch && countedAtNanos == l.countedAtNanos &&
             Arrays.equals(partitions, l.partitions) && Arrays.equals(segments, l.segments) &&
             Arrays.equals(usedSlots, l.usedSlots);
     }
@@ -120,7 +120,7 @@ public record IndexLoad(long epoch, int[] partitions, long[] segments, long[] us
     @Override
     public String toString()
     {
-        final StringBuilder s = new StringBuilder("index load at epoch ").append(epoch).append(':');
+        final StringBuilder s = new StringBuilder("segment loads at epoch ").append(epoch).append(':');
         for (int i = 0; i < partitions.length; i++)
         {
             s.append(' ').append(partitions[i]).append('=').append(usedSlots[i]).append('/').append(slots(i));
