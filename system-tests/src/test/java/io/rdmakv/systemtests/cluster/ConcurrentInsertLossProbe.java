@@ -25,7 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * or two acknowledged inserts do not read back (no call failed): the primary holds another new key in that slot,
  * the backup the lost one, and the primary's key is on no backup slot. It prints, for each slot where the two
  * replicas differ, both keys and words (a snapshot taken while the writers run, so their own keys may differ too),
- * then fails on the keys that do not read back.
+ * then fails on the keys that do not read back. The cause, as read from the code (docs/limitations.md "Concurrent
+ * inserts into a nearly full segment"): a HELP asked with another key's word on the first backup is refused, and the
+ * asking insert then reverts a live writer's decided CAS there.
  */
 class ConcurrentInsertLossProbe extends ZkClusterTestBase
 {
