@@ -21,13 +21,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * A reproduction, not run by default ({@code -Dtest=ConcurrentInsertLossProbe}; found by {@code IndexGrowthTest}): two
  * replicated nodes of 4 MiB, 16 partitions on one group (segments of 256 groups, 3,584 slots), no move, no other
- * group: three threads insert 78% of one partition's slots while two ledger writers run. About one run in three, one
- * or two acknowledged inserts do not read back (no call failed): the primary holds another new key in that slot,
- * the backup the lost one, and the primary's key is on no backup slot. It prints, for each slot where the two
- * replicas differ, both keys and words (a snapshot taken while the writers run, so their own keys may differ too),
- * then fails on the keys that do not read back. The cause, as read from the code (docs/limitations.md "Concurrent
- * inserts into a nearly full segment"): a HELP asked with another key's word on the first backup is refused, and the
- * asking insert then reverts a live writer's decided CAS there.
+ * group: three threads insert 78% of one partition's slots while two ledger writers run. Before {@code ChainHelp}
+ * answered another key's live block CHANGED, about one run in three lost one or two acknowledged inserts (no call
+ * failed): the primary held another new key in that slot, the backup the lost one, and the primary's key was on no
+ * backup slot (docs/limitations.md "Concurrent inserts into a nearly full segment"). It prints, for each slot where
+ * the two replicas differ, both keys and words (a snapshot taken while the writers run, so their own keys may differ
+ * too), then fails on the keys that do not read back.
  */
 class ConcurrentInsertLossProbe extends ZkClusterTestBase
 {
