@@ -16,10 +16,10 @@ import io.rdmakv.server.space.IndexAtomics;
  * its writer could still finish it itself: the block lies inside a grant of a session that is still live
  * here, and it is a whole block (checksum, header) of the key asked about. A live session's whole block of another
  * key (two inserts of different keys raced for one empty slot) is answered CHANGED: the asker lost the slot, and
- * that block's writer finishes its own write (docs/limitations.md, "Concurrent inserts"). A writer that is gone had its
- * session fenced before its space was reclaimed, so it can never CAS here again: the answer is REFUSED and
- * the client puts the backups back, which no one can then undo. Pushing a gone writer's word instead would
- * make the slot name space the allocator has freed. The rule lives in {@link FinishRule}, which the partition
+ * that block's writer finishes its own write (docs/limitations.md, "An insert can wait behind another key's
+ * insert"). A writer that is gone had its session fenced before its space was reclaimed, so it can never CAS
+ * here again: the answer is REFUSED and the client puts the backups back, which no one can then undo. Pushing a
+ * gone writer's word instead would make the slot name space the allocator has freed. The rule lives in {@link FinishRule}, which the partition
  * freezer decides with too.
  *
  * <p>Control thread only (it decides with the allocator's view, which nothing else changes meanwhile).

@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * HELP on a primary ({@link ChainHelp}): a live writer's whole block of the asked key is finished; a gone writer's is
  * refused (the asker puts the backups back); a live writer's whole block of *another* key (two inserts raced for one
- * empty slot, docs/limitations.md "Concurrent inserts") is answered CHANGED and left to its writer: refusing it had
- * the asker undo a decided write whose writer then won the primary.
+ * empty slot, docs/limitations.md "An insert can wait behind another key's insert") is answered CHANGED and left to
+ * its writer: refusing it had the asker undo a decided write whose writer then won the primary.
  */
 class ChainHelpTest
 {

@@ -24,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * group: three threads insert 78% of one partition's slots while two ledger writers run. Before {@code ChainHelp}
  * answered another key's live block CHANGED, about one run in three lost one or two acknowledged inserts (no call
  * failed): the primary held another new key in that slot, the backup the lost one, and the primary's key was on no
- * backup slot (docs/limitations.md "Concurrent inserts into a nearly full segment"). It prints, for each slot where
- * the two replicas differ, both keys and words (a snapshot taken while the writers run, so their own keys may differ
- * too), then fails on the keys that do not read back.
+ * backup slot (docs/limitations.md "An insert can wait behind another key's insert stalled in the same slot"). It
+ * prints, for each slot where the two replicas differ, both keys and words (a snapshot taken while the writers
+ * run, so their own keys may differ too), then fails on the keys that do not read back.
  */
 class ConcurrentInsertLossProbe extends ZkClusterTestBase
 {
