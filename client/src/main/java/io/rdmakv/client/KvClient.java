@@ -80,7 +80,7 @@ public final class KvClient implements AutoCloseable
         this.maxValueLength = maxValueLength;
         metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), () -> follower.router().totals(),
             () -> follower.router().openSessions());
-        queries = new NodeQueries(follower::router, this::session, this::failed);
+        queries = new NodeQueries(follower::router, this::nodeSession, this::failed);
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
@@ -272,10 +272,27 @@ public final class KvClient implements AutoCloseable
         Batches.putAll(this, entries);
     }
 
-    /** This thread's session with node {@code node}, for a batch (opened if needed). */
-    Session batchSession(final int node)
+    /**
+     * This thread's session with node {@code node} (an index into {@code router}'s map), for a batch (opened if
+     * needed). A new session that brought a newer map goes to the router of that map ({@link MapFollower#adopt}), and
+     * the batch fails with {@link KvConnectionException} (a replicated batch then runs key by key, on the new map).
+     */
+    Session batchSession(final Router router, final int node)
     {
-        return session(node);
+        checkOpen();
+        try
+        {
+            return router.session(node);
+        }
+        catch (final StaleMapException e)
+        {
+            follower.adopt(router, e);
+            throw new KvConnectionException("the cluster map changed under the batch: " + e.getMessage(), e);
+        }
+        catch (final SessionRefusedException | SessionFailedException e)
+        {
+            throw connectFailed(e);
+        }
     }
 
     Router router()
@@ -722,16 +739,43 @@ public final class KvClient implements AutoCloseable
         return status;
     }
 
-    private Session session(final int node)
+    /** How many newer maps {@link #nodeSession} follows before it gives up: each is a map change meanwhile. */
+    private static final int NODE_SESSION_MAP_CHANGES = 16;
+
+    /**
+     * This thread's session with the node whose id is {@code nodeId}, for a query to that node (opened if needed). A new
+     * session whose HELLO_OK brought a newer map than the client's ({@link StaleMapException}) is handed to the router
+     * of that map ({@link MapFollower#adopt}: it keeps it, or closes it), and the node is looked up again there.
+     */
+    private Session nodeSession(final int nodeId)
     {
-        checkOpen();
-        try
+        for (int changes = 0; ; changes++)
         {
-            return follower.router().session(node);
-        }
-        catch (final SessionRefusedException | SessionFailedException e)
-        {
-            throw connectFailed(e);
+            checkOpen();
+            final Router router = follower.router();
+            final int node = router.nodeIndex(nodeId);
+            if (node < 0)
+            {
+                throw new KvConnectionException("node " + nodeId + " is not in the cluster map (epoch " +
+                    router.map().epoch() + ")");
+            }
+            try
+            {
+                return router.session(node);
+            }
+            catch (final StaleMapException e)
+            {
+                follower.adopt(router, e);
+                if (changes == NODE_SESSION_MAP_CHANGES)
+                {
+                    throw new KvConnectionException("the cluster map changed " + changes + " times while a session " +
+                        "with node " + nodeId + " was opened: " + e.getMessage(), e);
+                }
+            }
+            catch (final SessionRefusedException | SessionFailedException e)
+            {
+                throw connectFailed(e);
+            }
         }
     }
 

@@ -352,9 +352,25 @@ public final class Router implements AutoCloseable
         }
         session.ownedBy(owners.get());
         shareCache(node, session);
-        open.add(session);
+        keep(session);
         sessions[node] = session;
         return session;
+    }
+
+    /**
+     * Adds {@code session}, just opened, to the sessions the router closes, unless they were closed meanwhile
+     * ({@link #close} ran while it was being opened): then closes it and throws as {@link #session} does when closed.
+     * (This thread adds, then reads the flag; {@link #close} sets the flag, then walks the set: one of them sees the
+     * other, and {@link #retire} closes the session once.)
+     */
+    private void keep(final Session session)
+    {
+        open.add(session);
+        if (sessionsClosed.get())
+        {
+            retire(session);
+            throw new IllegalStateException("client is closed");
+        }
     }
 
     /**
@@ -377,6 +393,13 @@ public final class Router implements AutoCloseable
                 }
                 shareCache(i, session);
                 open.add(session);
+                if (sessionsClosed.get())
+                {
+                    // closed meanwhile (see keep): the session is closed here or by close, never kept
+                    spares.compareAndSet(i, session, null);
+                    retire(session);
+                    return false;
+                }
                 return true;
             }
         }
@@ -533,6 +556,20 @@ public final class Router implements AutoCloseable
     {
         List<ClusterNode> layout;
         Session[] byNode;
+    }
+
+    /** The index of the node whose id is {@code nodeId} in this router's map, or -1 when it lists none. */
+    public int nodeIndex(final int nodeId)
+    {
+        final List<ClusterNode> list = map.nodes();
+        for (int i = 0; i < list.size(); i++)
+        {
+            if (list.get(i).id() == nodeId)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The index of {@code node} (same id and address) in this router's map, or -1. */
