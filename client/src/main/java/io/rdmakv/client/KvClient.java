@@ -803,6 +803,14 @@ public final class KvClient implements AutoCloseable
         }
     }
 
+    /**
+     * Closes every session (BYE to each node; queue pairs and memory regions deregistered), then the protection domain
+     * and the device context. Call it once the client's operations have returned: an operation still running on
+     * another thread fails ({@link KvConnectionException}, "client is closed"), and a session it is opening meanwhile
+     * is closed as soon as it is open (close waits up to 5 s for such sessions). A resource that cannot be freed does
+     * not keep the others open: everything else is closed, and then a {@link KvException} says what was left (the
+     * protection domain's open queue pairs and memory regions, as the transport counts them).
+     */
     @Override
     public void close()
     {
@@ -818,8 +826,55 @@ public final class KvClient implements AutoCloseable
         {
             metrics.unregister();
         }
-        follower.close();
-        pd.close();
-        context.close();
+        RuntimeException sessions = null;
+        int opening = 0;
+        try
+        {
+            opening = follower.closeAll();
+        }
+        catch (final RuntimeException e)
+        {
+            sessions = e;
+        }
+        KvException failure = null;
+        try
+        {
+            pd.close();
+        }
+        catch (final RuntimeException e)
+        {
+            failure = new KvException("closed the client's sessions, but its protection domain is not freed: " +
+                e.getMessage() + (opening > 0 ? "; " + opening + " session(s) still being opened by other threads " +
+                MapFollower.CLOSE_WAIT_MILLIS + " ms after close began" : sessions != null ?
+                "; closing a session failed: " + sessions : "; a session of this client was never closed (a bug)"), e);
+        }
+        try
+        {
+            context.close();
+        }
+        catch (final RuntimeException e)
+        {
+            failure = add(failure, "closed the client's sessions, but its device context is not closed: " +
+                e.getMessage(), e);
+        }
+        if (sessions != null)
+        {
+            failure = add(failure, "closing the client's sessions: " + sessions.getMessage(), sessions);
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    /** {@code failure} with {@code cause} added (suppressed), or a new one of {@code message} when it is null. */
+    private static KvException add(final KvException failure, final String message, final RuntimeException cause)
+    {
+        if (failure == null)
+        {
+            return new KvException(message, cause);
+        }
+        failure.addSuppressed(cause);
+        return failure;
     }
 }
