@@ -8,6 +8,7 @@ import io.rdmakv.client.internal.session.ClientJanitor;
 import io.rdmakv.client.internal.session.GroupLostException;
 import io.rdmakv.client.internal.session.JanitorDuties;
 import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.RouterClosedException;
 import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.client.internal.session.StaleMapException;
 import io.rdmakv.peer.SessionFailedException;
@@ -289,6 +290,11 @@ public final class KvClient implements AutoCloseable
             follower.adopt(router, e);
             throw new KvConnectionException("the cluster map changed under the batch: " + e.getMessage(), e);
         }
+        catch (final RouterClosedException e)
+        {
+            checkOpen();
+            throw new KvConnectionException("the cluster map changed under the batch: " + e.getMessage(), e);
+        }
         catch (final SessionRefusedException | SessionFailedException e)
         {
             throw connectFailed(e);
@@ -495,6 +501,10 @@ public final class KvClient implements AutoCloseable
                     follower.adopt(router, e);
                     continue;
                 }
+                catch (final RouterClosedException e)
+                {
+                    continue; // a router retired meanwhile (checkOpen fails the operation if the client closed)
+                }
                 catch (final GroupLostException e)
                 {
                     throw new KvConnectionException(e.getMessage(), e);
@@ -533,6 +543,11 @@ public final class KvClient implements AutoCloseable
                 {
                     session.exit();
                     follower.adopt(router, e);
+                    continue;
+                }
+                catch (final RouterClosedException e)
+                {
+                    session.exit();
                     continue;
                 }
                 catch (final SessionRefusedException | SessionFailedException e)
@@ -762,6 +777,14 @@ public final class KvClient implements AutoCloseable
             try
             {
                 return router.session(node);
+            }
+            catch (final RouterClosedException e)
+            {
+                // a router retired meanwhile: the next round looks on the current one (or checkOpen fails)
+                if (changes == NODE_SESSION_MAP_CHANGES)
+                {
+                    throw new KvConnectionException(e.getMessage(), e);
+                }
             }
             catch (final StaleMapException e)
             {

@@ -325,7 +325,11 @@ public final class Router implements AutoCloseable
         return session(node);
     }
 
-    /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */
+    /**
+     * This thread's session with node {@code node} (an index into the map's node list), opened if needed. Throws
+     * {@link RouterClosedException} once the router is closed, {@link StaleMapException} when the node serves a newer
+     * map, {@code SessionRefusedException} / {@code SessionFailedException} when no session can be had.
+     */
     public Session session(final int node)
     {
         final Session[] sessions = mine();
@@ -341,7 +345,7 @@ public final class Router implements AutoCloseable
         }
         if (closed || sessionsClosed.get())
         {
-            throw new IllegalStateException("client is closed");
+            throw new RouterClosedException(map.epoch());
         }
         final Session spare = spares.getAndSet(node, null);
         if (spare != null)
@@ -378,8 +382,8 @@ public final class Router implements AutoCloseable
 
     /**
      * Opens a session with node {@code node} and adds it to the sessions this router closes ({@link #open}) before
-     * anything else can fail, unless they were closed while it was being opened: then closes it and throws as
-     * {@link #session} does when closed. (This thread adds, then reads the flag; {@link #close} sets the flag, then
+     * anything else can fail, unless they were closed while it was being opened: then closes it and throws {@link
+     * RouterClosedException}, as {@link #session} does when closed. (This thread adds, then reads the flag; {@link #close} sets the flag, then
      * walks the set: one of them sees the other, and {@link #retire} closes the session once.) Counted in {@link
      * #opening} meanwhile, so that the client's close can wait for it ({@link #awaitOpens}).
      */
@@ -393,7 +397,7 @@ public final class Router implements AutoCloseable
             if (sessionsClosed.get())
             {
                 retire(session);
-                throw new IllegalStateException("client is closed");
+                throw new RouterClosedException(map.epoch());
             }
             return session;
         }
