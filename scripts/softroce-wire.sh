@@ -105,7 +105,7 @@ timeout 60 ibv_rc_pingpong -d rxec -g 1 -n 500 -s 4096 10.78.0.2; echo \"[guest]
 "
 else
   JVM_FLAGS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1"
-  LAUNCHER="-jar $ROOT/$OUT/junit-platform-console-standalone.jar execute --details=tree --disable-banner --disable-ansi-colors"
+  LAUNCHER="-jar $ROOT/$OUT/junit-platform-console-standalone.jar execute --details=verbose --disable-banner --disable-ansi-colors"
   NOCAP="setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock --"
   GUEST+="echo '[guest] tests across the wire: nodes $NODE_HOSTS on $NODE_DEVICES, client on $CLIENT_DEVICE; memlock $MEMLOCK_KB KiB, no CAP_IPC_LOCK'; t0=\$(date +%s.%N);
 (ulimit -l $MEMLOCK_KB; timeout -k 10 $TIMEOUT $NOCAP \
@@ -113,6 +113,7 @@ else
   -Drdmakv.test.nodeHosts=$NODE_HOSTS -Drdmakv.test.nodeDevices=$NODE_DEVICES -Drdmakv.test.clientDevice=$CLIENT_DEVICE \
   -Drdmakv.test.opTimeoutMs=${SOFTROCE_STORE_OP_TIMEOUT_MS:-60000} -Drdmakv.test.leaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} -Drdmakv.test.nodeLeaseMs=${SOFTROCE_STORE_LEASE_MS:-10000} \
   -Drdmakv.test.zkSessionMs=${SOFTROCE_STORE_ZK_SESSION_MS:-8000} -Drdmakv.test.childClassPath='$CLASSES' \
+  -Drdmakv.test.nodeLogs=$ROOT/$OUT/node-logs \
   $LAUNCHER --class-path '$CLASSES' $SELECT --reports-dir $ROOT/$OUT/reports) 2>&1 | tee $ROOT/$OUT/wire.log;
 rc=\${PIPESTATUS[0]}; echo \"[guest] test JVM exit \$rc after \$(echo \"\$(date +%s.%N) - \$t0\" | bc | cut -c1-6)s\"; echo \$rc > $ROOT/$OUT/wire.rc;
 "

@@ -92,7 +92,7 @@ final class Batches
         final long[] hashes, final long[] segments, final int[] indices, final byte[][] values,
         final List<Integer> single)
     {
-        final Session session = client.batchSession(node);
+        final Session session = client.batchSession(router, node);
         session.enter(router.map().epoch());
         if (client.router() != router)
         {
@@ -216,7 +216,8 @@ final class Batches
             }
             if (count > 0)
             {
-                writeNode(client, node, keys, values, hashes, segments(router, hashes), Arrays.copyOf(mine, count), single);
+                writeNode(client, router, node, keys, values, hashes, segments(router, hashes), Arrays.copyOf(mine, count),
+                    single);
             }
         }
         for (final int i : single)
@@ -226,11 +227,11 @@ final class Batches
     }
 
     /** Writes the entries {@code indices} of node {@code node}, a lane's batch at a time; the unsettled to {@code single}. */
-    private static void writeNode(final KvClient client, final int node, final byte[][] keys, final byte[][] values,
-        final long[] hashes, final long[] segments, final int[] indices, final List<Integer> single)
+    private static void writeNode(final KvClient client, final Router router, final int node, final byte[][] keys,
+        final byte[][] values, final long[] hashes, final long[] segments, final int[] indices, final List<Integer> single)
     {
-        final Session session = client.batchSession(node);
-        session.enter(client.router().map().epoch()); // unreplicated only: its map never changes
+        final Session session = client.batchSession(router, node);
+        session.enter(router.map().epoch()); // unreplicated only: its map never changes
         int rc = Status.OK;
         try
         {

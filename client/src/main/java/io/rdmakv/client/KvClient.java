@@ -8,6 +8,7 @@ import io.rdmakv.client.internal.session.ClientJanitor;
 import io.rdmakv.client.internal.session.GroupLostException;
 import io.rdmakv.client.internal.session.JanitorDuties;
 import io.rdmakv.client.internal.session.Router;
+import io.rdmakv.client.internal.session.RouterClosedException;
 import io.rdmakv.client.internal.session.Session;
 import io.rdmakv.client.internal.session.StaleMapException;
 import io.rdmakv.peer.SessionFailedException;
@@ -80,7 +81,7 @@ public final class KvClient implements AutoCloseable
         this.maxValueLength = maxValueLength;
         metrics = config.metrics() == null ? null : ClientMetrics.register(config.metrics(), () -> follower.router().totals(),
             () -> follower.router().openSessions());
-        queries = new NodeQueries(follower::router, this::session, this::failed);
+        queries = new NodeQueries(follower::router, this::nodeSession, this::failed);
         final AtomicInteger threadNumber = new AtomicInteger();
         async = Executors.newFixedThreadPool(config.asyncThreads(),
             r -> Thread.ofPlatform().daemon().name("rdmakv-async-" + threadNumber.incrementAndGet()).unstarted(r));
@@ -272,10 +273,32 @@ public final class KvClient implements AutoCloseable
         Batches.putAll(this, entries);
     }
 
-    /** This thread's session with node {@code node}, for a batch (opened if needed). */
-    Session batchSession(final int node)
+    /**
+     * This thread's session with node {@code node} (an index into {@code router}'s map), for a batch (opened if
+     * needed). A new session that brought a newer map goes to the router of that map ({@link MapFollower#adopt}), and
+     * the batch fails with {@link KvConnectionException} (a replicated batch then runs key by key, on the new map).
+     */
+    Session batchSession(final Router router, final int node)
     {
-        return session(node);
+        checkOpen();
+        try
+        {
+            return router.session(node);
+        }
+        catch (final StaleMapException e)
+        {
+            follower.adopt(router, e);
+            throw new KvConnectionException("the cluster map changed under the batch: " + e.getMessage(), e);
+        }
+        catch (final RouterClosedException e)
+        {
+            checkOpen();
+            throw new KvConnectionException("the cluster map changed under the batch: " + e.getMessage(), e);
+        }
+        catch (final SessionRefusedException | SessionFailedException e)
+        {
+            throw connectFailed(e);
+        }
     }
 
     Router router()
@@ -478,6 +501,10 @@ public final class KvClient implements AutoCloseable
                     follower.adopt(router, e);
                     continue;
                 }
+                catch (final RouterClosedException e)
+                {
+                    continue; // a router retired meanwhile (checkOpen fails the operation if the client closed)
+                }
                 catch (final GroupLostException e)
                 {
                     throw new KvConnectionException(e.getMessage(), e);
@@ -516,6 +543,11 @@ public final class KvClient implements AutoCloseable
                 {
                     session.exit();
                     follower.adopt(router, e);
+                    continue;
+                }
+                catch (final RouterClosedException e)
+                {
+                    session.exit();
                     continue;
                 }
                 catch (final SessionRefusedException | SessionFailedException e)
@@ -722,16 +754,51 @@ public final class KvClient implements AutoCloseable
         return status;
     }
 
-    private Session session(final int node)
+    /** How many newer maps {@link #nodeSession} follows before it gives up: each is a map change meanwhile. */
+    private static final int NODE_SESSION_MAP_CHANGES = 16;
+
+    /**
+     * This thread's session with the node whose id is {@code nodeId}, for a query to that node (opened if needed). A new
+     * session whose HELLO_OK brought a newer map than the client's ({@link StaleMapException}) is handed to the router
+     * of that map ({@link MapFollower#adopt}: it keeps it, or closes it), and the node is looked up again there.
+     */
+    private Session nodeSession(final int nodeId)
     {
-        checkOpen();
-        try
+        for (int changes = 0; ; changes++)
         {
-            return follower.router().session(node);
-        }
-        catch (final SessionRefusedException | SessionFailedException e)
-        {
-            throw connectFailed(e);
+            checkOpen();
+            final Router router = follower.router();
+            final int node = router.nodeIndex(nodeId);
+            if (node < 0)
+            {
+                throw new KvConnectionException("node " + nodeId + " is not in the cluster map (epoch " +
+                    router.map().epoch() + ")");
+            }
+            try
+            {
+                return router.session(node);
+            }
+            catch (final RouterClosedException e)
+            {
+                // a router retired meanwhile: the next round looks on the current one (or checkOpen fails)
+                if (changes == NODE_SESSION_MAP_CHANGES)
+                {
+                    throw new KvConnectionException(e.getMessage(), e);
+                }
+            }
+            catch (final StaleMapException e)
+            {
+                follower.adopt(router, e);
+                if (changes == NODE_SESSION_MAP_CHANGES)
+                {
+                    throw new KvConnectionException("the cluster map changed " + changes + " times while a session " +
+                        "with node " + nodeId + " was opened: " + e.getMessage(), e);
+                }
+            }
+            catch (final SessionRefusedException | SessionFailedException e)
+            {
+                throw connectFailed(e);
+            }
         }
     }
 
@@ -759,6 +826,14 @@ public final class KvClient implements AutoCloseable
         }
     }
 
+    /**
+     * Closes every session (BYE to each node; queue pairs and memory regions deregistered), then the protection domain
+     * and the device context. Call it once the client's operations have returned: an operation still running on
+     * another thread fails ({@link KvConnectionException}, "client is closed"), and a session it is opening meanwhile
+     * is closed as soon as it is open (close waits up to 5 s for such sessions). A resource that cannot be freed does
+     * not keep the others open: everything else is closed, and then a {@link KvException} says what was left (the
+     * protection domain's open queue pairs and memory regions, as the transport counts them).
+     */
     @Override
     public void close()
     {
@@ -774,8 +849,55 @@ public final class KvClient implements AutoCloseable
         {
             metrics.unregister();
         }
-        follower.close();
-        pd.close();
-        context.close();
+        RuntimeException sessions = null;
+        int opening = 0;
+        try
+        {
+            opening = follower.closeAll();
+        }
+        catch (final RuntimeException e)
+        {
+            sessions = e;
+        }
+        KvException failure = null;
+        try
+        {
+            pd.close();
+        }
+        catch (final RuntimeException e)
+        {
+            failure = new KvException("closed the client's sessions, but its protection domain is not freed: " +
+                e.getMessage() + (opening > 0 ? "; " + opening + " session(s) still being opened by other threads " +
+                MapFollower.CLOSE_WAIT_MILLIS + " ms after close began" : sessions != null ?
+                "; closing a session failed: " + sessions : "; a session of this client was never closed (a bug)"), e);
+        }
+        try
+        {
+            context.close();
+        }
+        catch (final RuntimeException e)
+        {
+            failure = add(failure, "closed the client's sessions, but its device context is not closed: " +
+                e.getMessage(), e);
+        }
+        if (sessions != null)
+        {
+            failure = add(failure, "closing the client's sessions: " + sessions.getMessage(), sessions);
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    /** {@code failure} with {@code cause} added (suppressed), or a new one of {@code message} when it is null. */
+    private static KvException add(final KvException failure, final String message, final RuntimeException cause)
+    {
+        if (failure == null)
+        {
+            return new KvException(message, cause);
+        }
+        failure.addSuppressed(cause);
+        return failure;
     }
 }

@@ -79,13 +79,22 @@ final class MapFollower implements AutoCloseable
         return router;
     }
 
-    /** A session opened under {@code seen} brought a newer map: move to it (once, whichever thread is first). */
+    /**
+     * A session opened by {@code seenBy} brought a newer map: move to it (once, whichever thread is first). The session
+     * goes to the router of that map as a spare ({@link Router#adopt}), or is closed: it is {@code seenBy}'s until
+     * then, so that a close of the client meanwhile closes it.
+     */
     void adopt(final Router seenBy, final StaleMapException e)
     {
         final Session session = e.session();
-        if (!swap(seenBy, e.map()) || !router.adopt(session))
+        final Router next;
+        if (swap(seenBy, e.map()) && (next = router).adopt(session))
         {
-            session.close();
+            seenBy.handedTo(session, next);
+        }
+        else
+        {
+            seenBy.discard(session);
         }
     }
 
@@ -355,7 +364,7 @@ final class MapFollower implements AutoCloseable
             }
             else
             {
-                next = new Router(map, opener, cache);
+                next = Router.afterFence(map, old);
                 next.inherit(old.totals());
                 // cached slot addresses name the old map's nodes: a key's primary may have moved
                 cache.clear();
@@ -383,7 +392,19 @@ final class MapFollower implements AutoCloseable
                 closing.add(retired.removeFirst());
             }
         }
-        closing.forEach(Router::close);
+        for (final Router r : closing)
+        {
+            try
+            {
+                r.close();
+            }
+            catch (final RuntimeException e)
+            {
+                // its other sessions are closed (Router#close); the client's close reports what stays open
+                LOG.log(System.Logger.Level.WARNING, "closing the router of map epoch " + r.map().epoch() + ": " + e,
+                    e);
+            }
+        }
     }
 
     /** Runs {@code task} on a virtual thread of its own, which {@link #close} ends and waits for; not once closed. */
@@ -443,8 +464,13 @@ final class MapFollower implements AutoCloseable
     /** How long {@link #close} waits for probes under way to end. */
     static final long CLOSE_WAIT_MILLIS = 5_000;
 
-    @Override
-    public void close()
+    /**
+     * Ends the probes, closes every router (each router's sessions; a router that fails to close a session does not
+     * keep the others from closing theirs: the first failure is thrown once all are closed, the others added to it)
+     * and waits, at most {@link #CLOSE_WAIT_MILLIS}, for sessions other threads are opening now (each closes its own,
+     * finding its router closed). Returns how many are still being opened then (0: none).
+     */
+    int closeAll()
     {
         endProbes();
         final List<Router> all;
@@ -454,6 +480,36 @@ final class MapFollower implements AutoCloseable
             retired.clear();
             all.add(router);
         }
-        all.forEach(Router::close);
+        RuntimeException failure = null;
+        for (final Router r : all)
+        {
+            try
+            {
+                r.close();
+            }
+            catch (final RuntimeException e)
+            {
+                if (failure == null)
+                {
+                    failure = e;
+                }
+                else
+                {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        final int opening = router.awaitOpens(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS));
+        if (failure != null)
+        {
+            throw failure;
+        }
+        return opening;
+    }
+
+    @Override
+    public void close()
+    {
+        closeAll();
     }
 }

@@ -31,6 +31,7 @@ final class NodeQueries
     }
 
     private final java.util.function.Supplier<Router> routers;
+    /** This thread's session with a node, by node id (opened if needed). */
     private final IntFunction<Session> sessions;
     private final Failure failure;
 
@@ -54,37 +55,32 @@ final class NodeQueries
 
     StatsOkMessage nodeStats(final int nodeId)
     {
-        final List<ClusterNode> nodes = routers.get().map().nodes();
-        for (int i = 0; i < nodes.size(); i++)
+        listed(nodeId);
+        final StatsOkMessage[] stats = new StatsOkMessage[1];
+        ask(nodeId, "stats", session -> (stats[0] = session.stats()) != null);
+        return stats[0];
+    }
+
+    /** Throws {@link IllegalArgumentException} when the client's cluster map has no node {@code nodeId}. */
+    private void listed(final int nodeId)
+    {
+        if (routers.get().nodeIndex(nodeId) < 0)
         {
-            if (nodes.get(i).id() == nodeId)
-            {
-                final StatsOkMessage[] stats = new StatsOkMessage[1];
-                ask(i, "stats", session -> (stats[0] = session.stats()) != null);
-                return stats[0];
-            }
+            throw new IllegalArgumentException("the cluster map has no node " + nodeId);
         }
-        throw new IllegalArgumentException("the cluster map has no node " + nodeId);
     }
 
     /** How this client writes to node {@code nodeId}: {@link KvClient#ONE_SIDED} or {@link KvClient#NODE_ASSISTED}. */
     String writePath(final int nodeId)
     {
-        final List<ClusterNode> nodes = routers.get().map().nodes();
-        for (int i = 0; i < nodes.size(); i++)
+        listed(nodeId);
+        final String[] path = new String[1];
+        ask(nodeId, "writePath", session ->
         {
-            if (nodes.get(i).id() == nodeId)
-            {
-                final String[] path = new String[1];
-                ask(i, "writePath", session ->
-                {
-                    path[0] = session.hello().nodeAssistedWrites() ? KvClient.NODE_ASSISTED : KvClient.ONE_SIDED;
-                    return true;
-                });
-                return path[0];
-            }
-        }
-        throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+            path[0] = session.hello().nodeAssistedWrites() ? KvClient.NODE_ASSISTED : KvClient.ONE_SIDED;
+            return true;
+        });
+        return path[0];
     }
 
     /**
@@ -95,22 +91,15 @@ final class NodeQueries
      */
     ScrubOkMessage scrub(final int nodeId, final java.time.Duration timeout)
     {
-        final List<ClusterNode> nodes = routers.get().map().nodes();
-        for (int i = 0; i < nodes.size(); i++)
+        listed(nodeId);
+        final ControlMessage[] reply = new ControlMessage[1];
+        ask(nodeId, "scrub", session -> (reply[0] = session.scrub(timeout.toNanos())) != null);
+        if (reply[0] instanceof ScrubOkMessage ok)
         {
-            if (nodes.get(i).id() == nodeId)
-            {
-                final ControlMessage[] reply = new ControlMessage[1];
-                ask(i, "scrub", session -> (reply[0] = session.scrub(timeout.toNanos())) != null);
-                if (reply[0] instanceof ScrubOkMessage ok)
-                {
-                    return ok;
-                }
-                throw new KvException("node " + nodeId + " did not scrub: " +
-                    (CodedRefusalMessage.as(MessageType.ERROR, reply[0]) instanceof CodedRefusalMessage error ? error.text() : "it answered " + reply[0].type()));
-            }
+            return ok;
         }
-        throw new IllegalArgumentException("the cluster map has no node " + nodeId);
+        throw new KvException("node " + nodeId + " did not scrub: " +
+            (CodedRefusalMessage.as(MessageType.ERROR, reply[0]) instanceof CodedRefusalMessage error ? error.text() : "it answered " + reply[0].type()));
     }
 
     /**
@@ -129,7 +118,8 @@ final class NodeQueries
             final ControlMessage[] reply = new ControlMessage[1];
             try
             {
-                ask(i, "rebalance", session -> (reply[0] = session.rebalance(dryRun, json, timeout.toNanos())) != null);
+                ask(nodes.get(i).id(), "rebalance",
+                    session -> (reply[0] = session.rebalance(dryRun, json, timeout.toNanos())) != null);
             }
             catch (final KvConnectionException e)
             {
@@ -150,18 +140,21 @@ final class NodeQueries
     DamageReport damagedSlots(final int limit)
     {
         final DamageListing listing = new DamageListing(limit);
-        for (int i = 0; i < routers.get().nodeCount(); i++)
+        for (final ClusterNode node : routers.get().map().nodes())
         {
-            final int id = routers.get().map().nodes().get(i).id();
-            ask(i, "damagedSlots", session -> listing.collect(session, id));
+            final int id = node.id();
+            ask(id, "damagedSlots", session -> listing.collect(session, id));
         }
         return listing.report();
     }
 
-    /** Runs {@code call} on node {@code index}'s session, held meanwhile; throws when it reports failure. */
-    private void ask(final int index, final String operation, final Predicate<Session> call)
+    /**
+     * Runs {@code call} on this thread's session with node {@code nodeId} (found in the current map when the session
+     * is opened), held meanwhile; throws when it reports failure.
+     */
+    private void ask(final int nodeId, final String operation, final Predicate<Session> call)
     {
-        final Session session = sessions.apply(index);
+        final Session session = sessions.apply(nodeId);
         final boolean answered;
         session.enter();
         try

@@ -25,6 +25,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "rebalance", description = "Asks the coordinator to move partitions to other replica groups, or to " +
     "cancel move batches not yet switched (a ZooKeeper cluster): a node writes the request to rebalance/request. " +
+    "With --auto on|off|status, sets or shows the switch for growing by itself (rebalance/auto). " +
     "With --dry-run, only says whether the coordinator could act on it now, and why not.")
 final class RebalanceCommand implements Callable<Integer>
 {
@@ -52,6 +53,12 @@ final class RebalanceCommand implements Callable<Integer>
         description = "Abort this move batch, if it has not reached SWITCH (repeatable; ids as kvctl cluster lists).")
     List<Long> cancel = new ArrayList<>();
 
+    @Option(names = "--auto", paramLabel = "on|off|status",
+        description = "The growth switch rebalance/auto instead of a move: on, R spares of one geometry form a new " +
+            "group and partitions move by the groups' shares by themselves; off (also when never set), they do not " +
+            "(batches under way finish); status: say what it holds. Not with --move or --cancel.")
+    String auto;
+
     @Option(names = "--dry-run", description = "Write nothing: say whether the coordinator could act on the request " +
         "now, as the node asked sees the map and the live members.")
     boolean dryRun;
@@ -66,7 +73,7 @@ final class RebalanceCommand implements Callable<Integer>
         final String json;
         try
         {
-            json = requestJson(specs(), cancel);
+            json = auto != null ? autoJson(auto, !moves.isEmpty() || !cancel.isEmpty()) : requestJson(specs(), cancel);
         }
         catch (final IllegalArgumentException e)
         {
@@ -89,7 +96,7 @@ final class RebalanceCommand implements Callable<Integer>
             final String text = switch (ok.outcome())
             {
                 case REQUESTED -> ok.text();
-                case WOULD_ACT -> "dry run: " + ok.text();
+                case WOULD_ACT -> (dryRun ? "dry run: " : "") + ok.text();
                 case WOULD_WAIT -> "dry run: the coordinator could not act on it now: " + ok.text();
             };
             out.print(text + System.lineSeparator(), document);
@@ -106,6 +113,27 @@ final class RebalanceCommand implements Callable<Integer>
             specs.add(MoveSpec.parse(m.move, m.groups));
         }
         return specs;
+    }
+
+    /**
+     * The growth switch's request as REBALANCE carries it: {@code {"auto": "on"|"off"|"status"}}.
+     *
+     * @param withMoves whether {@code --move} or {@code --cancel} came too
+     * @throws IllegalArgumentException for another word, or with moves
+     */
+    static String autoJson(final String word, final boolean withMoves)
+    {
+        if (withMoves)
+        {
+            throw new IllegalArgumentException("--auto sets the growth switch and cannot come with --move or --cancel: " +
+                "run kvctl rebalance once for each");
+        }
+        final String w = word.trim().toLowerCase(Locale.ROOT);
+        if (!w.equals("on") && !w.equals("off") && !w.equals("status"))
+        {
+            throw new IllegalArgumentException("--auto '" + word + "': on, off or status");
+        }
+        return "{\"auto\":\"" + w + "\"}";
     }
 
     /**

@@ -138,6 +138,23 @@ class RebalanceCommandTest
     }
 
     @Test
+    void theGrowthSwitchTakesOnOffOrStatusAndNoMoves() throws IOException
+    {
+        assertEquals("{\"auto\":\"on\"}", RebalanceCommand.autoJson("on", false));
+        assertEquals("{\"auto\":\"off\"}", RebalanceCommand.autoJson(" OFF ", false));
+        assertEquals("{\"auto\":\"status\"}", RebalanceCommand.autoJson("status", false));
+        final Run word = kvctl("rebalance", "--auto", "yes");
+        assertEquals(KvCtl.USAGE, word.code(), word.err());
+        assertEquals("kvctl: --auto 'yes': on, off or status\n", word.err());
+        final Run both = kvctl("rebalance", "--auto", "on", "--cancel", "7");
+        assertEquals(KvCtl.USAGE, both.code(), both.err());
+        assertTrue(both.err().contains("cannot come with --move or --cancel"), both.err());
+        assertEquals(KvCtl.USAGE, kvctl("rebalance", "--auto").code(), "a setting is required");
+        final Run good = kvctl("rebalance", "--auto", "status");
+        assertEquals(KvCtl.UNREACHABLE, good.code(), "a good switch request tries to reach a node: " + good.err());
+    }
+
+    @Test
     void clusterListsBatchesAndRetiredSegments()
     {
         final List<ClusterNode> nodes = List.of(new ClusterNode(0, "10.0.0.0", 7400),

@@ -78,7 +78,7 @@ public final class LocalCluster implements AutoCloseable
      * The lease timeout of nodes started here with the default one ({@code rdmakv.test.nodeLeaseMs}; unset or 0:
      * that default, 3 s). The Soft-RoCE runs set it: under TCG a healthy client's first heartbeat was seen to come
      * 3.6 s after its session opened (over siw), and the node rightly fenced the session. Tests that set their own
-     * lease keep it.
+     * lease keep it. Child-JVM nodes ({@link #nodeArgs}) get it as {@code --lease-timeout-ms}.
      */
     private static final long NODE_LEASE_MS = Long.getLong("rdmakv.test.nodeLeaseMs", 0);
 
@@ -165,6 +165,12 @@ public final class LocalCluster implements AutoCloseable
         if (!isLoopback(nodeHost(id)))
         {
             args.add("--insecure"); // the test's own private link, as on loopback
+        }
+        if (NODE_LEASE_MS > 0)
+        {
+            // as startNode does: a child-JVM node of the wire run fenced a healthy client session 3 s after it
+            // opened ("0 heartbeats before") under TCG, and the client's writes then stalled for a minute
+            args.addAll(List.of("--lease-timeout-ms", Long.toString(NODE_LEASE_MS)));
         }
         return args;
     }

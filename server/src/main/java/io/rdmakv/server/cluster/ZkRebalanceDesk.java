@@ -6,10 +6,12 @@ import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.RebalanceMessage;
 import io.rdmakv.common.protocol.RebalanceOkMessage;
 import io.rdmakv.common.protocol.wire.ReasonCode;
+import io.rdmakv.server.cluster.map.AutoRequest;
 import io.rdmakv.server.cluster.map.DrainRequest;
 import io.rdmakv.server.cluster.map.MapPlanner;
 import io.rdmakv.server.cluster.map.MemberInfo;
 import io.rdmakv.server.cluster.map.MoveRequest;
+import io.rdmakv.server.cluster.map.RebalanceSwitch;
 import io.rdmakv.server.cluster.zk.ZkPaths;
 import io.rdmakv.server.control.RebalanceDesk;
 import org.apache.curator.framework.CuratorFramework;
@@ -27,7 +29,8 @@ import java.util.function.Supplier;
  * the coordinator will ({@link MoveRequest#fromJson}) and then either writes it to {@code rebalance/request} (created,
  * or written over; the coordinator deletes it when it acts on it) or, for a dry run, writes nothing and says whether
  * the coordinator could act on it now ({@link MapPlanner#requestRefusal} over the map this node applied and the live
- * members it sees). Each request on a thread of its own ({@code rdmakv-rebalance-<id>}), never the control agent's.
+ * members it sees). A drain ({@link DrainRequest}) creates or deletes {@code drain/<id>}; the growth switch
+ * ({@link AutoRequest}) is read and written at {@code rebalance/auto}. Each request on a thread of its own ({@code rdmakv-rebalance-<id>}), never the control agent's.
  * The znode gets the node's ACL ({@code ZkAcls}) like every znode it creates.
  */
 public final class ZkRebalanceDesk implements RebalanceDesk, AutoCloseable
@@ -81,6 +84,10 @@ public final class ZkRebalanceDesk implements RebalanceDesk, AutoCloseable
         {
             return drain(message, json);
         }
+        if (AutoRequest.isAuto(json))
+        {
+            return auto(message, json);
+        }
         final MoveRequest request;
         try
         {
@@ -128,6 +135,80 @@ public final class ZkRebalanceDesk implements RebalanceDesk, AutoCloseable
             "requested: the coordinator acts on it in its next map and then deletes " + ZkPaths.REBALANCE_REQUEST :
             "requested, but the coordinator cannot act on it now: " + refusal + seen + "; it waits in " +
             ZkPaths.REBALANCE_REQUEST + " (the coordinator logs why) until it can, or is replaced");
+    }
+
+    /**
+     * The growth switch ({@code kvctl rebalance --auto}): says what {@code rebalance/auto} holds, and for {@code on}
+     * or {@code off} (not a dry run) writes it. The coordinator watches the znode: on, R spares of one geometry form a
+     * new group and partitions move by shares (rules 4 and 5); off, no new group forms and no move starts by itself
+     * (batches already in the map finish, drains and the operator's requests still move partitions).
+     */
+    private ControlMessage auto(final RebalanceMessage message, final byte[] json)
+    {
+        final AutoRequest request;
+        try
+        {
+            request = AutoRequest.fromJson(json);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.MALFORMED_MESSAGE.code(),
+                e.getMessage() + "; nothing written");
+        }
+        final String now;
+        try
+        {
+            now = switchState(client.checkExists().forPath(ZkPaths.REBALANCE_AUTO) == null ? null :
+                client.getData().forPath(ZkPaths.REBALANCE_AUTO));
+        }
+        catch (final Exception e)
+        {
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.INTERNAL.code(),
+                "cannot read " + ZkPaths.REBALANCE_AUTO + " in ZooKeeper: " + e);
+        }
+        if (request.setting() == AutoRequest.Setting.STATUS || message.dryRun())
+        {
+            return new RebalanceOkMessage(message.requestId(), RebalanceOkMessage.Outcome.WOULD_ACT,
+                ZkPaths.REBALANCE_AUTO + " is " + now + (request.setting() == AutoRequest.Setting.STATUS ? "" :
+                "; would set it " + request.setting().word()) + "; nothing written");
+        }
+        final String word = request.setting().word();
+        try
+        {
+            client.create().orSetData().creatingParentsIfNeeded().forPath(ZkPaths.REBALANCE_AUTO,
+                word.getBytes(StandardCharsets.UTF_8));
+        }
+        catch (final Exception e)
+        {
+            LOG.log(System.Logger.Level.WARNING, "node " + nodeId + ": cannot write " + ZkPaths.REBALANCE_AUTO + ": " +
+                e);
+            return CodedRefusalMessage.error(message.requestId(), ReasonCode.INTERNAL.code(),
+                "cannot write " + ZkPaths.REBALANCE_AUTO + " in ZooKeeper: " + e);
+        }
+        LOG.log(System.Logger.Level.INFO, "node " + nodeId + ": set " + ZkPaths.REBALANCE_AUTO + " " + word +
+            " (the operator's; it was " + now + ")");
+        return new RebalanceOkMessage(message.requestId(), RebalanceOkMessage.Outcome.REQUESTED,
+            ZkPaths.REBALANCE_AUTO + " was " + now + ", now " + word + (request.setting() == AutoRequest.Setting.ON ?
+            ": R spares of one geometry form a new group, and partitions move by the groups' shares" :
+            ": no group forms and no partition moves by itself (batches under way finish; drains and move " +
+            "requests still move partitions)"));
+    }
+
+    /** What {@code data} (null: no znode) means for the switch, in words. */
+    private static String switchState(final byte[] data)
+    {
+        if (data == null)
+        {
+            return "off (absent)";
+        }
+        try
+        {
+            return RebalanceSwitch.isOn(data) ? "on" : "off";
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return "unreadable, taken as off (" + e.getMessage() + ")";
+        }
     }
 
     /**

@@ -181,6 +181,39 @@ class ZkRebalanceDeskTest
     }
 
     @Test
+    void theGrowthSwitchIsReadAndWrittenAndABadSettingChangesNothing() throws Exception
+    {
+        final RebalanceOkMessage absent = assertInstanceOf(RebalanceOkMessage.class, ask(false, "{\"auto\":\"status\"}"));
+        assertEquals(RebalanceOkMessage.Outcome.WOULD_ACT, absent.outcome());
+        assertEquals("/rebalance/auto is off (absent); nothing written", absent.text());
+        assertTrue(absent(ZkPaths.REBALANCE_AUTO));
+
+        final RebalanceOkMessage on = assertInstanceOf(RebalanceOkMessage.class, ask(false, "{\"auto\":\"on\"}"));
+        assertEquals(RebalanceOkMessage.Outcome.REQUESTED, on.outcome());
+        assertTrue(on.text().startsWith("/rebalance/auto was off (absent), now on: "), on.text());
+        assertEquals("on", new String(raw.getData().forPath(ZkPaths.REBALANCE_AUTO)));
+
+        final RebalanceOkMessage dry = assertInstanceOf(RebalanceOkMessage.class, ask(true, "{\"auto\":\"off\"}"));
+        assertEquals(RebalanceOkMessage.Outcome.WOULD_ACT, dry.outcome());
+        assertEquals("/rebalance/auto is on; would set it off; nothing written", dry.text());
+        assertEquals("on", new String(raw.getData().forPath(ZkPaths.REBALANCE_AUTO)), "a dry run writes nothing");
+
+        final CodedRefusalMessage bad = CodedRefusalMessage.expect(MessageType.ERROR, ask(false, "{\"auto\":\"yes\"}"));
+        assertEquals(ReasonCode.MALFORMED_MESSAGE.code(), bad.code());
+        assertTrue(bad.text().contains("not on, off or status") && bad.text().endsWith("nothing written"), bad.text());
+        final CodedRefusalMessage extra = CodedRefusalMessage.expect(MessageType.ERROR,
+            ask(false, "{\"auto\":\"off\",\"moves\":[]}"));
+        assertTrue(extra.text().contains("unknown field \"moves\""), extra.text());
+        assertEquals("on", new String(raw.getData().forPath(ZkPaths.REBALANCE_AUTO)), "refused requests write nothing");
+
+        raw.setData().forPath(ZkPaths.REBALANCE_AUTO, "maybe".getBytes());
+        final RebalanceOkMessage off = assertInstanceOf(RebalanceOkMessage.class, ask(false, "{\"auto\":\"off\"}"));
+        assertTrue(off.text().startsWith("/rebalance/auto was unreadable, taken as off (rebalance/auto holds " +
+            "\"maybe\", not on or off), now off: no group forms"), off.text());
+        assertEquals("off", new String(raw.getData().forPath(ZkPaths.REBALANCE_AUTO)));
+    }
+
+    @Test
     void aBadRequestIsRefusedAndNothingWritten() throws Exception
     {
         raw.create().creatingParentsIfNeeded().forPath(ZkPaths.REBALANCE_REQUEST, IMPOSSIBLE.getBytes());

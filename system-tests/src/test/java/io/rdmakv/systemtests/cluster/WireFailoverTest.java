@@ -39,9 +39,18 @@ class WireFailoverTest extends ZkClusterTestBase
                 .withOpTimeout(LocalCluster.OP_TIMEOUT.multipliedBy(2)));
             LoadWriters load = new LoadWriters(client, "wire", 2, 20))
         {
+            // Writes must be going through before the kill: waited for (up to the client's operation timeout), not
+            // slept on, since the first session across the wire can take longer than a fixed pause under a loaded
+            // TCG (a run on 2026-12-04 had no write 6 s after the writers started, its nodes 2.5 min into joining)
+            final long started = System.nanoTime();
+            while (load.writes() < 20 && System.nanoTime() - started < LocalCluster.OP_TIMEOUT.toNanos())
+            {
+                Thread.sleep(100);
+            }
             Thread.sleep(1000 * ZkNodes.SLOWNESS);
             final long writesBefore = load.writes();
-            assertTrue(writesBefore > 0, "writes go through before the kill");
+            assertTrue(writesBefore >= 20, "writes go through before the kill: " + writesBefore + " in " +
+                (System.nanoTime() - started) / 1_000_000 + " ms; failures " + load.failureSamples());
             cluster.kill(group.primary());
             final ClusterMap failedOver = cluster.awaitMap("the backup promoted", Duration.ofSeconds(60),
                 m -> m.groups().getFirst().primary() == successor);

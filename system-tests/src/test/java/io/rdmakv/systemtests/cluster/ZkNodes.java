@@ -249,11 +249,15 @@ final class ZkNodes implements AutoCloseable
 
     /**
      * Copies every node's whole log (stderr) to {@code target/node-logs/<test>-node<i>.log}, replacing the last
-     * run's, so that a failed run can be read afterwards ({@code scripts/loop-tests.sh} keeps them with the reports).
+     * run's, so that a failed run can be read afterwards ({@code scripts/loop-tests.sh} keeps them with the reports);
+     * to the folder {@code -Drdmakv.test.nodeLogs} names instead where set (the Soft-RoCE VMs, whose only writable
+     * folder is their output's).
      */
     void keepLogs(final String test)
     {
-        final Path logs = Path.of(System.getProperty("basedir", "."), "target", "node-logs");
+        final String named = System.getProperty("rdmakv.test.nodeLogs");
+        final Path logs = named != null ? Path.of(named) :
+            Path.of(System.getProperty("basedir", "."), "target", "node-logs");
         try
         {
             Files.createDirectories(logs);

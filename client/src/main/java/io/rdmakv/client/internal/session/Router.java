@@ -75,13 +75,30 @@ public final class Router implements AutoCloseable
     private volatile boolean handedOver;
     /** Set when the last router to hold these sessions closed them: every router that shared them is closed. */
     private final java.util.concurrent.atomic.AtomicBoolean sessionsClosed;
+    /**
+     * Sessions being opened now ({@link #openKept}), by every router of the client (shared with the routers made from
+     * this one, whether or not they keep its sessions): {@link #awaitOpens}.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger opening;
 
     /** A router whose sessions share {@code cache} (every session, the adopted seed's too). */
     public Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache)
     {
         this(map, opener, cache, ConcurrentHashMap.newKeySet(), new LaneCounters(),
             new java.util.concurrent.atomic.AtomicBoolean(), ThreadLocal.withInitial(ThreadSessions::new),
-            ThreadLocal.withInitial(Session.Owner::new));
+            ThreadLocal.withInitial(Session.Owner::new), new java.util.concurrent.atomic.AtomicInteger());
+    }
+
+    /**
+     * A router over {@code map}, a map that fences {@code previous}'s sessions: sessions of its own, opened as {@code
+     * previous}'s are (and counted with them while being opened, {@link #awaitOpens}), sharing its slot cache.
+     * {@code previous} keeps its sessions until it is closed.
+     */
+    public static Router afterFence(final ClusterMap map, final Router previous)
+    {
+        return new Router(map, previous.opener, previous.cache, ConcurrentHashMap.newKeySet(), new LaneCounters(),
+            new java.util.concurrent.atomic.AtomicBoolean(), ThreadLocal.withInitial(ThreadSessions::new),
+            ThreadLocal.withInitial(Session.Owner::new), previous.opening);
     }
 
     /**
@@ -94,7 +111,7 @@ public final class Router implements AutoCloseable
     public Router(final ClusterMap map, final Router previous)
     {
         this(map, previous.opener, previous.cache, previous.open, previous.retired, previous.sessionsClosed,
-            previous.mine, previous.owners);
+            previous.mine, previous.owners, previous.opening);
         for (int i = 0; i < nodes.length; i++)
         {
             final int from = previous.indexOf(map.nodes().get(i));
@@ -125,8 +142,10 @@ public final class Router implements AutoCloseable
 
     private Router(final ClusterMap map, final SessionOpener opener, final SlotCache cache, final Set<Session> open,
         final LaneCounters retired, final java.util.concurrent.atomic.AtomicBoolean sessionsClosed,
-        final ThreadLocal<ThreadSessions> mine, final ThreadLocal<Session.Owner> owners)
+        final ThreadLocal<ThreadSessions> mine, final ThreadLocal<Session.Owner> owners,
+        final java.util.concurrent.atomic.AtomicInteger opening)
     {
+        this.opening = opening;
         this.owners = owners;
         this.sessionsClosed = sessionsClosed;
         this.mine = mine;
@@ -306,7 +325,11 @@ public final class Router implements AutoCloseable
         return session(node);
     }
 
-    /** This thread's session with node {@code node} (an index into the map's node list), opened if needed. */
+    /**
+     * This thread's session with node {@code node} (an index into the map's node list), opened if needed. Throws
+     * {@link RouterClosedException} once the router is closed, {@link StaleMapException} when the node serves a newer
+     * map, {@code SessionRefusedException} / {@code SessionFailedException} when no session can be had.
+     */
     public Session session(final int node)
     {
         final Session[] sessions = mine();
@@ -322,7 +345,7 @@ public final class Router implements AutoCloseable
         }
         if (closed || sessionsClosed.get())
         {
-            throw new IllegalStateException("client is closed");
+            throw new RouterClosedException(map.epoch());
         }
         final Session spare = spares.getAndSet(node, null);
         if (spare != null)
@@ -335,26 +358,91 @@ public final class Router implements AutoCloseable
             }
             retire(spare);
         }
-        final Session session = opener.open(nodes[node]);
+        final Session session = openKept(node);
         final ClusterMap seen = session.hello().clusterMap();
         if (seen != null && seen.epoch() > map.epoch())
         {
+            // still this router's (it closes it) until the newer map's router takes it (MapFollower#adopt)
             throw new StaleMapException(seen, session);
         }
         if (seen != null && !map.isSimple() && seen.epoch() < map.fenceEpoch())
         {
             // the node has not applied this router's map yet, and will fence this session when it does: an
             // operation started on it now could be cut off after its word was taken (its effect then unknown)
-            session.close();
+            retire(session);
             throw new SessionFailedException(nodes[node], new IllegalStateException("it serves map epoch " +
                 seen.epoch() + ", older than the fence epoch " + map.fenceEpoch() + " of this client's map: it " +
                 "fences this session once it applies that map; trying again"));
         }
         session.ownedBy(owners.get());
         shareCache(node, session);
-        open.add(session);
         sessions[node] = session;
         return session;
+    }
+
+    /**
+     * Opens a session with node {@code node} and adds it to the sessions this router closes ({@link #open}) before
+     * anything else can fail, unless they were closed while it was being opened: then closes it and throws {@link
+     * RouterClosedException}, as {@link #session} does when closed. (This thread adds, then reads the flag; {@link #close} sets the flag, then
+     * walks the set: one of them sees the other, and {@link #retire} closes the session once.) Counted in {@link
+     * #opening} meanwhile, so that the client's close can wait for it ({@link #awaitOpens}).
+     */
+    private Session openKept(final int node)
+    {
+        opening.incrementAndGet();
+        try
+        {
+            final Session session = opener.open(nodes[node]);
+            open.add(session);
+            if (sessionsClosed.get())
+            {
+                retire(session);
+                throw new RouterClosedException(map.epoch());
+            }
+            return session;
+        }
+        finally
+        {
+            opening.decrementAndGet();
+        }
+    }
+
+    /**
+     * Waits, until {@code deadlineNanos} at most ({@link System#nanoTime}), for the sessions being opened now by any
+     * router of this client to be kept or closed ({@link #openKept}); call after closing every router, so that they
+     * are closed. Returns how many are still being opened (0: none).
+     */
+    public int awaitOpens(final long deadlineNanos)
+    {
+        while (opening.get() > 0 && deadlineNanos - System.nanoTime() > 0)
+        {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return opening.get();
+    }
+
+    /**
+     * {@code session}, which a thread opened on this router and found serving a newer map ({@link StaleMapException}),
+     * now belongs to {@code next} ({@link #adopt} took it): this router forgets it, unless the two share their
+     * sessions.
+     */
+    public void handedTo(final Session session, final Router next)
+    {
+        if (next.open != open)
+        {
+            open.remove(session);
+        }
+    }
+
+    /** Closes {@code session}, one of this router's that no router takes (a {@link StaleMapException}'s). */
+    public void discard(final Session session)
+    {
+        if (!open.contains(session))
+        {
+            session.close(); // never kept here (a caller's own), or closed already (close is idempotent)
+            return;
+        }
+        retire(session);
     }
 
     /**
@@ -377,6 +465,13 @@ public final class Router implements AutoCloseable
                 }
                 shareCache(i, session);
                 open.add(session);
+                if (sessionsClosed.get())
+                {
+                    // closed meanwhile (see openKept): the session is closed here or by close, never kept
+                    spares.compareAndSet(i, session, null);
+                    retire(session);
+                    return false;
+                }
                 return true;
             }
         }
@@ -535,6 +630,20 @@ public final class Router implements AutoCloseable
         Session[] byNode;
     }
 
+    /** The index of the node whose id is {@code nodeId} in this router's map, or -1 when it lists none. */
+    public int nodeIndex(final int nodeId)
+    {
+        final List<ClusterNode> list = map.nodes();
+        for (int i = 0; i < list.size(); i++)
+        {
+            if (list.get(i).id() == nodeId)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** The index of {@code node} (same id and address) in this router's map, or -1. */
     private int indexOf(final ClusterNode node)
     {
@@ -558,7 +667,8 @@ public final class Router implements AutoCloseable
 
     /**
      * Closes every session (BYE to each node), unless a refreshed router took them over: then it only stops
-     * opening new ones.
+     * opening new ones. A session that fails to close does not keep the others open: they are closed, and then its
+     * failure is thrown (the others' added to it).
      */
     @Override
     public void close()
@@ -569,9 +679,28 @@ public final class Router implements AutoCloseable
         }
         closed = true;
         sessionsClosed.set(true);
+        RuntimeException failure = null;
         for (final Session s : open)
         {
-            retire(s);
+            try
+            {
+                retire(s);
+            }
+            catch (final RuntimeException e)
+            {
+                if (failure == null)
+                {
+                    failure = e;
+                }
+                else
+                {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null)
+        {
+            throw failure;
         }
     }
 }

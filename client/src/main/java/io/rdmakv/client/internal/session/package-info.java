@@ -5,8 +5,11 @@
  * <pre>
  * Router              partitions to groups to nodes from the cluster map; the per-thread session table (opened on
  *                     first use, or the connect's spare adopted; dropped when broken); a write's replica chain
- *                     (this thread's lanes to the key's backups and copying nodes); counters of dropped sessions
+ *                     (this thread's lanes to the key's backups and copying nodes); counters of dropped sessions;
+ *                     owns every session it opens until it closes it or hands it on (a StaleMapException's)
  *  StaleMapException  a node answered a new session with a newer cluster map: switch to it and retry
+ *  RouterClosedException  the router is closed (the client, or a router retired after a fence): retry on the
+ *                     current one, or fail as closed
  *  GroupLostException every replica of the key's group is gone
  * Session             one node: a peer NodeSession (bootstrap connection and lease, queue pair, SessionIo,
  *                     ControlChannel) over memory laid out as LaneBuffers; builds and closes the lane's

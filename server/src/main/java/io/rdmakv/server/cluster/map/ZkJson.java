@@ -46,6 +46,20 @@ final class ZkJson
         }
     }
 
+    /** Whether {@code json} is a JSON object with the field {@code field} (false for anything unreadable). */
+    static boolean hasField(final byte[] json, final String field)
+    {
+        try
+        {
+            final JsonNode root = MAPPER.readTree(json);
+            return root != null && root.isObject() && root.has(field);
+        }
+        catch (final IOException e)
+        {
+            return false;
+        }
+    }
+
     /** Reads {@code json} as an object with exactly the fields in {@code required} plus any of {@code optional}. */
     static JsonNode object(final byte[] json, final String what, final Set<String> required, final Set<String> optional)
     {
