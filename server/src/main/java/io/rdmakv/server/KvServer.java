@@ -46,6 +46,7 @@ import io.rdmakv.server.space.IndexScanner;
 import io.rdmakv.server.space.LockSweeper;
 import io.rdmakv.server.space.LoopbackIndexAtomics;
 import io.rdmakv.server.space.SegmentMarks;
+import io.rdmakv.server.space.WatchedSegments;
 import io.rdmakv.server.space.LiveBlockCheck;
 import io.rdmakv.server.replication.BackupScrub;
 import io.rdmakv.server.replication.ReplicaGrants;
@@ -423,6 +424,8 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
         // before the map is served: sessions of its epoch find their keys in its segments, and find the segments its
         // moves retired marked MOVED and those they opened (or abandoned) free of MOVING
         segments.use(map, config.nodeId());
+        final WatchedSegments watched = WatchedSegments.of(map, config.nodeId());
+        agent.watchSegments(watched.epoch(), watched.partitions(), watched.segments());
         mark(MoveMarks.between(applied, map, config.nodeId()), map.epoch());
         applied = map;
         // the map area (and the region header's map_epoch) first: a heartbeat answer or HELLO_OK naming this epoch
@@ -629,6 +632,16 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     public long grantedExtents()
     {
         return counters.get(ServerCounter.GRANTED_EXTENTS);
+    }
+
+    /**
+     * The used slots of each segment of a partition this node's group owns, on its primary, from the last census
+     * pass ({@code SegmentLoads.NONE} elsewhere): what {@code load/<id>} reports (docs/growth.md §11).
+     */
+    @Override
+    public io.rdmakv.server.space.SegmentLoads segmentLoads()
+    {
+        return agent.segmentLoads();
     }
 
     /**

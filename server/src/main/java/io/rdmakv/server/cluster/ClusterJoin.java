@@ -27,7 +27,7 @@ final class ClusterJoin
     /** Creates {@code config} (and the parents of members and reports) unless there; the settings to follow. */
     static ClusterSettings ensureConfig(final CuratorFramework client, final ZkOptions options) throws Exception
     {
-        for (final String parent : new String[] {ZkPaths.MEMBERS, ZkPaths.SYNC, ZkPaths.MOVES})
+        for (final String parent : new String[] {ZkPaths.MEMBERS, ZkPaths.SYNC, ZkPaths.MOVES, ZkPaths.LOAD})
         {
             try
             {

@@ -3,6 +3,7 @@ package io.rdmakv.server.cluster;
 import io.rdmakv.common.cluster.ClusterMap;
 import io.rdmakv.common.cluster.ClusterNode;
 import io.rdmakv.server.cluster.map.ClusterSettings;
+import io.rdmakv.server.cluster.map.LoadReport;
 import io.rdmakv.server.cluster.map.MapCheck;
 import io.rdmakv.server.cluster.map.MapPlanner;
 import io.rdmakv.server.cluster.map.MapRefusal;
@@ -32,7 +33,7 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The coordinator: while this node leads, it reads the members, the sync reports, the move reports
- * ({@code moves/<id>}), the operator's move request ({@code rebalance/request}), the growth switch ({@code
+ * ({@code moves/<id>}), the load reports ({@code load/<id>}), the operator's move request ({@code rebalance/request}), the growth switch ({@code
  * rebalance/auto}, {@link RebalanceSwitch}), the drains ({@code drain/<id>}) and the map, asks {@link
  * MapPlanner} for the next map and writes it with a versioned {@code setData} (or creates it), until the
  * planner has nothing more to change. A write refused because the map's version moved (someone else wrote)
@@ -222,8 +223,10 @@ final class Coordinator implements AutoCloseable
             final List<MemberInfo> live = readMembers();
             final MoveRequest request = readRequest();
             final java.util.Set<Integer> draining = readDraining();
+            final List<LoadReport> loads = readLoadReports();
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
-                replicas, partitions, live, readReports(), readMoveReports(), request, settled, readAuto(), draining);
+                replicas, partitions, live, readReports(), readMoveReports(), request, settled, readAuto(), draining,
+                loads);
             if (plan == null)
             {
                 removalPlannedAtNanos = 0;
@@ -237,6 +240,11 @@ final class Coordinator implements AutoCloseable
                 if (stalled != null)
                 {
                     REFUSALS_LOG.log(WARNING, "drain", "coordinator: " + stalled);
+                }
+                final String growth = MapPlanner.growthStalled(current, live, loads, draining);
+                if (growth != null)
+                {
+                    REFUSALS_LOG.log(WARNING, "growth", "coordinator: " + growth);
                 }
                 return;
             }
@@ -533,6 +541,30 @@ final class Coordinator implements AutoCloseable
             catch (final IllegalArgumentException e)
             {
                 REFUSALS_LOG.log(WARNING, "moves/" + child, "coordinator: ignoring move report " + child + ": " +
+                    e.getMessage());
+            }
+        }
+        return reports;
+    }
+
+    /** Every node's load report ({@code load/<id>}); unreadable ones are logged and skipped. */
+    private List<LoadReport> readLoadReports() throws Exception
+    {
+        final List<LoadReport> reports = new ArrayList<>();
+        for (final String child : children(ZkPaths.LOAD))
+        {
+            final byte[] data = dataOrNull(ZkPaths.LOAD + "/" + child);
+            if (data == null)
+            {
+                continue;
+            }
+            try
+            {
+                reports.add(LoadReport.fromJson(Integer.parseInt(child), data));
+            }
+            catch (final IllegalArgumentException e)
+            {
+                REFUSALS_LOG.log(WARNING, "load/" + child, "coordinator: ignoring load report " + child + ": " +
                     e.getMessage());
             }
         }

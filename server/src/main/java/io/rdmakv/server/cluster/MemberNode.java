@@ -2,6 +2,7 @@ package io.rdmakv.server.cluster;
 
 import io.rdmakv.server.control.RebalanceDesk;
 import io.rdmakv.server.replication.RegionCopier;
+import io.rdmakv.server.space.SegmentLoads;
 
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -38,4 +39,10 @@ public interface MemberNode extends MapApplier, MoveNode
 
     /** The copier that makes this node's region equal to a primary's (re-replication). */
     RegionCopier regionCopier();
+
+    /**
+     * The loads of the segments of the partitions this node's group owns, from the last census pass, on the group's
+     * primary ({@link SegmentLoads#NONE} elsewhere): what {@code load/<id>} reports ({@link LoadReporter}).
+     */
+    SegmentLoads segmentLoads();
 }

@@ -99,6 +99,9 @@ public final class ZkMembership implements AutoCloseable
     private volatile CuratorCache membersCache;
     private CuratorCache syncCache;
     private CuratorCache movesCache;
+    private CuratorCache loadCache;
+    /** Looks at the census and writes {@code load/<id>} ({@link LoadReporter}); started by {@link #reportLoad}. */
+    private final ScheduledExecutorService loadReports;
     private CuratorCache requestCache;
     private CuratorCache autoCache;
     private volatile CuratorCache drainCache;
@@ -120,6 +123,7 @@ public final class ZkMembership implements AutoCloseable
         this.probes = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-probe-" + self.id()));
         this.events = Executors.newSingleThreadExecutor(daemon("rdmakv-zk-events-" + self.id()));
         this.work = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-work-" + self.id()));
+        this.loadReports = Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-zk-load-" + self.id()));
     }
 
     /**
@@ -235,6 +239,10 @@ public final class ZkMembership implements AutoCloseable
         movesCache = CuratorCache.build(client, ZkPaths.MOVES);
         movesCache.listenable().addListener((type, before, after) -> coordinator.poke());
         movesCache.start();
+        // and below load (index segments over the growth threshold)
+        loadCache = CuratorCache.build(client, ZkPaths.LOAD);
+        loadCache.listenable().addListener((type, before, after) -> coordinator.poke());
+        loadCache.start();
         requestCache = CuratorCache.build(client, ZkPaths.REBALANCE_REQUEST);
         requestCache.listenable().addListener((type, before, after) -> coordinator.poke());
         requestCache.start();
@@ -580,6 +588,54 @@ public final class ZkMembership implements AutoCloseable
     }
 
     /**
+     * Reports this node's index segments at or above the growth threshold in {@code load/<id>} from now on, as
+     * {@link LoadReporter} says, from {@code loads} (the census's last count), on a thread of its own.
+     */
+    public void reportLoad(final java.util.function.Supplier<io.rdmakv.server.space.SegmentLoads> loads)
+    {
+        final LoadReporter reporter = new LoadReporter(self.id(), loads, new LoadReporter.Sink()
+        {
+            @Override
+            public void write(final io.rdmakv.server.cluster.map.LoadReport report) throws Exception
+            {
+                OwnZnode.write(client, ZkPaths.load(self.id()), report.toJson());
+            }
+
+            @Override
+            public void delete() throws Exception
+            {
+                try
+                {
+                    client.delete().forPath(ZkPaths.load(self.id()));
+                }
+                catch (final KeeperException.NoNodeException e)
+                {
+                    // gone with an expired session
+                }
+            }
+        });
+        try
+        {
+            loadReports.scheduleWithFixedDelay(() ->
+            {
+                try
+                {
+                    reporter.tick(System.nanoTime());
+                }
+                catch (final RuntimeException e)
+                {
+                    LOG.log(WARNING, "node " + self.id() + ": load report: " + e, e); // and on at the next tick
+                }
+            }, LoadReporter.TICK_MILLIS,
+                LoadReporter.TICK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (final RejectedExecutionException e)
+        {
+            // closed
+        }
+    }
+
+    /**
      * Takes the operator's REBALANCE on this node ({@code kvctl rebalance}): writes or judges {@code rebalance/request}
      * against {@link #currentMap} and {@link #liveMembers}. The caller closes it.
      */
@@ -698,6 +754,8 @@ public final class ZkMembership implements AutoCloseable
         quietly(latch);
         quietly(syncCache);
         quietly(movesCache);
+        quietly(loadCache);
+        loadReports.shutdownNow();
         quietly(requestCache);
         quietly(autoCache);
         quietly(drainCache);

@@ -67,6 +67,7 @@ public final class ZooKeeperNode implements AutoCloseable
         try
         {
             final ZkMembership membership = membership(config, server, role, reports, moveReports, currency);
+            membership.reportLoad(server::segmentLoads);
             final ZkRebalanceDesk rebalance = membership.rebalanceDesk();
             server.useRebalance(rebalance);
             return new ZooKeeperNode(role, watch, membership, rebalance);

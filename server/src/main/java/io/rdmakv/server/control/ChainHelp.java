@@ -14,10 +14,12 @@ import io.rdmakv.server.space.IndexAtomics;
  * slot does not hold yet, so that word's writer is between its backup CAS and its primary CAS, or died
  * there. This node finishes the write (CAS from the expected word, through {@link IndexAtomics}) only when
  * its writer could still finish it itself: the block lies inside a grant of a session that is still live
- * here, and it is a whole block (checksum, header) of the key asked about. A writer that is gone had its
- * session fenced before its space was reclaimed, so it can never CAS here again: the answer is REFUSED and
- * the client puts the backups back, which no one can then undo. Pushing a gone writer's word instead would
- * make the slot name space the allocator has freed. The rule lives in {@link FinishRule}, which the partition
+ * here, and it is a whole block (checksum, header) of the key asked about. A live session's whole block of another
+ * key (two inserts of different keys raced for one empty slot) is answered CHANGED: the asker lost the slot, and
+ * that block's writer finishes its own write (docs/limitations.md, "An insert can wait behind another key's
+ * insert"). A writer that is gone had its session fenced before its space was reclaimed, so it can never CAS
+ * here again: the answer is REFUSED and the client puts the backups back, which no one can then undo. Pushing a
+ * gone writer's word instead would make the slot name space the allocator has freed. The rule lives in {@link FinishRule}, which the partition
  * freezer decides with too.
  *
  * <p>Control thread only (it decides with the allocator's view, which nothing else changes meanwhile).
@@ -65,10 +67,17 @@ public final class ChainHelp
             return new HelpReplyMessage(id, Outcome.CHANGED, current);
         }
         // a frozen slot is settled by the node that froze it, never by a writer's HELP (the rule refuses a frozen word)
-        if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash) || SlotWord.isMoving(request.expected()) ||
-            !rule.mayFinish(word, group) || !rule.keyEquals(key))
+        if (SlotWord.isMoving(request.expected()) || !rule.mayFinish(word, group))
         {
             return refused(id, current);
+        }
+        if (SlotWord.fingerprint(word) != KeyHash.fingerprint(hash) || !rule.keyEquals(key))
+        {
+            // a live session's whole block of another key (two inserts raced for one empty slot): its writer is
+            // between its backup and primary CAS and finishes it itself; the asker lost the slot. Refusing would
+            // have the asker put the backups back under a writer that then wins the primary (a decided write undone)
+            counters.increment(ServerCounter.CHAIN_HELPS_CHANGED);
+            return new HelpReplyMessage(id, Outcome.CHANGED, current);
         }
         final long seen = atomics.compareAndSwap(slotOffset, request.expected(), word);
         if (seen == request.expected() || seen == word)

@@ -63,6 +63,12 @@ public final class ControlAgent implements Agent
     public static final long STATS_MAX_AGE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     /**
+     * How often the census counts the watched segments' loads ({@link #watchSegments}, docs/growth.md §11): a pass
+     * over the whole index, {@link #CENSUS_GROUPS_PER_CYCLE} groups per duty cycle, at most this often.
+     */
+    public static final long LOAD_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
      * The longest an idle agent sleeps: a safety net only. Completions wake it at once, and so does a task
      * from another thread (a session registered or gone, a map, anything {@link #execute}d: the offer wakes
      * its completion queue, {@link CompletionQueue#wakeup}); it wakes for the next grace-period end and
@@ -122,7 +128,7 @@ public final class ControlAgent implements Agent
     {
         this.windows = windows;
         this.space = new SpaceRequests(allocator, counters, geometry, sessionQuota,
-            new IndexCensus(scanner, STATS_MAX_AGE_NANOS));
+            new IndexCensus(scanner, STATS_MAX_AGE_NANOS, LOAD_PERIOD_NANOS));
         this.cq = cq;
         this.commands = new ControlCommands(cq);
         this.allocator = allocator;
@@ -469,6 +475,23 @@ public final class ControlAgent implements Agent
         {
             commands.offer(() -> counters.add(ServerCounter.STALE_LOCKS_CLEARED, count));
         }
+    }
+
+    /**
+     * Counts the used slots of {@code segments} (partition {@code partitions[i]}'s, in the map of {@code epoch}) in
+     * the census passes from now on, a pass every {@link #LOAD_PERIOD_NANOS}; none: stop. Safe from any thread.
+     */
+    public void watchSegments(final long epoch, final int[] partitions, final long[] segments)
+    {
+        final int[] p = partitions.clone();
+        final long[] s = segments.clone();
+        commands.offer(() -> space.census().watch(epoch, p, s));
+    }
+
+    /** The segment loads the last complete census pass counted ({@link #watchSegments}). Safe from any thread. */
+    public io.rdmakv.server.space.SegmentLoads segmentLoads()
+    {
+        return space.census().load();
     }
 
     /** Runs {@code task} on the agent's thread. */

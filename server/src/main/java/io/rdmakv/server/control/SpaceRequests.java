@@ -50,16 +50,25 @@ final class SpaceRequests
         this.census = census;
     }
 
+    /** The census (the segment loads it publishes, the segments it watches: {@link IndexCensus#watch}). */
+    IndexCensus census()
+    {
+        return census;
+    }
+
     /** Census passes completed so far: a STATS remembers this on arrival. */
     long censusPasses()
     {
         return census.passes();
     }
 
-    /** Reads {@link ControlAgent#CENSUS_GROUPS_PER_CYCLE} more groups if a STATS waits for a count; returns 1 if so. */
+    /**
+     * Reads {@link ControlAgent#CENSUS_GROUPS_PER_CYCLE} more groups if a STATS waits for a count or the segment
+     * loads are due ({@link IndexCensus#loadDue}); returns 1 if so.
+     */
     int advanceCensus(final long nowNanos)
     {
-        if (!censusWanted)
+        if (!censusWanted && !census.loadDue(nowNanos))
         {
             return 0;
         }

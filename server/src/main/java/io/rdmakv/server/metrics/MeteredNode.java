@@ -58,4 +58,10 @@ public interface MeteredNode
 
     /** Used index slots, counted by walking the whole index (callers cache it). */
     long usedSlots();
+
+    /**
+     * The used slots of each segment of a partition this node's group owns, on its primary, from the census's last
+     * pass (at most about a second old; {@code SegmentLoads.NONE} elsewhere): docs/growth.md §11.
+     */
+    io.rdmakv.server.space.SegmentLoads segmentLoads();
 }

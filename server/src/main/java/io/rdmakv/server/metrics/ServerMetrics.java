@@ -212,6 +212,11 @@ public final class ServerMetrics
         add(GaugeWithCallback.builder().name("rdmakv_index_load_ratio")
             .help("Used index slots over all index slots (0..1)")
             .callback(cb -> cb.call(slots == 0 ? 0 : (double)indexLoad.usedSlots() / slots)).build());
+        add(GaugeWithCallback.builder().name("rdmakv_index_segment_load_max")
+            .help("Highest used/all slots of the index segments of the partitions this node's group owns, on its " +
+                "primary (the census's last pass; 0 elsewhere); at 0.75 the partition moves into a segment twice " +
+                "its size")
+            .callback(cb -> cb.call(server.segmentLoads().maxLoad())).build());
     }
 
     private void cluster(final ClusterView cluster)

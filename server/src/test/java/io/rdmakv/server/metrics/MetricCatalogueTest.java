@@ -67,6 +67,9 @@ class MetricCatalogueTest
             "before reuse",
         "# HELP rdmakv_granted_chunks_total Extents of the data area granted to clients (ALLOC) since start",
         "# HELP rdmakv_index_load_ratio Used index slots over all index slots (0..1)",
+        "# HELP rdmakv_index_segment_load_max Highest used/all slots of the index segments of the partitions this " +
+            "node's group owns, on its primary (the census's last pass; 0 elsewhere); at 0.75 the partition moves " +
+            "into a segment twice its size",
         "# HELP rdmakv_index_slots Slots in the hash index",
         "# HELP rdmakv_index_slots_used Index slots holding a key (counted by walking the index, at most every " +
             "few seconds)",
@@ -193,6 +196,7 @@ class MetricCatalogueTest
         "# TYPE rdmakv_grace_period_bytes gauge",
         "# TYPE rdmakv_granted_chunks_total counter",
         "# TYPE rdmakv_index_load_ratio gauge",
+        "# TYPE rdmakv_index_segment_load_max gauge",
         "# TYPE rdmakv_index_slots gauge",
         "# TYPE rdmakv_index_slots_used gauge",
         "# TYPE rdmakv_insert_locks_released_total counter",

@@ -50,7 +50,7 @@ final class ZkNodes implements AutoCloseable
     final List<ChildJvm> nodes = new ArrayList<>();
     /** Per node, the relay its ZooKeeper connection runs through (null: it connects directly). */
     LeaseProxy[] zkPaths;
-    /** More kvserver options every node starts with. */
+    /** More kvserver options every node starts with ({@code --memory} among them replaces the 32 MiB default). */
     final List<String> nodeArgs;
 
     /** With {@code relayed}, each node reaches ZooKeeper through a relay of its own, which a test can cut. */
@@ -138,7 +138,11 @@ final class ZkNodes implements AutoCloseable
     void start(final int i)
     {
         final List<String> args = new ArrayList<>(LocalCluster.nodeArgs(i, ports[i]));
-        args.addAll(List.of("--memory", "32m", "--node-id", Integer.toString(i), "--zookeeper",
+        if (!nodeArgs.contains("--memory"))
+        {
+            args.addAll(List.of("--memory", "32m"));
+        }
+        args.addAll(List.of("--node-id", Integer.toString(i), "--zookeeper",
             zkPaths[i] == null ? zookeeper.getConnectString() : "127.0.0.1:" + zkPaths[i].port(), "--cluster-name", "it",
             "--replicas", Integer.toString(replicas), "--zk-session-timeout-ms", Integer.toString(SESSION_TIMEOUT_MS),
             "--metrics-port", "0"));

@@ -302,6 +302,51 @@ class PartitionCopierTest
         }
     }
 
+    /**
+     * Index growth's move (docs/growth.md §11): a segment filled to 78% (2,796 of 3,584 slots) copied into a target of
+     * twice its groups, bulk then frozen delta: B holds every key of A's segment, each in a candidate group of the
+     * target segment (where a client looks for it). Its own cluster.
+     */
+    @Test
+    void aSegmentPastThreeQuartersIsCarriedWholeIntoATargetTwiceItsSize(@TempDir final Path own) throws Exception
+    {
+        try (TwoGroups on = TwoGroups.start(own); KvClient c = on.client())
+        {
+            final int p = 0;
+            final int groups = 2 * SEGMENT;
+            final List<byte[]> keys = keysOf(p, (int)Math.ceil(0.78 * SEGMENT * BucketDescriptor.SLOTS_PER_GROUP));
+            putAll(c, keys, "grown");
+            try (PartitionCopy copy = on.nodes[2].startPartitionCopy(move(on, p, FREE_BASE, groups, null)))
+            {
+                final PartitionCopier.Result bulk = copy.bulk().get(60, TimeUnit.SECONDS);
+                assertEquals(PartitionCopier.Outcome.BULK, bulk.outcome(), bulk.reason());
+                freeze(on, p);
+                final PartitionCopier.Result last = copy.freezeBegun().get(60, TimeUnit.SECONDS);
+                assertEquals(PartitionCopier.Outcome.FINAL, last.outcome(), last.reason());
+                final Map<String, byte[]> onB = assertTargetHoldsSource(on, p, FREE_BASE, groups);
+                assertEquals(keys.size(), onB.size(), "every key on B: " + last.report());
+                try (RegionView view = new RegionView(on.ports[2]))
+                {
+                    final Map<String, RegionView.Slot> slots = new HashMap<>();
+                    for (final RegionView.Slot slot : view.usedSlots())
+                    {
+                        slots.put(new String(view.keyOf(slot), StandardCharsets.UTF_8), slot);
+                    }
+                    for (final byte[] key : keys)
+                    {
+                        final RegionView.Slot slot = slots.get(new String(key, StandardCharsets.UTF_8));
+                        assertTrue(slot != null, new String(key, StandardCharsets.UTF_8) + " found on B");
+                        final long group = (slot.slotOffset() - view.geometry().groupRegionOffset(0)) /
+                            BucketDescriptor.GROUP_LENGTH;
+                        assertTrue(KeyHash.isCandidateGroup(KeyHash.hash(key), group, FREE_BASE, groups),
+                            new String(key, StandardCharsets.UTF_8) + " in group " + group + ", a candidate of the " +
+                            "target segment");
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void aChunkSlowerThanHalfTheGracePeriodIsCopiedAgain() throws Exception
     {

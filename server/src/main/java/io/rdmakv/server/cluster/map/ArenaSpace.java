@@ -59,6 +59,19 @@ final class ArenaSpace
         return segment;
     }
 
+    /** The free groups in all, in ranges of any length (to prefer the emptiest arena). */
+    long freeGroups()
+    {
+        long cursor = 0;
+        long free = 0;
+        for (final Map.Entry<Long, Long> range : taken.entrySet())
+        {
+            free += Math.max(0, Math.min(groups, range.getKey()) - cursor);
+            cursor = Math.max(cursor, range.getValue());
+        }
+        return free + Math.max(0, groups - cursor);
+    }
+
     /** The longest free range, in groups (for a refusal's message). */
     long largestFree()
     {

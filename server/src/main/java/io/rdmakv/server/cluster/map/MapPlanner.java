@@ -66,6 +66,10 @@ import java.util.TreeSet;
  *       many as those limits allow in one map. A group formed by the rule above gets moves from the next map on;</li>
  *   <li><b>move request</b> ({@link MoveRequest}, {@link MovePlanner#request}): the operator's cancels and new
  *       batches, in COPY, their target segments placed first fit in the target's arena;</li>
+ *   <li><b>index growth</b> ({@link LoadReport}, {@link GrowthPlanner}; with the switch off too): a partition whose
+ *       segment its group's primary reported at or above the growth threshold in {@code load/<id>} moves, a batch of
+ *       its own in COPY, into a segment of twice its groups on the other group with the most free arena that has a
+ *       free range that long, within rule 5's limits; nothing when no group has room (the coordinator logs why);</li>
  *   <li><b>nodes</b>: the map's node list is every live member plus every placed node; a change of it alone
  *       (a spare came or went) is a new epoch too, so that every node sees the spares.</li>
  * </ol>
@@ -177,6 +181,23 @@ public final class MapPlanner
         final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto,
         final Set<Integer> draining)
     {
+        return next(current, placedIncarnations, replicas, partitions, live, reports, moveReports, request, settled,
+            auto, draining, List.of());
+    }
+
+    /**
+     * The next map, or null when nothing changes, with index growth: as {@link #next(ClusterMap, Map, int, int,
+     * Collection, Collection, Collection, MoveRequest, boolean, boolean, Set)}, and
+     *
+     * @param loads the nodes' load reports ({@code load/<id>}): a partition whose segment its group's primary reports
+     *     at or above the growth threshold moves into a segment twice its size on another group ({@link
+     *     GrowthPlanner}), the last rule, with the switch off too.
+     */
+    public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
+        final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
+        final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto,
+        final Set<Integer> draining, final Collection<LoadReport> loads)
+    {
         final Map<Integer, MemberInfo> byId = new TreeMap<>();
         for (final MemberInfo m : live)
         {
@@ -242,6 +263,10 @@ public final class MapPlanner
                 placement = started.placement();
                 tookRequest = true;
             }
+        }
+        if (change.isEmpty() && !loads.isEmpty())
+        {
+            placement = GrowthPlanner.grow(current, arenas(current, byId), loads, drainingGroups, change).placement();
         }
         final List<ClusterNode> nodes = nodeList(groups, byId, current);
         if (nodes.isEmpty())
@@ -340,6 +365,28 @@ public final class MapPlanner
             }
         }
         return null;
+    }
+
+    /**
+     * Why partitions reported over the growth threshold in {@code loads} do not move in {@code current} when the
+     * planner has nothing to do (for the coordinator's log), or null: one line per partition that waits ({@link
+     * GrowthPlanner.Grown#waits}), e.g. no other group with a free range of twice its segment.
+     */
+    public static String growthStalled(final ClusterMap current, final Collection<MemberInfo> live,
+        final Collection<LoadReport> loads, final Set<Integer> draining)
+    {
+        if (current == null || loads.isEmpty())
+        {
+            return null;
+        }
+        final Map<Integer, MemberInfo> byId = new TreeMap<>();
+        for (final MemberInfo m : live)
+        {
+            byId.put(m.id(), m);
+        }
+        final List<String> waits = GrowthPlanner.grow(current, arenas(current, byId), loads,
+            drainingGroups(current, draining), new StringBuilder()).waits();
+        return waits.isEmpty() ? null : "index growth waits: " + String.join("; ", waits);
     }
 
     /** The ids of {@code map}'s groups with a member among {@code draining} (copying nodes do not count). */

@@ -550,7 +550,7 @@ final class MovePlanner
     }
 
     /** Group {@code target}'s arena with everything it owns, receives or retired taken. */
-    private static ArenaSpace space(final ClusterMap map, final int target, final long arena)
+    static ArenaSpace space(final ClusterMap map, final int target, final long arena)
     {
         final ArenaSpace space = new ArenaSpace(arena);
         for (int p = 0; p < map.partitionCount(); p++)
@@ -580,7 +580,7 @@ final class MovePlanner
         return space;
     }
 
-    private static String unready(final ReplicaGroup g)
+    static String unready(final ReplicaGroup g)
     {
         if (g.lost())
         {

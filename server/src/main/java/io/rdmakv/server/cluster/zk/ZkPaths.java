@@ -10,6 +10,11 @@ public final class ZkPaths
     public static final String SYNC = "/sync";
     /** Each node's move report ({@code moves/<id>}, {@code MoveReport}). */
     public static final String MOVES = "/moves";
+    /**
+     * Each node's index segments at or above the growth threshold ({@code load/<id>}, {@code LoadReport}), an
+     * ephemeral of its session; absent when none is.
+     */
+    public static final String LOAD = "/load";
     /** The operator's move request ({@code MoveRequest}): partitions to move, batches to cancel. */
     public static final String REBALANCE_REQUEST = "/rebalance/request";
     /**
@@ -34,6 +39,11 @@ public final class ZkPaths
     public static String sync(final int id)
     {
         return SYNC + "/" + id;
+    }
+
+    public static String load(final int id)
+    {
+        return LOAD + "/" + id;
     }
 
     public static String moves(final int id)

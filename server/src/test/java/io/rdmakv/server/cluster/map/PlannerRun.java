@@ -29,6 +29,8 @@ public final class PlannerRun
     boolean auto;
     /** The nodes being drained ({@code drain/<id>}). */
     final java.util.Set<Integer> draining = new java.util.TreeSet<>();
+    /** The nodes' load reports ({@code load/<id>}). */
+    final List<LoadReport> loads = new ArrayList<>();
     /** The operator's move request, until a plan takes it. */
     MoveRequest request;
     ClusterMap map;
@@ -112,7 +114,7 @@ public final class PlannerRun
     MapPlanner.Plan step()
     {
         final MapPlanner.Plan plan = MapPlanner.next(map, incarnations, replicas, partitions, live.values(),
-            reports.values(), moveReports.values(), request, true, auto, draining);
+            reports.values(), moveReports.values(), request, true, auto, draining, loads);
         if (plan != null)
         {
             assertEquals(map == null ? 1 : map.epoch() + 1, plan.map().epoch(), "epoch + 1: " + plan.change());
