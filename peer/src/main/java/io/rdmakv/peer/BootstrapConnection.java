@@ -102,9 +102,10 @@ final class BootstrapConnection implements AutoCloseable
     /**
      * Reads what the node sends back after HELLO_OK on a virtual thread of its own, until the connection ends:
      * each HEARTBEAT answered goes to {@code answered} (its count and the node's applied epoch). Anything else
-     * ends the reading; so does {@link #close}.
+     * ends the reading; so does {@link #close}. When the connection ends (the node closed it: it ended the session,
+     * or it is gone; or {@link #close} did), {@code ended} runs on that thread.
      */
-    void readAnswers(final Answers answered, final String name)
+    void readAnswers(final Answers answered, final Runnable ended, final String name)
     {
         Thread.ofVirtual().name(name).start(() ->
         {
@@ -121,9 +122,14 @@ final class BootstrapConnection implements AutoCloseable
                     answered.answered(heartbeat.requestId(), heartbeat.epoch());
                 }
             }
-            catch (final IOException | RuntimeException e)
+            catch (final IOException e)
             {
                 // the connection ended (closed, or the node fenced the session): no more answers
+                ended.run();
+            }
+            catch (final RuntimeException e)
+            {
+                // a malformed frame: no more answers (the node ends the session for less)
             }
         });
     }

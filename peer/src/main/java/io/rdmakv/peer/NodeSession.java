@@ -76,6 +76,8 @@ public final class NodeSession implements AutoCloseable
     /** See {@link #nodeEpoch()}: written by the answers' reader thread only. */
     private volatile long nodeEpoch;
     private volatile boolean closed;
+    /** Held while the answers' reader moves the queue pair to ERR, and while {@link #close} marks it closed. */
+    private final Object qpGuard = new Object();
 
     /**
      * How a session is opened: where its control area lies in its memory, what its I/O counts, and how deep its send
@@ -248,7 +250,7 @@ public final class NodeSession implements AutoCloseable
         {
             lease.answered(heartbeat);
             nodeEpoch(nodeEpoch);
-        }, "rdmakv-lease-" + address.getPort());
+        }, this::connectionEnded, "rdmakv-lease-" + address.getPort());
     }
 
     /**
@@ -413,7 +415,7 @@ public final class NodeSession implements AutoCloseable
      * Sends a HEARTBEAT on the bootstrap connection when the node's interval has passed since the last one
      * (a housekeeping thread, or the owner between steps; never within an operation, so an operation in
      * progress does not delay it). Returns true when one was sent. A connection the node closed (it fenced
-     * this session) only fails the send: the session's next operation fails on its own.
+     * this session) only fails the send here; the answers' reader sees it end and fails the queue pair.
      */
     public boolean heartbeatIfDue(final long nowNanos)
     {
@@ -513,6 +515,33 @@ public final class NodeSession implements AutoCloseable
         return reply instanceof FenceWritersOkMessage ok ? ok.fenced() : -1;
     }
 
+    /**
+     * The node closed the bootstrap connection: it ended the session (a fence, a lease run out, its shutdown) or it
+     * is gone, and it has taken its queue pair down with it. Over RC nothing else tells this end until it posts
+     * again, so an operation waiting for a control reply would wait out its whole timeout (seen across the Soft-RoCE
+     * wire: writes stalled for the 120 s operation timeout after a fencing map change). Moving the queue pair to ERR
+     * flushes what is posted: that operation ends now with CONNECTION_LOST, and the client opens a new session.
+     * Runs on the answers' reader thread; the guard keeps it from racing {@link #close}.
+     */
+    private void connectionEnded()
+    {
+        synchronized (qpGuard)
+        {
+            if (closed)
+            {
+                return;
+            }
+            try
+            {
+                qp.modifyToError();
+            }
+            catch (final RuntimeException e)
+            {
+                // the queue pair is failing already: its operations end on their own
+            }
+        }
+    }
+
     /** Says BYE (when the session still works) and closes it. */
     @Override
     public void close()
@@ -536,7 +565,10 @@ public final class NodeSession implements AutoCloseable
         {
             control.post(new ByeMessage(control.nextRequestId()));
         }
-        closed = true;
+        synchronized (qpGuard)
+        {
+            closed = true; // after this, connectionEnded leaves the queue pair alone
+        }
         CloseHelper.quietClose(bootstrap);
         CloseHelper.quietClose(cmConnection); // before its queue pair
         CloseHelper.quietClose(qp);
