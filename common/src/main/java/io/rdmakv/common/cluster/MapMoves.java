@@ -38,6 +38,22 @@ public record MapMoves(List<MoveBatch> batches, List<RetiredSegment> retired)
         return null;
     }
 
+    /** The groups a batch moves partitions out of (a mutable set of their ids, for the planner to add to). */
+    public Set<Integer> sourceGroups()
+    {
+        final Set<Integer> groups = new java.util.TreeSet<>();
+        batches.forEach(b -> groups.add(b.source()));
+        return groups;
+    }
+
+    /** The groups a batch moves partitions into (a mutable set of their ids, for the planner to add to). */
+    public Set<Integer> targetGroups()
+    {
+        final Set<Integer> groups = new java.util.TreeSet<>();
+        batches.forEach(b -> groups.add(b.target()));
+        return groups;
+    }
+
     /** The batch that moves {@code partition}, or null. */
     public MoveBatch batchOf(final int partition)
     {

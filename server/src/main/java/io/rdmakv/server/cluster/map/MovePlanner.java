@@ -386,13 +386,8 @@ final class MovePlanner
             return List.of();
         }
         final MapMoves moves = current.moves();
-        final Set<Integer> sources = new TreeSet<>();
-        final Set<Integer> targets = new TreeSet<>();
-        for (final MoveBatch b : moves.batches())
-        {
-            sources.add(b.source());
-            targets.add(b.target());
-        }
+        final Set<Integer> sources = moves.sourceGroups();
+        final Set<Integer> targets = moves.targetGroups();
         final long next = current.epoch() + 1;
         final Map<Integer, ArenaSpace> spaces = new TreeMap<>();
         final Set<Integer> taken = new TreeSet<>();
