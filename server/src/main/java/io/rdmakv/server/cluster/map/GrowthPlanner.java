@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The planner's index-growth rule (docs/growth.md §11, the move to another group; the last of {@link MapPlanner}'s
