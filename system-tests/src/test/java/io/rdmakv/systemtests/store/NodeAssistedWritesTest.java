@@ -228,12 +228,16 @@ public class NodeAssistedWritesTest
         try (Context context = Providers.open("tcp", VerbsConfig.DEFAULT);
             ProtectionDomain pd = context.allocateProtectionDomain())
         {
-            // REMOTE_ERROR: the CAS's REM_INV_REQ_ERR comes before the receives its failure flushes (TcpNoAtomicsTest).
+            // REMOTE_ERROR: the CAS's REM_INV_REQ_ERR comes before the receives its failure flushes (TcpNoAtomicsTest);
+            // or CONNECTION_LOST: the node ends the broken session and closes its bootstrap connection, and the
+            // session's reader moves the queue pair to ERR (NodeSession#connectionEnded), which may flush the CAS
+            // before its error is read (seen at the third attempt in a full build; the client retries both alike, and siw
+            // gives either too). Never OK: the slot is checked untouched below.
             for (int attempt = 0; attempt < 10; attempt++)
             {
                 final int oneSided = cas(context, pd, false, slot, 0L, word, seen);
-                assertEquals(Status.REMOTE_ERROR, oneSided, "the device refused the RDMA CAS, attempt " + attempt +
-                    ": " + Status.name(oneSided));
+                assertTrue(oneSided == Status.REMOTE_ERROR || oneSided == Status.CONNECTION_LOST,
+                    "the device refused the RDMA CAS, attempt " + attempt + ": " + Status.name(oneSided));
             }
             assertEquals(Status.OK, cas(context, pd, true, slot, 0L, word, seen));
             assertEquals(0L, seen[0], "the refused RDMA CAS left the slot alone; SLOT_CAS found it empty");
