@@ -42,6 +42,7 @@
 #      SOFTROCE_STORE_ONLY  simple names of the only store test classes to run (default all; to try one
 #                          class, with SOFTROCE_MIN_STORE_TESTS lowered to its test count)
 #      SOFTROCE_STORE_LEASE_MS  the lease tests' lease timeout, and every store node's that keeps the default
+#                          (child-JVM nodes too: LocalCluster#nodeArgs passes it as --lease-timeout-ms)
 #                          (default 10000: a healthy session's heartbeats can come seconds late under TCG; 1500 and
 #                          3000 on a real machine)
 #      SOFTROCE_STORE_ZK_SESSION_MS  the ZooKeeper session timeout of the child-JVM nodes of the tests tagged

@@ -40,6 +40,8 @@ public final class Router implements AutoCloseable
 
     private final ClusterMap map;
     private final InetSocketAddress[] nodes;
+    /** Each node's index in {@link #nodes} by its id (built once with the router). */
+    private final Map<Integer, Integer> indexById;
     private final int[] partitionToNode;
     /**
      * Per partition, when this client adopted its current placement (group and segment; {@link System#nanoTime}), or
@@ -157,7 +159,7 @@ public final class Router implements AutoCloseable
         this.retired = retired;
         final List<ClusterNode> list = map.nodes();
         nodes = new InetSocketAddress[list.size()];
-        final Map<Integer, Integer> indexById = new HashMap<>();
+        indexById = new HashMap<>();
         for (int i = 0; i < nodes.length; i++)
         {
             nodes[i] = new InetSocketAddress(list.get(i).host(), list.get(i).port());
@@ -633,15 +635,7 @@ public final class Router implements AutoCloseable
     /** The index of the node whose id is {@code nodeId} in this router's map, or -1 when it lists none. */
     public int nodeIndex(final int nodeId)
     {
-        final List<ClusterNode> list = map.nodes();
-        for (int i = 0; i < list.size(); i++)
-        {
-            if (list.get(i).id() == nodeId)
-            {
-                return i;
-            }
-        }
-        return -1;
+        return indexById.getOrDefault(nodeId, -1);
     }
 
     /** The index of {@code node} (same id and address) in this router's map, or -1. */
