@@ -104,20 +104,20 @@ class WriteWindowsTest
         assertArrayEquals(filled(MINE), bytes(grant.chunkOffset()));
         final long errors = server.counters().completionErrors();
 
-        try (RawSession thief = new RawSession(server.port()))
+        // the thieves stay open until the node has dropped them: the node must fence them for the failed WRITE
+        // itself; a thief that hung up first would leave through its closed connection, with no completion error
+        try (RawSession windowThief = new RawSession(server.port());
+            RawSession areaThief = new RawSession(server.port()))
         {
-            assertEquals(WcStatus.REM_ACCESS_ERR, write(thief, grant.chunkOffset(), grant.writeRkey(), THEIRS),
+            assertEquals(WcStatus.REM_ACCESS_ERR, write(windowThief, grant.chunkOffset(), grant.writeRkey(), THEIRS),
                 "the owner's window is bound to the owner's queue pair only");
-        }
-        try (RawSession thief = new RawSession(server.port()))
-        {
-            assertEquals(WcStatus.REM_ACCESS_ERR, write(thief, grant.chunkOffset(), data.rkey(), THEIRS),
+            assertEquals(WcStatus.REM_ACCESS_ERR, write(areaThief, grant.chunkOffset(), data.rkey(), THEIRS),
                 "the data area itself is not remotely writable");
+            assertArrayEquals(filled(MINE), bytes(grant.chunkOffset()), "the owner's bytes are intact");
+            Await.until("the node drops both thieves", Duration.ofSeconds(5),
+                () -> server.counters().completionErrors() == errors + 2 && server.sessionCount() == 2,
+                () -> server.sessionCount() + " sessions, " + server.counters().completionErrors() + " errors");
         }
-        assertArrayEquals(filled(MINE), bytes(grant.chunkOffset()), "the owner's bytes are intact");
-        Await.until("the node drops both thieves", Duration.ofSeconds(5),
-            () -> server.counters().completionErrors() == errors + 2 && server.sessionCount() == 2,
-            () -> server.sessionCount() + " sessions, " + server.counters().completionErrors() + " errors");
         assertEquals(WcStatus.SUCCESS, write(owner, grant.chunkOffset() + PATTERN_LENGTH, grant.writeRkey(), MINE),
             "the owner keeps writing its grant");
         assertEquals(WcStatus.SUCCESS, owner.read(data.address() + grant.chunkOffset(), data.rkey(), PATTERN_LENGTH),
