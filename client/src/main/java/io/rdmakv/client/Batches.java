@@ -107,7 +107,7 @@ final class Batches
         final int rc;
         try
         {
-            rc = readBatches(client, session, keys, hashes, segments, indices, values, single);
+            rc = readBatches(client, router, session, keys, hashes, segments, indices, values, single);
         }
         finally
         {
@@ -119,8 +119,9 @@ final class Batches
         }
     }
 
-    private static int readBatches(final KvClient client, final Session session, final byte[][] keys,
-        final long[] hashes, final long[] segments, final int[] indices, final byte[][] values, final List<Integer> single)
+    private static int readBatches(final KvClient client, final Router router, final Session session,
+        final byte[][] keys, final long[] hashes, final long[] segments, final int[] indices, final byte[][] values,
+        final List<Integer> single)
     {
         final Lane lane = session.lane();
         for (int from = 0; from < indices.length; from += Lane.batchSize())
@@ -132,7 +133,8 @@ final class Batches
             for (int j = 0; j < count; j++)
             {
                 final int i = indices[from + j];
-                lane.batchKey(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i], segments[i]);
+                lane.batchKey(j, MemorySegment.ofArray(keys[i]), 0, keys[i].length, hashes[i], segments[i],
+                    router.versionSalt(router.partitionOf(hashes[i])));
             }
             final int rc = lane.getBatch(count);
             if (rc != Status.OK)

@@ -213,11 +213,12 @@ public final class KvClient implements AutoCloseable
      * Writes {@code value} only if the key's version is still {@code expectedVersion} (from
      * {@link #getVersioned}), or, with {@link #ABSENT}, only if the key does not exist.
      *
-     * <p>A version names where the value is stored, not a count of writes: when the key's partition moves to another
-     * replica group (docs/growth.md §8) its version changes although its value does not, and a version read before the
-     * move no longer matches. Read again ({@link #getVersioned}) and retry.
+     * <p>A version names the write that stored the value, not a count of writes. It stays the same when the key's
+     * partition moves to another replica group (docs/growth.md §15.1): a version read before a move still matches
+     * after it while nobody wrote the key, at the cost of one more READ for the first conditional write after the
+     * move.
      *
-     * @return true when written, false when the key had another version (or moved since the version was read)
+     * @return true when written, false when the key had another version
      */
     public boolean putIfVersion(final byte[] key, final byte[] value, final long expectedVersion)
     {
@@ -529,7 +530,7 @@ public final class KvClient implements AutoCloseable
                 try
                 {
                     session.lane().key(key, 0, (int)keyLength, hash, router.segmentOf(partition),
-                        router.placedNanos(partition));
+                        router.placedNanos(partition), router.versionSalt(partition));
                     if (value != null)
                     {
                         session.lane().value(value, 0, (int)value.byteSize());
@@ -587,7 +588,7 @@ public final class KvClient implements AutoCloseable
                             "unknown " + String.format("(it replaced word %x with %x under map epoch %d, decided at node %d, an " +
                             "earlier attempt's word %x; node %d now holds %x, written under epoch %d)", replaced,
                             installed, writtenUnder, decider, earlier,
-                            session.hello().nodeId(), seen.status() == Status.NOT_FOUND ? 0L : seen.version(),
+                            session.hello().nodeId(), seen.status() == Status.NOT_FOUND ? 0L : seen.word(),
                             Integer.toUnsignedLong(seen.writerEpoch())));
                     }
                 }
@@ -689,7 +690,7 @@ public final class KvClient implements AutoCloseable
             return status;
         }
         lane.result().withStatus(status);
-        final long now = status == Status.OK ? lane.result().version() : 0L;
+        final long now = status == Status.OK ? lane.result().word() : 0L;
         if (now == installed || now != SlotWord.EMPTY && now == earlier &&
             lane.result().writerEpoch() == earlierUnder)
         {

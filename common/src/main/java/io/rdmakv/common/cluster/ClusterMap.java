@@ -1,6 +1,7 @@
 package io.rdmakv.common.cluster;
 
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.VersionSalt;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -491,6 +492,16 @@ public final class ClusterMap
     public long segmentOf(final int partition)
     {
         return segments == null ? KeyHash.WHOLE_INDEX : segments[partition];
+    }
+
+    /**
+     * The salt of the versions of partition {@code partition}'s keys where this map places it ({@link VersionSalt}: 0
+     * without a segment table). Data path: two array loads and a hash, no allocation.
+     */
+    public long versionSalt(final int partition)
+    {
+        return segments == null ? VersionSalt.NONE :
+            VersionSalt.of(partition, groups.get(partitionGroup[partition]).id(), segments[partition]);
     }
 
     /** A copy of the segment table, or null when the map has none. */

@@ -14,6 +14,7 @@ import static io.rdmakv.common.layout.KvBlockDescriptor.KEY_LENGTH_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.KEY_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.MAX_KEY_LENGTH;
 import static io.rdmakv.common.layout.KvBlockDescriptor.MAX_VALUE_LENGTH;
+import static io.rdmakv.common.layout.KvBlockDescriptor.ORIGIN_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.WRITER_EPOCH_OFFSET;
 import static io.rdmakv.common.layout.KvBlockDescriptor.VALUE_LENGTH_OFFSET;
 
@@ -122,13 +123,41 @@ public final class KvBlock
         return this;
     }
 
-    /** The value length as stored (a torn block may hold any value, negative included). */
     /** The low 32 bits of the map epoch of the session that wrote the block (0: none). */
     public int writerEpoch()
     {
         return segment.get(LittleEndian.U32, offset + WRITER_EPOCH_OFFSET);
     }
 
+    /**
+     * The version the key had on the group its partition was copied from (0: a client wrote this block, and the slot
+     * word naming it is the version); see {@link KvBlockDescriptor}.
+     */
+    public long origin()
+    {
+        return segment.get(LittleEndian.U64, offset + ORIGIN_OFFSET);
+    }
+
+    /**
+     * The version of the key this block holds when slot word {@code word} names it in a placement salted {@code salt}
+     * ({@link VersionSalt}): the block's {@link #origin()} when it has one (it was copied in a partition move and not
+     * rewritten since), else the word without {@link SlotWord#MOVING}, salted. The one rule for what a read returns
+     * as a version.
+     */
+    public long version(final long word, final long salt)
+    {
+        final long origin = origin();
+        return origin != 0L ? origin : SlotWord.withoutMoving(word) ^ salt;
+    }
+
+    /** Stores {@code origin} (the checksum is not updated: {@link #updateChecksum()} after). */
+    public KvBlock origin(final long origin)
+    {
+        segment.set(LittleEndian.U64, offset + ORIGIN_OFFSET, origin);
+        return this;
+    }
+
+    /** The value length as stored (a torn block may hold any value, negative included). */
     public int valueLength()
     {
         return segment.get(LittleEndian.U32, offset + VALUE_LENGTH_OFFSET);
@@ -370,6 +399,7 @@ public final class KvBlock
         LittleEndian.u16(segment, offset + KEY_LENGTH_OFFSET, keyLength);
         segment.set(LittleEndian.U32, offset + VALUE_LENGTH_OFFSET, valueLength);
         segment.set(LittleEndian.U32, offset + WRITER_EPOCH_OFFSET, writerEpoch);
+        segment.set(LittleEndian.U64, offset + ORIGIN_OFFSET, 0L);
         return blockLength;
     }
 

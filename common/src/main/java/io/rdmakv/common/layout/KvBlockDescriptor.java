@@ -7,20 +7,24 @@ package io.rdmakv.common.layout;
  * multiple of {@value #ALIGNMENT}.
  *
  * <pre>
- *   0               4          6             8                12              16
- *   +---------------+----------+-------------+----------------+------------------+
- *   | checksum u32  | flags u16| key_len u16 | value_len u32  | writer_epoch u32 |
- *   +---------------+----------+-------------+----------------+---------------+
- *  16 key bytes (key_len)
- *  16 + key_len: value bytes (value_len)
- *  16 + key_len + value_len: zero padding up to a multiple of 64
+ *   0               4          6             8                12                 16             24
+ *   +---------------+----------+-------------+----------------+------------------+--------------+
+ *   | checksum u32  | flags u16| key_len u16 | value_len u32  | writer_epoch u32 | origin u64   |
+ *   +---------------+----------+-------------+----------------+------------------+--------------+
+ *  24 key bytes (key_len)
+ *  24 + key_len: value bytes (value_len)
+ *  24 + key_len + value_len: zero padding up to a multiple of 64
  * </pre>
  *
  * <ul>
- *   <li><b>checksum</b>: CRC-32C (Castagnoli, {@link java.util.zip.CRC32C}) of bytes {@code [4, 16 + key_len
+ *   <li><b>checksum</b>: CRC-32C (Castagnoli, {@link java.util.zip.CRC32C}) of bytes {@code [4, 24 + key_len
  *       + value_len)}: the rest of the header, the key and the value, not the padding.</li>
  *   <li><b>flags</b>: {@link #FLAG_TOMBSTONE}; other bits zero.</li>
- *   <li><b>reserved</b>: zero (and covered by the checksum).</li>
+ *   <li><b>writer_epoch</b>: the low 32 bits of the map epoch of the session that wrote the block (0: none).</li>
+ *   <li><b>origin</b>: 0 for a block a client wrote, whose version is the slot word naming it. A partition
+ *       copier moving the key to another replica group writes the version the key had on the source there
+ *       (the source's {@code origin} when not 0, else the source slot word without {@code MOVING}), so that a
+ *       key's version does not change when its partition moves (docs/growth.md §15.1).</li>
  * </ul>
  *
  * A reader accepts a block only if its lengths are in range, its checksum holds and its key is the key it
@@ -28,7 +32,7 @@ package io.rdmakv.common.layout;
  *
  * <p>The limits on keys and values live here and only here. A block must fit in one slot's length field
  * ({@link SlotWord#MAX_BLOCK_LENGTH}, 262080 bytes), so the value limit is what remains of that after the
- * header and the longest key: 261040 bytes.
+ * header and the longest key: 261032 bytes.
  */
 public final class KvBlockDescriptor
 {
@@ -41,6 +45,7 @@ public final class KvBlockDescriptor
     public static final int KEY_LENGTH_OFFSET;
     public static final int VALUE_LENGTH_OFFSET;
     public static final int WRITER_EPOCH_OFFSET;
+    public static final int ORIGIN_OFFSET;
     public static final int HEADER_LENGTH;
     public static final int KEY_OFFSET;
 
@@ -64,6 +69,9 @@ public final class KvBlockDescriptor
 
         WRITER_EPOCH_OFFSET = offset;
         offset += Integer.BYTES;
+
+        ORIGIN_OFFSET = offset;
+        offset += Long.BYTES;
 
         HEADER_LENGTH = offset;
         KEY_OFFSET = offset;

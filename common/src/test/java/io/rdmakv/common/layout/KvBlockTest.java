@@ -51,16 +51,17 @@ class KvBlockTest
         assertEquals(3, LittleEndian.u16(segment, 128 + 6));
         assertEquals(6, segment.get(LittleEndian.U32, 128 + 8));
         assertEquals(0, segment.get(LittleEndian.U32, 128 + 12));
-        assertArrayEquals(bytes("key"), segment.asSlice(128 + 16, 3).toArray(ValueLayout.JAVA_BYTE));
-        assertArrayEquals(bytes("value!"), segment.asSlice(128 + 19, 6).toArray(ValueLayout.JAVA_BYTE));
-        for (int i = 128 + 25; i < 128 + 64; i++)
+        assertEquals(0L, segment.get(LittleEndian.U64, 128 + 16), "a client's block has no origin");
+        assertArrayEquals(bytes("key"), segment.asSlice(128 + 24, 3).toArray(ValueLayout.JAVA_BYTE));
+        assertArrayEquals(bytes("value!"), segment.asSlice(128 + 27, 6).toArray(ValueLayout.JAVA_BYTE));
+        for (int i = 128 + 33; i < 128 + 64; i++)
         {
             assertEquals(0, segment.get(ValueLayout.JAVA_BYTE, i), "padding byte " + i);
         }
         assertEquals(0x5A, segment.get(ValueLayout.JAVA_BYTE, 128 + 64), "nothing written past the block");
 
         final CRC32C crc = new CRC32C();
-        crc.update(segment.asSlice(128 + 4, 12 + 3 + 6).toArray(ValueLayout.JAVA_BYTE));
+        crc.update(segment.asSlice(128 + 4, 20 + 3 + 6).toArray(ValueLayout.JAVA_BYTE));
         assertEquals((int)crc.getValue(), segment.get(LittleEndian.U32, 128));
         assertEquals((int)crc.getValue(), block.checksum());
     }
@@ -83,6 +84,22 @@ class KvBlockTest
     }
 
     @Test
+    void theOriginIsZeroForAWriteAndCoveredByTheChecksum()
+    {
+        segment.fill((byte)0x5A);
+        block.wrap(segment, 0).write(bytes("key"), bytes("value!"));
+        assertEquals(0L, block.origin(), "a written block has no origin, whatever the memory held before");
+        final int unstamped = block.checksum();
+        block.origin(0x0123_4567_89AB_CDEFL);
+        assertEquals(KvBlock.BAD_CHECKSUM, block.validate(bytes("key"), 0, 3, 64), "the origin is covered");
+        block.updateChecksum();
+        assertEquals(KvBlock.VALID, block.validate(bytes("key"), 0, 3, 64));
+        assertEquals(0x0123_4567_89AB_CDEFL, new KvBlock().wrap(segment, 0).origin());
+        assertTrue(unstamped != block.checksum());
+        assertArrayEquals(bytes("value!"), block.valueBytes(), "the value stays where it was");
+    }
+
+    @Test
     void readsBackWhatItWrote()
     {
         final byte[] value = new byte[5000];
@@ -92,7 +109,7 @@ class KvBlockTest
         assertEquals(7, reader.keyLength());
         assertEquals(5000, reader.valueLength());
         assertEquals(KvBlockDescriptor.blockLength(7, 5000), reader.blockLength());
-        assertEquals(23, reader.valueOffset());
+        assertEquals(31, reader.valueOffset());
         assertFalse(reader.isTombstone());
         assertArrayEquals(bytes("user:42"), reader.keyBytes());
         assertArrayEquals(value, reader.valueBytes());
@@ -139,7 +156,7 @@ class KvBlockTest
         assertEquals(KvBlock.VALID, block.validate(bytes("xthe-key"), 1, 7, length));
 
         // a torn value: the checksum catches it
-        segment.set(ValueLayout.JAVA_BYTE, 256 + 16 + 7 + 2, (byte)'X');
+        segment.set(ValueLayout.JAVA_BYTE, 256 + 24 + 7 + 2, (byte)'X');
         assertEquals(KvBlock.BAD_CHECKSUM, block.validate(key, 0, key.length, length));
         assertFalse(block.isValid(key));
         assertFalse(block.isChecksumValid());
@@ -276,7 +293,7 @@ class KvBlockTest
                 assertTrue(large.isValid(key), "block at " + at);
                 assertEquals(KvBlock.VALID, large.validate(key, 0, key.length, length));
                 final CRC32C crc = new CRC32C();
-                crc.update(big.asSlice(at + 4, 12 + key.length + value.length).asByteBuffer());
+                crc.update(big.asSlice(at + 4, 20 + key.length + value.length).asByteBuffer());
                 assertEquals((int)crc.getValue(), large.checksum(), "block at " + at);
             }
             assertThrows(IndexOutOfBoundsException.class, () -> view.crc32c(0, 1 << 30));

@@ -820,7 +820,8 @@ final class MoveRole implements AutoCloseable
         {
             backups.add(address(current.node(target.member(i))));
         }
-        return new PartitionMove(address(current.node(source.primary())), b.phaseEpoch(), current.partitionCount(),
+        return new PartitionMove(address(current.node(source.primary())), source.id(), b.phaseEpoch(),
+            current.partitionCount(),
             b.partitions(), sourceSegments, b.segments(), backups);
     }
 

@@ -14,7 +14,8 @@ import java.lang.foreign.MemorySegment;
  * BlockCheck} asks (inside the source's data area, sane lengths within this node's limits, the word's length, its
  * checksum, the word's fingerprint), and that its key hashes to the partition being moved and to a candidate group
  * of that partition's source segment in which its slot lies. Keeps the key's hash of the last block that passed,
- * for placing it in the target segment.
+ * for placing it in the target segment, and stamps that block with the version it had on the source ({@link
+ * #stampOrigin}) before it is copied.
  */
 final class MoveBlockCheck
 {
@@ -63,6 +64,21 @@ final class MoveBlockCheck
         }
         hash = h;
         return true;
+    }
+
+    /**
+     * Writes into the block {@link #isValid} last passed the version its key has on the source, read under source word
+     * {@code word} of a placement salted {@code salt} ({@link KvBlock#version}: the block's own origin when it has one,
+     * copied before and never rewritten since, else the word without {@code MOVING}, salted: what a client's GET
+     * returned as the version there). The checksum is recomputed, so the copy is a valid block of its own. A key's
+     * version then stays what it was across the move (docs/growth.md §15.1).
+     */
+    void stampOrigin(final long word, final long salt)
+    {
+        if (block.origin() == 0L)
+        {
+            block.origin(block.version(word, salt)).updateChecksum();
+        }
     }
 
     /** The key hash of the block {@link #isValid} last passed. */

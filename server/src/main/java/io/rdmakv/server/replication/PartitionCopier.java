@@ -35,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li><b>Target segments.</b> Before the first pass each {@code X_B} is prepared on every B replica: headers 0,
  *       every slot the bare {@code MOVING} bit ({@link SlotWord#FROZEN_EMPTY}), so that every word of {@code X_B}
  *       carries MOVING until OPEN and no insert can take an empty slot there at SWITCH.</li>
- *   <li><b>Mover grants.</b> Copied blocks are packed verbatim into chunks of this node's data area granted to an
+ *   <li><b>Mover grants.</b> Copied blocks, stamped with the key's version on A ({@link MoveBlockCheck#stampOrigin}),
+ *       are packed into chunks of this node's data area granted to an
  *       owner of the node's own ({@link MoverGrants}). B's word names B's offset with A's length and fingerprint,
  *       and MOVING.</li>
  *   <li><b>Placement.</b> A target segment of the source's size takes each key at the same slot index; another
@@ -535,6 +536,7 @@ public final class PartitionCopier implements AutoCloseable
                     if (check.isReadable(word) && check.isValid(local, buffer.blocksOffset() + pending.at[j], word,
                         group, move.partitions()[k], move.partitionCount(), baseA, countA))
                     {
+                        check.stampOrigin(word, move.sourceSalt(k));
                         install(idx, word, buffer.blocksOffset() + pending.at[j], check.hash(), pending.force[j]);
                     }
                     else if (pending.reads[j] + 1 >= MAX_READS)

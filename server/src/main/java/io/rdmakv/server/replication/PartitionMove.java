@@ -1,6 +1,7 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.layout.VersionSalt;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -12,6 +13,7 @@ import java.util.List;
  * to this node's group B (docs/growth.md §7). Explicit values, as the move's map record will give them.
  *
  * @param source         A's primary (its bootstrap address)
+ * @param sourceGroup    A's group id (what the versions of A's keys are salted with, {@link VersionSalt})
  * @param epoch          the move's map epoch: A's primary must serve at least this one
  * @param partitionCount the map's partition count (a key's partition is its hash modulo it)
  * @param partitions     the partitions of the batch
@@ -22,6 +24,7 @@ import java.util.List;
  */
 public record PartitionMove(
     InetSocketAddress source,
+    int sourceGroup,
     long epoch,
     int partitionCount,
     int[] partitions,
@@ -55,12 +58,18 @@ public record PartitionMove(
     }
 
     /** A move timed with the system clock. */
-    public PartitionMove(final InetSocketAddress source, final long epoch, final int partitionCount,
-        final int[] partitions, final long[] sourceSegments, final long[] targetSegments,
+    public PartitionMove(final InetSocketAddress source, final int sourceGroup, final long epoch,
+        final int partitionCount, final int[] partitions, final long[] sourceSegments, final long[] targetSegments,
         final List<InetSocketAddress> backups)
     {
-        this(source, epoch, partitionCount, partitions, sourceSegments, targetSegments, backups,
+        this(source, sourceGroup, epoch, partitionCount, partitions, sourceSegments, targetSegments, backups,
             SystemNanoClock.INSTANCE);
+    }
+
+    /** The salt of the versions of partition {@code partitions()[k]}'s keys on A ({@link VersionSalt}). */
+    public long sourceSalt(final int k)
+    {
+        return VersionSalt.of(partitions[k], sourceGroup, sourceSegments[k]);
     }
 
     /** Slots of every source segment together: the shadow table's length. */

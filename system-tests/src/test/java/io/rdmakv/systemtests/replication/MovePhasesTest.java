@@ -8,6 +8,7 @@ import io.rdmakv.common.cluster.MovePhase;
 import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.map.MoveState;
@@ -27,7 +28,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -137,16 +141,9 @@ class MovePhasesTest
             PartitionLoad load = new PartitionLoad(client, keysOf(PARTITION, 48), 3))
         {
             load.awaitWrites(200);
-            applyToAll(map(e + 1, fence, false, batch(MovePhase.COPY, e + 1)));
-            awaitReport(2, e + 1, MoveState.BULK);
-            applyToAll(map(e + 2, fence, false, batch(MovePhase.FREEZE, e + 2)));
-            awaitReport(2, e + 2, MoveState.FINAL);
-            final RetiredSegment retired = new RetiredSegment(0, PARTITION, base.segmentOf(PARTITION), e + 3, 2000);
-            applyToAll(map(e + 3, fence, true, batch(MovePhase.SWITCH, e + 3, retired)));
-            awaitReport(0, e + 3, MoveState.MARKED);
-            final long beforeOpen = load.writes();
-            applyToAll(map(e + 4, fence, true, new MapMoves(List.of(), List.of(retired))));
-            load.awaitWrites(beforeOpen + 300);
+            final long[] beforeOpen = new long[1];
+            final RetiredSegment retired = move(() -> beforeOpen[0] = load.writes());
+            load.awaitWrites(beforeOpen[0] + 300);
             // the source's replicas reclaim the retired segment once every session of theirs is past the switch
             awaitReport(0, e + 4, MoveState.RECLAIMED);
             awaitReport(1, e + 4, MoveState.RECLAIMED);
@@ -172,6 +169,72 @@ class MovePhasesTest
             assertEquals(0, roles[0].partitionsMoving(true), "nothing moves any more");
             System.out.printf("move: %d writes, %d reads; longest write %d ms, longest read %d ms%n", load.writes(),
                 load.reads(), load.longestWriteMillis(), load.longestReadMillis());
+        }
+    }
+
+    /**
+     * Moves the partition to group 1 through every phase (COPY, FREEZE, SWITCH, OPEN at the base epoch + 1..4), each
+     * map written once the report it needs is in; runs {@code beforeOpen} just before the OPEN map. Returns the source
+     * segment the move retired.
+     */
+    private RetiredSegment move(final Runnable beforeOpen) throws InterruptedException
+    {
+        final long fence = base.fenceEpoch();
+        final long e = base.epoch();
+        applyToAll(map(e + 1, fence, false, batch(MovePhase.COPY, e + 1)));
+        awaitReport(2, e + 1, MoveState.BULK);
+        applyToAll(map(e + 2, fence, false, batch(MovePhase.FREEZE, e + 2)));
+        awaitReport(2, e + 2, MoveState.FINAL);
+        final RetiredSegment retired = new RetiredSegment(0, PARTITION, base.segmentOf(PARTITION), e + 3, 2000);
+        applyToAll(map(e + 3, fence, true, batch(MovePhase.SWITCH, e + 3, retired)));
+        awaitReport(0, e + 3, MoveState.MARKED);
+        beforeOpen.run();
+        applyToAll(map(e + 4, fence, true, new MapMoves(List.of(), List.of(retired))));
+        return retired;
+    }
+
+    @Test
+    void aKeysVersionStaysTheSameAcrossAMoveUntilItIsWritten() throws Exception
+    {
+        final List<byte[]> keys = keysOf(PARTITION, 3);
+        final byte[] kept = keys.get(0);
+        final byte[] rewritten = keys.get(1);
+        final byte[] insertedOnTheTarget = keys.get(2);
+        try (KvClient client = groups.client())
+        {
+            client.put(kept, LocalCluster.bytes("kept"));
+            client.put(rewritten, LocalCluster.bytes("before"));
+            final long keptVersion = client.getVersioned(kept).version();
+            final long oldVersion = client.getVersioned(rewritten).version();
+            move(() -> { });
+            assertEquals(keptVersion, client.getVersioned(kept).version(),
+                "a key nobody wrote keeps its version on the target group");
+            assertEquals(keptVersion, origin(2, kept), "its copy carries the source's version as its origin");
+            assertEquals(keptVersion, origin(3, kept), "on the target's backup too");
+            client.put(rewritten, LocalCluster.bytes("after"));
+            assertFalse(client.putIfVersion(rewritten, LocalCluster.bytes("stale"), oldVersion),
+                "a version from before a write on the target does not match");
+            assertArrayEquals(LocalCluster.bytes("after"), client.get(rewritten));
+            assertTrue(client.putIfVersion(kept, LocalCluster.bytes("swapped"), keptVersion),
+                "a version read on the source group before the move still swaps the unchanged value");
+            assertArrayEquals(LocalCluster.bytes("swapped"), client.get(kept));
+            final long swapped = client.getVersioned(kept).version();
+            assertNotEquals(keptVersion, swapped, "the swap gave the key a version of its own");
+            assertFalse(client.putIfVersion(kept, LocalCluster.bytes("twice"), keptVersion),
+                "and the pre-move version is gone with the copied block");
+            assertTrue(client.putIfVersion(kept, LocalCluster.bytes("again"), swapped));
+            assertTrue(client.putIfVersion(insertedOnTheTarget, LocalCluster.bytes("new"), KvClient.ABSENT));
+            assertArrayEquals(LocalCluster.bytes("new"), client.get(insertedOnTheTarget));
+        }
+        assertEquals(0L, origin(2, kept), "the target's own write carries no origin");
+    }
+
+    /** The origin field of {@code key}'s block on node {@code node}. */
+    private long origin(final int node, final byte[] key)
+    {
+        try (RegionView view = new RegionView(groups.ports[node]))
+        {
+            return view.longAt(view.find(key).blockOffset() + KvBlockDescriptor.ORIGIN_OFFSET);
         }
     }
 

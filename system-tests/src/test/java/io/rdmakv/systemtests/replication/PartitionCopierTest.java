@@ -3,8 +3,11 @@ package io.rdmakv.systemtests.replication;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
+import io.rdmakv.common.layout.KvBlock;
+import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.RegionGeometry;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.layout.VersionSalt;
 import io.rdmakv.common.protocol.CodedRefusalMessage;
 import io.rdmakv.common.protocol.ControlMessage;
 import io.rdmakv.common.protocol.GrantMessage;
@@ -430,7 +433,7 @@ class PartitionCopierTest
     {
         final int p = 7;
         final int base = FREE_BASE + 5 * SEGMENT;
-        final PartitionMove newer = new PartitionMove(cluster.endpoint(0), 2, TwoGroups.PARTITIONS, new int[] {p},
+        final PartitionMove newer = new PartitionMove(cluster.endpoint(0), 0, 2, TwoGroups.PARTITIONS, new int[] {p},
             new long[] {KeyHash.segment((long)p * SEGMENT, SEGMENT)}, new long[] {KeyHash.segment(base, SEGMENT)},
             List.of(cluster.endpoint(3)));
         try (PartitionCopy copy = cluster.nodes[2].startPartitionCopy(newer))
@@ -488,8 +491,8 @@ class PartitionCopierTest
         final long[] target = {KeyHash.segment(targetBase, targetGroups)};
         final var backups = List.of(on.endpoint(3));
         return clock == null ?
-            new PartitionMove(on.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups) :
-            new PartitionMove(on.endpoint(0), 1, TwoGroups.PARTITIONS, partitions, source, target, backups, clock);
+            new PartitionMove(on.endpoint(0), 0, 1, TwoGroups.PARTITIONS, partitions, source, target, backups) :
+            new PartitionMove(on.endpoint(0), 0, 1, TwoGroups.PARTITIONS, partitions, source, target, backups, clock);
     }
 
     /**
@@ -505,7 +508,8 @@ class PartitionCopierTest
     private static Map<String, byte[]> assertTargetHoldsSource(final TwoGroups on, final int p, final int base,
         final int groups)
     {
-        final Map<String, byte[]> onA = blocks(on, 0, (long)p * SEGMENT, SEGMENT);
+        final long segmentA = KeyHash.segment((long)p * SEGMENT, SEGMENT);
+        final Map<String, Named> onA = named(on, 0, (long)p * SEGMENT, SEGMENT, VersionSalt.of(p, 0, segmentA));
         final long[] primary = segmentWords(on, 2, base, groups);
         final long[] backup = segmentWords(on, 3, base, groups);
         assertArrayEquals(primary, backup, "B's replicas hold the target segment word for word");
@@ -521,16 +525,28 @@ class PartitionCopierTest
                 assertTrue(SlotWord.isMoving(primary[i]), "slot word " + i + " carries MOVING");
             }
         }
-        final Map<String, byte[]> onB = blocks(on, 2, base, groups);
+        final Map<String, Named> namedOnB = named(on, 2, base, groups, VersionSalt.NONE);
+        final Map<String, byte[]> onB = new HashMap<>();
+        namedOnB.forEach((key, named) -> onB.put(key, named.block()));
         for (final String key : onB.keySet())
         {
             assertEquals(p, KeyHash.partition(KeyHash.hash(key.getBytes(StandardCharsets.UTF_8)), TwoGroups.PARTITIONS),
                 "key " + key + " is of the partition moved");
         }
         assertEquals(onA.keySet(), onB.keySet(), "B holds exactly A's keys of the partition");
-        for (final Map.Entry<String, byte[]> e : onA.entrySet())
+        for (final Map.Entry<String, Named> e : onA.entrySet())
         {
-            assertArrayEquals(e.getValue(), onB.get(e.getKey()), "A's block of " + e.getKey() + ", verbatim");
+            final byte[] a = e.getValue().block();
+            final byte[] b = onB.get(e.getKey());
+            final KvBlock copy = new KvBlock().wrap(MemorySegment.ofArray(b), 0);
+            assertEquals(e.getValue().version(), copy.origin(),
+                "B's copy of " + e.getKey() + " carries the key's version on A as its origin");
+            assertTrue(copy.isChecksumValid(), "and its checksum holds");
+            assertArrayEquals(Arrays.copyOfRange(a, KvBlockDescriptor.CHECKSUM_FROM, KvBlockDescriptor.ORIGIN_OFFSET),
+                Arrays.copyOfRange(b, KvBlockDescriptor.CHECKSUM_FROM, KvBlockDescriptor.ORIGIN_OFFSET),
+                "A's header fields of " + e.getKey());
+            assertArrayEquals(Arrays.copyOfRange(a, KvBlockDescriptor.KEY_OFFSET, a.length),
+                Arrays.copyOfRange(b, KvBlockDescriptor.KEY_OFFSET, b.length), "A's key and value of " + e.getKey());
         }
         assertEquals(onB.keySet(), blocks(on, 3, base, groups).keySet(), "B's backup holds the same keys");
         return onB;
@@ -545,6 +561,19 @@ class PartitionCopierTest
     private static Map<String, byte[]> blocks(final TwoGroups on, final int node, final long base, final int groups)
     {
         final Map<String, byte[]> byKey = new HashMap<>();
+        named(on, node, base, groups, VersionSalt.NONE).forEach((key, named) -> byKey.put(key, named.block()));
+        return byKey;
+    }
+
+    /** A block's bytes and the key's version there ({@link KvBlock#version}: its origin, else its salted slot word). */
+    private record Named(byte[] block, long version)
+    {
+    }
+
+    private static Map<String, Named> named(final TwoGroups on, final int node, final long base, final int groups,
+        final long salt)
+    {
+        final Map<String, Named> byKey = new HashMap<>();
         try (RegionView view = new RegionView(on.ports[node]))
         {
             final RegionGeometry g = view.geometry();
@@ -558,8 +587,10 @@ class PartitionCopierTest
                 final RegionView.Slot slot = new RegionView.Slot(g.groupRegionOffset(base) + (long)i * Long.BYTES,
                     words[i], g.dataOffset() + SlotWord.blockOffset(words[i]), SlotWord.blockLength(words[i]));
                 final byte[] key = view.keyOf(slot);
-                assertNull(byKey.put(new String(key, StandardCharsets.UTF_8),
-                    view.bytes(slot.blockOffset(), slot.blockLength())), "one slot per key on node " + node);
+                final byte[] block = view.bytes(slot.blockOffset(), slot.blockLength());
+                final long version = new KvBlock().wrap(MemorySegment.ofArray(block), 0).version(words[i], salt);
+                assertNull(byKey.put(new String(key, StandardCharsets.UTF_8), new Named(block, version)),
+                    "one slot per key on node " + node);
             }
         }
         return byKey;

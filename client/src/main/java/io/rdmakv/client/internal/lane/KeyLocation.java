@@ -4,6 +4,7 @@ import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.BucketGroup;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.layout.VersionSalt;
 
 import java.lang.foreign.MemorySegment;
 
@@ -31,6 +32,7 @@ public final class KeyLocation
     private long group1Address;
     private long group2Address;
     private long placedNanos = Long.MIN_VALUE;
+    private long versionSalt;
 
     public KeyLocation(final RemoteIndex remote, final MemorySegment mem)
     {
@@ -71,6 +73,16 @@ public final class KeyLocation
      */
     public void aim(final long hash, final int keyLength, final long segment, final long placedNanos)
     {
+        aim(hash, keyLength, segment, placedNanos, VersionSalt.NONE);
+    }
+
+    /**
+     * {@link #aim(long, int, long, long)} for a key whose versions are salted {@code versionSalt} where it is placed
+     * ({@code ClusterMap#versionSalt}): a version is the slot word XOR the salt, or a moved block's origin.
+     */
+    public void aim(final long hash, final int keyLength, final long segment, final long placedNanos,
+        final long versionSalt)
+    {
         final long groups = remote.groupCount();
         final long base = KeyHash.segmentBase(segment);
         final long count = segment == KeyHash.WHOLE_INDEX ? groups : KeyHash.segmentCount(segment);
@@ -82,6 +94,7 @@ public final class KeyLocation
         this.hash = hash;
         this.keyLength = keyLength;
         this.placedNanos = placedNanos;
+        this.versionSalt = versionSalt;
         fingerprint = KeyHash.fingerprint(hash);
         group1Number = KeyHash.group1(hash, base, count);
         group2Number = KeyHash.group2(hash, base, count);
@@ -101,6 +114,12 @@ public final class KeyLocation
     public long hash()
     {
         return hash;
+    }
+
+    /** What the key's versions are salted with where it is placed ({@link VersionSalt}; 0: none). */
+    public long versionSalt()
+    {
+        return versionSalt;
     }
 
     public int fingerprint()

@@ -75,9 +75,9 @@ final class BatchGet
 
     /** Stages key {@code i} of the next batch (length checked by the caller). */
     void key(final int i, final MemorySegment key, final long offset, final int length, final long hash,
-        final long segment)
+        final long segment, final long versionSalt)
     {
-        keys[i].aim(hash, length, segment);
+        keys[i].aim(hash, length, segment, Long.MIN_VALUE, versionSalt);
         MemorySegment.copy(key, offset, mem, LaneBuffers.batchKey(i), length);
     }
 
@@ -161,7 +161,7 @@ final class BatchGet
 
     long version(final int i)
     {
-        return SlotWord.withoutMoving(word[i]);
+        return blocks[i].version(word[i], keys[i].versionSalt());
     }
 
     private void cachedRead(final SlotCache cache, final int i, final long start)

@@ -11,6 +11,14 @@ import io.rdmakv.common.layout.SlotWord;
  * key's slot still holds exactly {@code expected}; the CAS on that word is the check. {@code expected}
  * {@link io.rdmakv.client.KvClient#ABSENT} inserts only if the key does not exist (under the insert lock,
  * {@link InsertProtocol}). A lost race is a {@link Status#CONFLICT}, never a silent success.
+ *
+ * <p>A version is the slot word XOR the placement's salt ({@link io.rdmakv.common.layout.VersionSalt}), so the word
+ * CASed from is {@code version ^ salt}. A key whose partition moved keeps its version: the copy's block carries the
+ * version the key had on the source group as its origin ({@link io.rdmakv.common.layout.KvBlock#version}). When no
+ * candidate slot holds the word, the key's block is READ, and if its origin is the version the slot is CASed from
+ * the word that names it: the value is still the one that version was read with (any write since replaced the block,
+ * and with it the origin). That costs one READ more on a conflict, and on the first conditional write of a moved key
+ * (docs/growth.md §15.1).
  */
 final class CompareAndSetProtocol
 {
@@ -18,16 +26,19 @@ final class CompareAndSetProtocol
     private final CachedSlot cached;
     private final NewBlock block;
     private final InsertProtocol insert;
+    private final BlockSearch search;
     private final LaneRequests requests;
     private final LaneCounters counters;
 
     CompareAndSetProtocol(final KeyLocation key, final CachedSlot cached, final NewBlock block,
-        final InsertProtocol insert, final LaneRequests requests, final LaneCounters counters)
+        final InsertProtocol insert, final BlockSearch search, final LaneRequests requests,
+        final LaneCounters counters)
     {
         this.key = key;
         this.cached = cached;
         this.block = block;
         this.insert = insert;
+        this.search = search;
         this.requests = requests;
         this.counters = counters;
     }
@@ -42,14 +53,14 @@ final class CompareAndSetProtocol
         return expected == 0L ? insertIfAbsent() : ifVersion(expected);
     }
 
-    private int ifVersion(final long expected)
+    private int ifVersion(final long version)
     {
-        if (SlotWord.isMoving(expected))
-        {
-            return Status.CONFLICT; // no version has the bit: a client never CASes from a frozen word
-        }
+        // the slot word the version names in this placement; a word with MOVING is none (a client never CASes from a
+        // frozen word): the version is from another placement, and only a moved block's origin can still hold it
+        final long expected = version ^ key.versionSalt();
+        final boolean aWordHere = !SlotWord.isMoving(expected);
         int rc;
-        if (cached.lookup() && cached.word() == expected)
+        if (aWordHere && cached.lookup() && cached.word() == expected)
         {
             final long now = block.now();
             final long slotAddress = cached.slotAddress();
@@ -90,23 +101,69 @@ final class CompareAndSetProtocol
         {
             return Status.MOVED;
         }
-        final int candidate = key.candidateHolding(expected);
-        if (candidate == KeyLocation.NONE)
+        if (aWordHere)
         {
-            // the version frozen for a move is not a conflict yet: the move may still be abandoned
-            return key.candidateHolding(expected | SlotWord.MOVING) == KeyLocation.NONE ? Status.CONFLICT : Status.FROZEN;
+            final int candidate = key.candidateHolding(expected);
+            if (candidate != KeyLocation.NONE)
+            {
+                return casFrom(key.slotAddress(candidate), expected, start);
+            }
+            if (key.candidateHolding(expected | SlotWord.MOVING) != KeyLocation.NONE)
+            {
+                return Status.FROZEN; // the version frozen for a move is not a conflict yet: it may be abandoned
+            }
         }
-        final long slotAddress = key.slotAddress(candidate);
-        if ((rc = block.casSlot(slotAddress, expected)) != Status.OK)
+        return fromOrigin(version, start);
+    }
+
+    /** No slot holds {@code version}: a conflict, unless the key's block was copied in a move under that version. */
+    private int fromOrigin(final long version, final long start)
+    {
+        switch (search.search())
+        {
+            case FOUND ->
+            {
+                if (search.block().origin() != version)
+                {
+                    return Status.CONFLICT;
+                }
+                final long word = search.word();
+                return SlotWord.isMoving(word) ? Status.FROZEN : casFrom(search.slotAddress(), word, start);
+            }
+            case MOVED ->
+            {
+                return Status.MOVED;
+            }
+            case FAILED ->
+            {
+                return requests.failure();
+            }
+            case CORRUPTED ->
+            {
+                return Status.CORRUPTED;
+            }
+            default ->
+            {
+                // absent, or its block replaced under the READ: a write came between, so the version is gone
+                return Status.CONFLICT;
+            }
+        }
+    }
+
+    /** CASes the slot at {@code slotAddress} from {@code word} to the new block. */
+    private int casFrom(final long slotAddress, final long word, final long start)
+    {
+        final int rc = block.casSlot(slotAddress, word);
+        if (rc != Status.OK)
         {
             return rc;
         }
         final long found = requests.casResult();
-        if (found == expected)
+        if (found == word)
         {
-            return block.committed(slotAddress, expected, start);
+            return block.committed(slotAddress, word, start);
         }
-        return found == (expected | SlotWord.MOVING) ? Status.FROZEN : Status.CONFLICT;
+        return found == (word | SlotWord.MOVING) ? Status.FROZEN : Status.CONFLICT;
     }
 
     private int insertIfAbsent()

@@ -68,7 +68,7 @@ final class GetProtocol
                 }
                 cached.hit();
                 cached.remember(slotAddress, word, start);
-                return result.version(word);
+                return result.readVersion(word, key.versionSalt());
             }
             cached.missed();
             cached.invalidate();
@@ -94,7 +94,7 @@ final class GetProtocol
                         // a frozen word is never cached (the cached path must miss once the freeze reaches it), and the
                         // version is the word without the bit: the same version before the freeze and during it
                         cached.remember(search.slotAddress(), search.word(), start);
-                        return result.version(SlotWord.withoutMoving(search.word()));
+                        return result.readVersion(search.word(), key.versionSalt());
                     }
                 }
                 case ABSENT ->

@@ -1,5 +1,6 @@
 package io.rdmakv.client.internal.op;
 
+import io.rdmakv.common.layout.VersionSalt;
 import io.rdmakv.client.internal.chain.ChainCommit;
 import io.rdmakv.client.internal.chain.ReplicaChain;
 import io.rdmakv.client.internal.chain.StuckWrite;
@@ -90,7 +91,7 @@ public final class Lane implements AutoCloseable
         commit.chain().resolver(new StuckWrite(control, key, mem, counters));
         put = new PutProtocol(search, cached, block, insert, repair, requests, counters);
         delete = new DeleteProtocol(key, requests, commit, search, cached, space, repair, counters);
-        compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, requests, counters);
+        compareAndSet = new CompareAndSetProtocol(key, cached, block, insert, search, requests, counters);
         batchRequests = new BatchRequests(requests, mem);
         batch = new BatchGet(mem, batchRequests, remote, cached, counters, clock, trustNanos);
         batchPut = new BatchPut(mem, batchRequests, remote, cached, space, counters, clock, trustNanos);
@@ -137,7 +138,14 @@ public final class Lane implements AutoCloseable
     public void batchKey(final int i, final MemorySegment key, final long offset, final int length, final long hash,
         final long segment)
     {
-        batch.key(i, key, offset, length, hash, segment);
+        batchKey(i, key, offset, length, hash, segment, VersionSalt.NONE);
+    }
+
+    /** {@link #batchKey(int, MemorySegment, long, int, long, long)} whose versions are salted {@code versionSalt}. */
+    public void batchKey(final int i, final MemorySegment key, final long offset, final int length, final long hash,
+        final long segment, final long versionSalt)
+    {
+        batch.key(i, key, offset, length, hash, segment, versionSalt);
     }
 
     /**
@@ -302,7 +310,17 @@ public final class Lane implements AutoCloseable
     public void key(final MemorySegment key, final long offset, final int length, final long hash, final long segment,
         final long placedNanos)
     {
-        this.key.aim(hash, length, segment, placedNanos);
+        key(key, offset, length, hash, segment, placedNanos, VersionSalt.NONE);
+    }
+
+    /**
+     * {@link #key(MemorySegment, long, int, long, long, long)} for a key whose versions are salted {@code versionSalt}
+     * where its partition is placed ({@code ClusterMap#versionSalt}).
+     */
+    public void key(final MemorySegment key, final long offset, final int length, final long hash, final long segment,
+        final long placedNanos, final long versionSalt)
+    {
+        this.key.aim(hash, length, segment, placedNanos, versionSalt);
         MemorySegment.copy(key, offset, mem, LaneBuffers.KEY, length);
         repair.forget();
     }

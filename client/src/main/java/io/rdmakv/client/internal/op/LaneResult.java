@@ -2,6 +2,7 @@ package io.rdmakv.client.internal.op;
 
 import io.rdmakv.peer.Status;
 import io.rdmakv.common.layout.KvBlock;
+import io.rdmakv.common.layout.SlotWord;
 
 import java.lang.foreign.MemorySegment;
 
@@ -13,6 +14,7 @@ public final class LaneResult
 {
     private final KvBlock block;
     private long version;
+    private long word;
     private int status;
 
     LaneResult(final KvBlock readBlock)
@@ -33,10 +35,20 @@ public final class LaneResult
         return this;
     }
 
-    /** The key's version now: the slot word a GET saw or a write installed. */
+    /**
+     * The key's version now ({@code KvClient#getVersioned}): after a GET, the origin of the block it read when that
+     * block was copied in a partition move, else the slot word it saw (without {@code MOVING}) XOR the placement's
+     * salt ({@link io.rdmakv.common.layout.VersionSalt}); after a write, the word it installed, salted.
+     */
     public long version()
     {
         return version;
+    }
+
+    /** The slot word itself (without {@code MOVING}) a GET saw or a write installed: what the node's index holds. */
+    public long word()
+    {
+        return word;
     }
 
     /** After a GET: the memory the value is in, at {@link #valueOffset()}. */
@@ -61,9 +73,19 @@ public final class LaneResult
         return block.writerEpoch();
     }
 
-    int version(final long word)
+    /** A write installed {@code word} in a placement salted {@code salt}. */
+    int version(final long word, final long salt)
     {
-        version = word;
+        this.word = word;
+        version = word ^ salt;
+        return Status.OK;
+    }
+
+    /** A GET read the block in the read buffer through slot word {@code word} ({@link KvBlock#version}). */
+    int readVersion(final long word, final long salt)
+    {
+        this.word = SlotWord.withoutMoving(word);
+        version = block.version(word, salt);
         return Status.OK;
     }
 }

@@ -116,7 +116,7 @@ final class NewBlock
     {
         space.commit(length);
         cached.remember(slotAddress, word, seenNanos);
-        result.version(word);
+        result.version(word, key.versionSalt());
         return oldWord == SlotWord.EMPTY ? Status.OK :
             space.release(SlotWord.blockOffset(oldWord), SlotWord.blockLength(oldWord));
     }

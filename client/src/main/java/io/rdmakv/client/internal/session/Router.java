@@ -259,6 +259,11 @@ public final class Router implements AutoCloseable
      * {@code partition}'s index segment on its group's nodes, packed ({@code KeyHash.segment}), or {@code
      * KeyHash.WHOLE_INDEX} when the map has no segment table: one array load.
      */
+    public long versionSalt(final int partition)
+    {
+        return map.versionSalt(partition);
+    }
+
     public long segmentOf(final int partition)
     {
         return map.segmentOf(partition);

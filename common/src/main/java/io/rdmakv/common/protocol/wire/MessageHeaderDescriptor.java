@@ -42,8 +42,11 @@ public final class MessageHeaderDescriptor
      * (address, length, rkey: the map it serves, for one-sided READs); the map (format 3) carries a segment table
      * (each partition's index segment on its group), and a key's candidate groups lie in its partition's segment
      * (layout version 2).
+     * 9: a key-value block's header is 24 bytes, with the {@code origin} a partition copier stamps ({@code
+     * KvBlockDescriptor}); versions are salted by placement ({@code VersionSalt}). Clients and nodes of protocol 8
+     * read each other's blocks wrongly, so they must not meet.
      */
-    public static final int PROTOCOL_VERSION = 8;
+    public static final int PROTOCOL_VERSION = 9;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;
