@@ -65,7 +65,9 @@ public final class LaneRequests implements AutoCloseable
     /** The node-assisted write path's SLOT_CAS SENDs that the WRITE ahead of a CAS is linked on to. */
     private static final int WRITE_CAS_SEND = 25;
     private static final int REPLICA_WRITE_CAS_SEND = 26;
-    private static final int COUNT = 27;
+    private static final int READ_GROUPS_BLOCK = 27;
+    private static final int WRITE_READ_GROUPS_BLOCK = 30;
+    private static final int COUNT = 34;
 
     private final SessionIo io;
     private final RemoteIndex remote;
@@ -96,6 +98,11 @@ public final class LaneRequests implements AutoCloseable
         blockWrite(WRITE_READ_SLOT_BLOCK);
         slotAndBlockReads(WRITE_READ_SLOT_BLOCK + 1);
         blockRead(READ_BLOCK);
+        groupReads(READ_GROUPS_BLOCK);
+        blockRead(READ_GROUPS_BLOCK + 2);
+        blockWrite(WRITE_READ_GROUPS_BLOCK);
+        groupReads(WRITE_READ_GROUPS_BLOCK + 1);
+        blockRead(WRITE_READ_GROUPS_BLOCK + 3);
         atomic(CAS_SLOT, LaneBuffers.ATOMIC);
         blockWrite(WRITE_CAS_SLOT);
         atomic(WRITE_CAS_SLOT + 1, LaneBuffers.ATOMIC);
@@ -114,6 +121,8 @@ public final class LaneRequests implements AutoCloseable
         link(READ_SLOT_BLOCK, 2);
         link(WRITE_READ_SLOT_BLOCK, 3);
         link(READ_BLOCK, 1);
+        link(READ_GROUPS_BLOCK, 3);
+        link(WRITE_READ_GROUPS_BLOCK, 4);
         link(CAS_SLOT, 1);
         link(WRITE_CAS_SLOT, 2);
         link(LOCK_READ_GROUPS, 3);
@@ -158,6 +167,26 @@ public final class LaneRequests implements AutoCloseable
         patchBlockWrite(WRITE_READ_GROUPS, blockWord, writeRkey);
         patchGroups(WRITE_READ_GROUPS + 1, key);
         return ring(WRITE_READ_GROUPS, 3);
+    }
+
+    /**
+     * The key's candidate groups and, in the same doorbell, the block {@code word} names (into the read-block buffer):
+     * a compare-and-set checks that the block its expected word names is still the key's.
+     */
+    public int readGroupsAndBlock(final KeyLocation key, final long word)
+    {
+        patchGroups(READ_GROUPS_BLOCK, key);
+        patchBlock(READ_GROUPS_BLOCK + 2, word);
+        return ring(READ_GROUPS_BLOCK, 3);
+    }
+
+    public int writeAndReadGroupsAndBlock(final long blockWord, final int writeRkey, final KeyLocation key,
+        final long word)
+    {
+        patchBlockWrite(WRITE_READ_GROUPS_BLOCK, blockWord, writeRkey);
+        patchGroups(WRITE_READ_GROUPS_BLOCK + 1, key);
+        patchBlock(WRITE_READ_GROUPS_BLOCK + 3, word);
+        return ring(WRITE_READ_GROUPS_BLOCK, 4);
     }
 
     public int readSlotAndBlock(final long slotAddress, final long word)

@@ -102,6 +102,12 @@ final class BlockSearch
         return validate(word) == KvBlock.VALID;
     }
 
+    /** Whether {@code word} names a block inside the node's data area (a READ of it cannot break the session). */
+    boolean mayRead(final long word)
+    {
+        return remote.isPlausible(word);
+    }
+
     /** After {@link Outcome#FOUND}: the remote address of the slot that holds the key. */
     long slotAddress()
     {

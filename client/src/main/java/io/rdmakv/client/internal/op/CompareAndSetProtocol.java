@@ -93,7 +93,10 @@ final class CompareAndSetProtocol
             }
         }
         final long start = block.now();
-        if ((rc = block.readGroups()) != Status.OK)
+        // the block the word names comes with the groups: a word whose block was freed and its space reused can be
+        // another key's now, in a slot of these groups when that key has the same fingerprint
+        final boolean checkBlock = aWordHere && search.mayRead(expected);
+        if ((rc = checkBlock ? block.readGroupsAndBlock(expected) : block.readGroups()) != Status.OK)
         {
             return rc;
         }
@@ -106,7 +109,8 @@ final class CompareAndSetProtocol
             final int candidate = key.candidateHolding(expected);
             if (candidate != KeyLocation.NONE)
             {
-                return casFrom(key.slotAddress(candidate), expected, start);
+                return checkBlock && search.holdsKey(expected) ? casFrom(key.slotAddress(candidate), expected, start) :
+                    Status.CONFLICT;
             }
             if (key.candidateHolding(expected | SlotWord.MOVING) != KeyLocation.NONE)
             {

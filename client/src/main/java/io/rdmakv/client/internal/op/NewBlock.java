@@ -90,6 +90,15 @@ final class NewBlock
         return rc;
     }
 
+    /** One doorbell: READ both candidate groups and the block {@code word} names, WRITE in front if not gone out. */
+    int readGroupsAndBlock(final long word)
+    {
+        final int rc = written ? requests.readGroupsAndBlock(key, word) :
+            requests.writeAndReadGroupsAndBlock(this.word, space.writeRkey(), key, word);
+        written = true;
+        return rc;
+    }
+
     /** One doorbell: CAS the slot from {@code expected} to the block, WRITE in front if not gone out. */
     int casSlot(final long slotAddress, final long expected)
     {

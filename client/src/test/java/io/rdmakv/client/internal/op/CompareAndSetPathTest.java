@@ -9,6 +9,7 @@ import java.util.List;
 
 import static io.rdmakv.client.internal.op.Doorbells.CAS_SLOT;
 import static io.rdmakv.client.internal.op.Doorbells.READ_GROUPS;
+import static io.rdmakv.client.internal.op.Doorbells.READ_GROUPS_BLOCK;
 import static io.rdmakv.client.internal.op.Doorbells.WRITE_READ_SLOT_BLOCK;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -85,9 +86,32 @@ class CompareAndSetPathTest extends TwoLanes
         final int mark = lane.mark();
         assertEquals(Status.OK, lane.compareAndSet("k", "v2", v1), "the slot still held v1");
 
-        assertEquals(List.of(WRITE_READ_SLOT_BLOCK, READ_GROUPS, CAS_SLOT), lane.doorbellsSince(mark));
+        assertEquals(List.of(WRITE_READ_SLOT_BLOCK, READ_GROUPS_BLOCK, CAS_SLOT), lane.doorbellsSince(mark),
+            "the block the version names comes with the groups: no round trip more");
         assertEquals(List.of(lane.version()), node.slotsHolding("k"));
         assertEquals("v2", node.value(lane.version()));
+    }
+
+    @Test
+    void aVersionWhoseBlockSpaceAnotherKeyReusedIsAConflictAndSwingsNoSlot()
+    {
+        assertEquals(Status.OK, lane.put("k", "v1"));
+        final long v1 = lane.version();
+        // another writer replaced k; k's old block was freed and its space reused, at the same offset and length, by
+        // a key of k's fingerprint whose slot lies in k's groups: that slot now holds k's old word
+        final int kSlot = node.candidateHolding("k", v1);
+        node.slot("k", kSlot, node.writeBlock("k", "v2"));
+        node.block(v1).write(NodeRegion.bytes("j"), NodeRegion.bytes("jj"));
+        final int jSlot = kSlot == 0 ? 1 : 0;
+        node.slot("k", jSlot, v1);
+        final long[] before = node.slots("k");
+
+        assertEquals(Status.CONFLICT, other.compareAndSet("k", "v3", v1), "from the groups");
+        assertEquals(Status.CONFLICT, lane.compareAndSet("k", "v3", v1), "from a cache entry that no longer holds");
+
+        assertArrayEquals(before, node.slots("k"), "the other key's slot still names its own block");
+        assertEquals("jj", node.value(v1));
+        assertEquals("v2", node.value(node.slotsHolding("k").getFirst()));
     }
 
     @Test

@@ -18,6 +18,8 @@ final class Doorbells
 {
     static final String READ_GROUPS = "READ group + READ group";
     static final String WRITE_READ_GROUPS = "WRITE block + READ group + READ group";
+    static final String READ_GROUPS_BLOCK = "READ group + READ group + READ block";
+    static final String WRITE_READ_GROUPS_BLOCK = "WRITE block + READ group + READ group + READ block";
     static final String READ_SLOT_BLOCK = "READ slot + READ block";
     static final String WRITE_READ_SLOT_BLOCK = "WRITE block + READ slot + READ block";
     static final String READ_BLOCK = "READ block";
