@@ -25,12 +25,12 @@ import java.util.concurrent.locks.LockSupport;
  * with its outcome unknown (it may or may not have taken effect), a DELETE's "existed" as unknown too (a DELETE
  * run again after a lost connection may report false for a key it deleted). Runs until {@link #stop()}.
  */
-final class HotKeyWorkload
+public final class HotKeyWorkload
 {
     private final KvClient client;
-    private final String prefix;
+    private final byte[][] keyBytes;
     private final int keys;
-    final KeyedHistory<Integer> history = new KeyedHistory<>();
+    public final KeyedHistory<Integer> history = new KeyedHistory<>();
     final long origin = System.nanoTime();
     private final long originWallMs = System.currentTimeMillis();
     private final AtomicLong lastSuccess = new AtomicLong(System.nanoTime());
@@ -42,39 +42,45 @@ final class HotKeyWorkload
 
     HotKeyWorkload(final KvClient client, final String prefix, final int keys)
     {
+        this(client, java.util.stream.IntStream.range(0, keys).mapToObj(k -> (prefix + k).getBytes()).toList());
+    }
+
+    /** A workload on exactly {@code keys} (key {@code i} of the history is {@code keys.get(i)}). */
+    public HotKeyWorkload(final KvClient client, final List<byte[]> keys)
+    {
         this.client = client;
-        this.prefix = prefix;
-        this.keys = keys;
+        this.keyBytes = keys.toArray(new byte[0][]);
+        this.keys = keyBytes.length;
     }
 
     byte[] key(final int key)
     {
-        return (prefix + key).getBytes();
+        return keyBytes[key];
     }
 
-    void stop()
+    public void stop()
     {
         stopped = true;
     }
 
-    synchronized void note(final String event)
+    public synchronized void note(final String event)
     {
         timeline.add(String.format("%9.3f s (%tT.%<tL) %s", (System.nanoTime() - origin) / 1e9, System.currentTimeMillis(), event));
         System.out.println("[workload] " + timeline.getLast());
     }
 
-    synchronized List<String> timeline()
+    public synchronized List<String> timeline()
     {
         return List.copyOf(timeline);
     }
 
     /** The longest time without any successful operation, in ms. */
-    long longestGapMs()
+    public long longestGapMs()
     {
         return longestGap.get() / 1_000_000;
     }
 
-    void run(final int process)
+    public void run(final int process)
     {
         final SplittableRandom random = new SplittableRandom(7000 + process);
         final Versioned[] lastRead = new Versioned[keys];
@@ -135,7 +141,7 @@ final class HotKeyWorkload
     }
 
     /** Reads every key once more (recorded: the checker then confirms each acknowledged write is still there). */
-    void finalReads(final KvClient reader)
+    public void finalReads(final KvClient reader)
     {
         for (int key = 0; key < keys; key++)
         {

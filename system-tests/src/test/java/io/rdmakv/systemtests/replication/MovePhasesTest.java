@@ -13,7 +13,13 @@ import io.rdmakv.common.layout.SlotWord;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.map.MoveState;
 import io.rdmakv.systemtests.LocalCluster;
+import io.rdmakv.systemtests.cluster.HotKeyWorkload;
 import io.rdmakv.systemtests.peer.RegionView;
+import io.rdmakv.testsupport.concurrent.Racers;
+import io.rdmakv.testsupport.linearizability.KeyedCheckResult;
+import io.rdmakv.testsupport.linearizability.LinearizabilityChecker;
+import io.rdmakv.testsupport.linearizability.OpKind;
+import io.rdmakv.testsupport.linearizability.Outcome;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -236,6 +242,47 @@ class MovePhasesTest
         {
             return view.longAt(view.find(key).blockOffset() + KvBlockDescriptor.ORIGIN_OFFSET);
         }
+    }
+
+    @Test
+    void aHistoryOfGetsPutsDeletesAndCompareAndSetsAcrossAMoveIsLinearizable() throws Exception
+    {
+        final HotKeyWorkload load;
+        final List<Throwable> failures;
+        try (KvClient client = groups.client())
+        {
+            load = new HotKeyWorkload(client, keysOf(PARTITION, 4));
+            final Thread mover = Thread.ofPlatform().name("mover").start(() ->
+            {
+                try
+                {
+                    Thread.sleep(1_000);
+                    move(() -> { });
+                    Thread.sleep(2_000);
+                }
+                catch (final InterruptedException | AssertionError e)
+                {
+                    load.note("the move failed: " + e);
+                }
+                finally
+                {
+                    load.stop();
+                }
+            });
+            failures = Racers.run("move-lin-", 4, load::run, Duration.ofMinutes(2));
+            mover.join();
+            load.finalReads(client);
+        }
+        assertEquals(List.of(), failures);
+        assertEquals(List.of(), load.timeline(), "the move went through all its phases");
+        waitUntil(() -> roles[2].moves(true) == 1, "the target primary counts the move finished");
+        final long casSucceeded = load.history.ops().stream()
+            .filter(op -> op.op().kind() == OpKind.COMPARE_AND_SET && op.op().outcome() == Outcome.TRUE).count();
+        final KeyedCheckResult<Integer> result = load.history.check(new LinearizabilityChecker());
+        System.out.printf("move history: %d operations, %d compare-and-sets succeeded, longest gap %d ms; %s%n",
+            load.history.ops().size(), casSucceeded, load.longestGapMs(), result.summary());
+        assertTrue(casSucceeded > 0, "the history has compare-and-sets that took effect");
+        assertTrue(result.isLinearizable(), result.summary());
     }
 
     @Test
