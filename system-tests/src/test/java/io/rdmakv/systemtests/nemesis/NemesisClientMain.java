@@ -171,10 +171,27 @@ public final class NemesisClientMain
         }
         catch (final RuntimeException e)
         {
+            logFailure(pending, e);
             done(thread, new OpLine(pending.process(), pending.op(), pending.key(), pending.value(), pending.expected(),
                 pending.invoke(), -1, "indeterminate", name(e)));
         }
     }
+
+    /**
+     * The first {@link #LOGGED_PER_KIND} failures of each exception class go to the client's log with their message
+     * (the history keeps only the class): which node refused, and why.
+     */
+    private void logFailure(final OpLine pending, final RuntimeException e)
+    {
+        if (failuresLogged.merge(name(e), 1, Integer::sum) <= LOGGED_PER_KIND)
+        {
+            System.out.println("failed " + pending.op() + " of key " + pending.key() + ": " + e);
+        }
+    }
+
+    private static final int LOGGED_PER_KIND = 5;
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> failuresLogged =
+        new java.util.concurrent.ConcurrentHashMap<>();
 
     private void done(final int thread, final OpLine line)
     {
