@@ -496,7 +496,8 @@ public final class ClusterMap
 
     /**
      * The salt of the versions of partition {@code partition}'s keys where this map places it ({@link VersionSalt}: 0
-     * without a segment table). Data path: two array loads and a hash, no allocation.
+     * without a segment table). Two array loads and two hash rounds, no allocation; a client's router computes it
+     * once per map.
      */
     public long versionSalt(final int partition)
     {

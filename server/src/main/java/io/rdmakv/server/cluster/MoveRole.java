@@ -821,8 +821,7 @@ final class MoveRole implements AutoCloseable
             backups.add(address(current.node(target.member(i))));
         }
         return new PartitionMove(address(current.node(source.primary())), source.id(), b.phaseEpoch(),
-            current.partitionCount(),
-            b.partitions(), sourceSegments, b.segments(), backups);
+            current.partitionCount(), b.partitions(), sourceSegments, b.segments(), backups);
     }
 
     private static InetSocketAddress address(final ClusterNode n)

@@ -55,10 +55,11 @@ final class CompareAndSetProtocol
 
     private int ifVersion(final long version)
     {
-        // the slot word the version names in this placement; a word with MOVING is none (a client never CASes from a
-        // frozen word): the version is from another placement, and only a moved block's origin can still hold it
+        // the slot word the version names in this placement; a word with MOVING (a client never CASes from a frozen
+        // word) or another fingerprint than the key's is none: the version is from another placement, and only a
+        // moved block's origin can still hold it (nor is such a word's "block" READ: its length is noise)
         final long expected = version ^ key.versionSalt();
-        final boolean aWordHere = !SlotWord.isMoving(expected);
+        final boolean aWordHere = !SlotWord.isMoving(expected) && SlotWord.fingerprint(expected) == key.fingerprint();
         int rc;
         if (aWordHere && cached.lookup() && cached.word() == expected)
         {

@@ -43,6 +43,8 @@ public final class Router implements AutoCloseable
     /** Each node's index in {@link #nodes} by its id (built once with the router). */
     private final Map<Integer, Integer> indexById;
     private final int[] partitionToNode;
+    /** Per partition, what its keys' versions are salted with under this map ({@code ClusterMap#versionSalt}). */
+    private final long[] versionSalts;
     /**
      * Per partition, when this client adopted its current placement (group and segment; {@link System#nanoTime}), or
      * {@link #NEVER_MOVED} when it has had that placement since this router's sessions were opened. A cached slot
@@ -170,6 +172,11 @@ public final class Router implements AutoCloseable
         {
             partitionToNode[p] = map.nodeFor(p) == null ? LOST : indexById.get(map.nodeFor(p).id());
         }
+        versionSalts = new long[map.partitionCount()];
+        for (int p = 0; p < versionSalts.length; p++)
+        {
+            versionSalts[p] = map.versionSalt(p);
+        }
         final List<ReplicaGroup> groups = map.groups();
         backupNodes = new int[groups.size()][];
         copyingNodes = new int[groups.size()][];
@@ -259,14 +266,15 @@ public final class Router implements AutoCloseable
      * {@code partition}'s index segment on its group's nodes, packed ({@code KeyHash.segment}), or {@code
      * KeyHash.WHOLE_INDEX} when the map has no segment table: one array load.
      */
-    public long versionSalt(final int partition)
-    {
-        return map.versionSalt(partition);
-    }
-
     public long segmentOf(final int partition)
     {
         return map.segmentOf(partition);
+    }
+
+    /** What {@code partition}'s keys' versions are salted with under this map (computed once): one array load. */
+    public long versionSalt(final int partition)
+    {
+        return versionSalts[partition];
     }
 
     /** Whether writes to {@code partition}'s group wait: a copying node is making its last pass. */
