@@ -11,18 +11,21 @@
 # bytes moved per second from the nodes' rdmakv_move_bytes_total) and a chart of it (bench/grow-chart.sh),
 # prints a summary (io.rdmakv.bench.grow.GrowReport) and exits 1 when any operation failed, the cluster did
 # not reach its shares, or a node did not stop cleanly. Everything it started is stopped on exit, Ctrl-C
-# included. Threads are not pinned. See docs/benchmarks.md, "Scale-out under load".
+# included. Threads are not pinned. --field-length BYTES makes each record one field of BYTES bytes (YCSB
+# fieldcount=1, fieldlength=BYTES; default: workload A's 10 fields of 100 bytes), for moving gigabytes with few
+# keys. See docs/benchmarks.md, "Scale-out under load".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: bench/grow.sh [-r RECORDS] [-t THREADS] [-d DURATION_S] [--add-at SECONDS] [--add N] [--partitions P] [--memory SIZE] [--settle SECONDS] [--csv FILE] [--base-port PORT] [--zk-port PORT] [--metrics-base-port PORT]"
+usage="usage: bench/grow.sh [-r RECORDS] [-t THREADS] [-d DURATION_S] [--add-at SECONDS] [--add N] [--partitions P] [--memory SIZE] [--field-length BYTES] [--settle SECONDS] [--csv FILE] [--base-port PORT] [--zk-port PORT] [--metrics-base-port PORT]"
 die() { echo "bench/grow.sh: $*" >&2; exit 2; }
-records=20000 threads=4 duration=100 add_at=10 add=2 partitions=16 memory= settle=180 csv=
+records=20000 threads=4 duration=100 add_at=10 add=2 partitions=16 memory= field_length= settle=180 csv=
 base_port=7700 zk_port=2301 metrics_base=9700
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
   case "$1" in
     -r) records=$2 ;; -t) threads=$2 ;; -d) duration=$2 ;; --add-at) add_at=$2 ;; --add) add=$2 ;;
-    --partitions) partitions=$2 ;; --memory) memory=$2 ;; --settle) settle=$2 ;; --csv) csv=$2 ;;
+    --partitions) partitions=$2 ;; --memory) memory=$2 ;; --field-length) field_length=$2 ;;
+    --settle) settle=$2 ;; --csv) csv=$2 ;;
     --base-port) base_port=$2 ;; --zk-port) zk_port=$2 ;; --metrics-base-port) metrics_base=$2 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -32,10 +35,18 @@ for v in "-r $records" "-t $threads" "-d $duration" "--add-at $add_at" "--add $a
   "--settle $settle" "--base-port $base_port" "--zk-port $zk_port" "--metrics-base-port $metrics_base"; do
   [[ ${v#* } =~ ^[1-9][0-9]*$ ]] || die "${v% *} must be a positive integer, not '${v#* }'"
 done
+[ -z "$field_length" ] || [[ $field_length =~ ^[1-9][0-9]*$ ]] ||
+  die "--field-length must be a positive integer, not '$field_length'"
+[ -z "$field_length" ] || [ "$field_length" -le 261000 ] ||
+  die "--field-length $field_length does not fit one value (at most 261,032 bytes with YCSB's field name)"
 [ "$add_at" -lt "$duration" ] || die "--add-at ($add_at) must be inside the workload (-d $duration)"
 # Memory per node as bench/ycsb.sh sizes it for one group holding every record: 4 KiB a record (a block is
-# about 1.2 KiB; the rest is room for updates waiting out the grace period) plus 128 MiB.
+# about 1.2 KiB; the rest is room for updates waiting out the grace period) plus 128 MiB; with --field-length,
+# twice a record's field (the rest is room for updates) plus 128 MiB.
+if [ -z "$memory" ] && [ -n "$field_length" ]; then memory="$(( records * 2 * (field_length + 256) / 1048576 + 128 ))m"; fi
 [ -n "$memory" ] || memory="$(( records * 4 / 1024 + 128 ))m"
+record_props=()
+[ -z "$field_length" ] || record_props=(-p fieldcount=1 -p fieldlength="$field_length")
 
 . "$root/scripts/java25.sh"
 echo "== building (ycsb-binding, server, kvctl, bench)" >&2
@@ -88,7 +99,7 @@ ycsb() { # PHASE OUT [-p ...]: exec, as sampler
   shift 2
   exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMAKV_YCSB_JAVA_OPTS:-} -cp "$cp_ycsb" \
     site.ycsb.Client "$phase" -db io.rdmakv.ycsb.RdmaKvClient -P "$root/ycsb-binding/workloads/workloada" \
-    -p rdmakv.transport=tcp -p rdmakv.hosts="$(hosts 3)" -p recordcount="$records" -threads "$threads" "$@" \
+    -p rdmakv.transport=tcp -p rdmakv.hosts="$(hosts 3)" -p recordcount="$records" "${record_props[@]}" -threads "$threads" "$@" \
     >"$out" 2>"$out.err"
 }
 echo "== loading $records records ($threads threads)" >&2
@@ -154,7 +165,7 @@ started=
 stop_rc=0
 "$root/deploy/local-cluster.sh" stop --dir "$dir" >"$work/stop.log" 2>&1 || stop_rc=$?
 echo "rdmakv scale-out under load, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "setup: YCSB 0.17.0 workload A, $records records, $threads threads, ${duration}s; local cluster of 3 (R = 2," \
+echo "setup: YCSB 0.17.0 workload A, $records records${field_length:+ of one field of $field_length bytes}, $threads threads, ${duration}s; local cluster of 3 (R = 2," \
   "$partitions partitions, memory $memory each, transport tcp on loopback), add $add at ${add_at}s;" \
   "$(nproc) cores, threads not pinned"
 report_rc=0

@@ -409,7 +409,8 @@ add_nodes() {
   on_fail="stop_added" await_ready "${added[@]}"
   local hosts=""
   for id in $(node_ids); do alive "$id" && hosts="$hosts${hosts:+,}127.0.0.1:$((base_port + id))"; done
-  echo "added node(s) ${added[*]}: spares until a group needs them (partitions do not move yet); run dir $dir"
+  echo "added node(s) ${added[*]}: spares; with rebalance/auto on (kvctl rebalance --auto on) R of them form a" \
+    "group and partitions move to it, else they wait until a group needs a replica; run dir $dir"
   echo "hosts: $hosts"
 }
 
