@@ -7,6 +7,7 @@ import io.rdmakv.common.cluster.MoveBatch;
 import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
+import io.rdmakv.common.protocol.StatsOkMessage;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -28,6 +29,27 @@ final class ClusterCommand implements Callable<Integer>
         return parent.withClient((client, out) ->
         {
             final ClusterMap map = client.clusterMap();
+            // each primary asked once (a STATS may wait for the node's count of its index)
+            final java.util.Map<Integer, Object> asked = new java.util.HashMap<>();
+            final Progress progress = node ->
+            {
+                final Object answer = asked.computeIfAbsent(node, n ->
+                {
+                    try
+                    {
+                        return client.nodeStats(n).moves();
+                    }
+                    catch (final io.rdmakv.client.KvException | IllegalArgumentException e)
+                    {
+                        return e;
+                    }
+                });
+                if (answer instanceof RuntimeException e)
+                {
+                    throw e;
+                }
+                return (StatsOkMessage.MoveProgress)answer;
+            };
             final StringBuilder text = new StringBuilder(String.format("epoch %d%s, %d partitions, %d node(s)%s%n",
                 map.epoch(), map.fenceEpoch() == map.epoch() ? "" : " (fence epoch " + map.fenceEpoch() + ")",
                 map.partitionCount(), map.nodes().size(),
@@ -44,11 +66,17 @@ final class ClusterCommand implements Callable<Integer>
                     text.append(String.format("group %d  %d partitions  %s%n", group.id(), partitions(map, group),
                         state(map, group)));
                 }
-                text.append(moves(map));
+                text.append(moves(map, progress));
             }
             try
             {
-                out.print(text.toString(), new ObjectMapper().readTree(map.toJson()));
+                final com.fasterxml.jackson.databind.JsonNode json = new ObjectMapper().readTree(map.toJson());
+                if (!map.isSimple() && !map.moves().batches().isEmpty() &&
+                    json instanceof com.fasterxml.jackson.databind.node.ObjectNode o)
+                {
+                    progressJson(map, progress, o.putArray("moveProgress"));
+                }
+                out.print(text.toString(), json);
             }
             catch (final IOException e)
             {
@@ -58,18 +86,33 @@ final class ClusterCommand implements Callable<Integer>
         });
     }
 
+    /** A node's move progress (its STATS), or a {@link io.rdmakv.client.KvException} when it does not answer. */
+    @FunctionalInterface
+    interface Progress
+    {
+        StatsOkMessage.MoveProgress of(int node);
+    }
+
+    /** The moves in progress as the map records them, without asking any node how far they have come. */
+    static String moves(final ClusterMap map)
+    {
+        return moves(map, null);
+    }
+
     /**
      * The moves in progress the map records: per batch its id, partitions, source and target group, phase and the
-     * epoch it entered it; then the segments given up at a SWITCH and not yet reclaimed. Empty when there are none.
-     * How far a copy has come (keys, bytes) is not in the map, so not here.
+     * epoch it entered it, and, asked of the target's and the source's primaries through {@code progress} (null: not
+     * asked), the keys and bytes copied so far and the keys the partitions hold on the source; then the segments given
+     * up at a SWITCH and not yet reclaimed. Empty when there are none.
      */
-    static String moves(final ClusterMap map)
+    static String moves(final ClusterMap map, final Progress progress)
     {
         final StringBuilder text = new StringBuilder();
         for (final MoveBatch b : map.moves().batches())
         {
-            text.append(String.format("batch %d  partitions %s  group %d -> group %d  %s since epoch %d%n", b.id(),
-                java.util.Arrays.toString(b.partitions()), b.source(), b.target(), b.phase(), b.phaseEpoch()));
+            text.append(String.format("batch %d  partitions %s  group %d -> group %d  %s since epoch %d%s%n", b.id(),
+                java.util.Arrays.toString(b.partitions()), b.source(), b.target(), b.phase(), b.phaseEpoch(),
+                progress == null ? "" : "  " + progressText(map, b, progress)));
         }
         for (final RetiredSegment r : map.moves().retired())
         {
@@ -77,6 +120,67 @@ final class ClusterCommand implements Callable<Integer>
                 r.partition(), KeyHash.segmentBase(r.segment()), KeyHash.segmentCount(r.segment()), r.switchEpoch()));
         }
         return text.toString();
+    }
+
+    /**
+     * "copied K keys (B bytes) of N on the source (P%)": the target primary's copy counters and the source primary's
+     * count of the partitions' keys; a copy counts a key again when a later pass copies it again, so P is capped at
+     * 100 and is "about". What a node could not say is said as such.
+     */
+    static String progressText(final ClusterMap map, final MoveBatch b, final Progress progress)
+    {
+        final long[] copied = copied(map, b, progress);
+        final long sourceKeys = sourceKeys(map, b, progress);
+        if (copied == null)
+        {
+            return sourceKeys < 0 ? "progress unknown" : "the source holds " + sourceKeys + " keys";
+        }
+        final String ofSource = sourceKeys < 0 ? "" : " of " + sourceKeys + " on the source" + (sourceKeys == 0 ? "" :
+            String.format(" (about %d%%)", Math.min(100, copied[0] * 100 / sourceKeys)));
+        return "copied " + copied[0] + " keys (" + copied[1] + " bytes)" + ofSource;
+    }
+
+    /** Adds one object per batch to {@code array}: id, keysCopied, bytesCopied, sourceKeys (-1 where unknown). */
+    static void progressJson(final ClusterMap map, final Progress progress,
+        final com.fasterxml.jackson.databind.node.ArrayNode array)
+    {
+        for (final MoveBatch b : map.moves().batches())
+        {
+            final long[] copied = copied(map, b, progress);
+            array.addObject().put("batch", b.id()).put("keysCopied", copied == null ? -1 : copied[0])
+                .put("bytesCopied", copied == null ? -1 : copied[1]).put("sourceKeys", sourceKeys(map, b, progress));
+        }
+    }
+
+    /** {keys, bytes} the target primary says it copied for {@code b}, or null when it does not copy it or is silent. */
+    private static long[] copied(final ClusterMap map, final MoveBatch b, final Progress progress)
+    {
+        final StatsOkMessage.MoveProgress p = ask(map, b.target(), progress);
+        return p == null || p.copyBatch() != b.id() ? null : new long[] {p.copyKeys(), p.copyBytes()};
+    }
+
+    /** The keys the source primary counts in {@code b}'s partitions, or -1 when it cannot say. */
+    private static long sourceKeys(final ClusterMap map, final MoveBatch b, final Progress progress)
+    {
+        final StatsOkMessage.MoveProgress p = ask(map, b.source(), progress);
+        return p == null || p.sourceBatch() != b.id() ? -1 : p.sourceKeys();
+    }
+
+    private static StatsOkMessage.MoveProgress ask(final ClusterMap map, final int groupId, final Progress progress)
+    {
+        final ReplicaGroup group = map.groupById(groupId);
+        if (group == null || group.lost())
+        {
+            return null;
+        }
+        try
+        {
+            return progress.of(group.primary());
+        }
+        catch (final io.rdmakv.client.KvException | IllegalArgumentException e)
+        {
+            return null;
+        }
     }
 
     private static String role(final ClusterMap map, final ReplicaGroup group, final int node)

@@ -9,6 +9,7 @@ import io.rdmakv.common.cluster.ReplicaGroup;
 import io.rdmakv.common.cluster.RetiredSegment;
 import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.protocol.RebalanceMessage;
+import io.rdmakv.common.protocol.StatsOkMessage;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -172,5 +173,34 @@ class RebalanceCommandTest
             "group 0 retired partition 3 segment (40,8) at epoch 11\n", ClusterCommand.moves(map));
         assertEquals("", ClusterCommand.moves(new ClusterMap(14, 14, 4, nodes, 1, map.groups(),
             new int[] {0, 1, 0, 1}, segments)));
+
+        // how far it has come, asked of the target's primary (node 1) and the source's (node 0)
+        final ClusterCommand.Progress both = node -> node == 1 ?
+            new StatsOkMessage.MoveProgress(12_000, 1_186, 118_713_856, -1, -1) :
+            new StatsOkMessage.MoveProgress(-1, 0, 0, 12_000, 1_215);
+        assertEquals("batch 12000  partitions [2, 0]  group 0 -> group 1  FREEZE since epoch 13  copied 1186 keys " +
+            "(118713856 bytes) of 1215 on the source (about 97%)\n" +
+            "group 0 retired partition 3 segment (40,8) at epoch 11\n", ClusterCommand.moves(map, both));
+        final com.fasterxml.jackson.databind.node.ArrayNode json =
+            new com.fasterxml.jackson.databind.ObjectMapper().createArrayNode();
+        ClusterCommand.progressJson(map, both, json);
+        assertEquals("[{\"batch\":12000,\"keysCopied\":1186,\"bytesCopied\":118713856,\"sourceKeys\":1215}]",
+            json.toString());
+        // a copy counts a key again when a later pass copies it again: never above 100%
+        assertTrue(ClusterCommand.progressText(map, map.moves().batches().getFirst(), node -> node == 1 ?
+            new StatsOkMessage.MoveProgress(12_000, 1_300, 1, -1, -1) :
+            new StatsOkMessage.MoveProgress(-1, 0, 0, 12_000, 1_215)).endsWith("(about 100%)"));
+        // a source that has not counted yet, a target copying another batch, a primary that does not answer
+        assertEquals("copied 1186 keys (118713856 bytes)", ClusterCommand.progressText(map,
+            map.moves().batches().getFirst(), node -> node == 1 ?
+                new StatsOkMessage.MoveProgress(12_000, 1_186, 118_713_856, -1, -1) :
+                new StatsOkMessage.MoveProgress(-1, 0, 0, 12_000, StatsOkMessage.MoveProgress.UNKNOWN)));
+        assertEquals("the source holds 1215 keys", ClusterCommand.progressText(map, map.moves().batches().getFirst(),
+            node -> node == 1 ? new StatsOkMessage.MoveProgress(11_000, 5, 5, -1, -1) :
+                new StatsOkMessage.MoveProgress(-1, 0, 0, 12_000, 1_215)));
+        assertEquals("progress unknown", ClusterCommand.progressText(map, map.moves().batches().getFirst(), node ->
+        {
+            throw new io.rdmakv.client.KvConnectionException("node " + node + " does not answer");
+        }));
     }
 }

@@ -379,6 +379,12 @@ public final class KvServer implements AutoCloseable, MemberNode, MeteredNode
     }
 
     @Override
+    public void reportMovesWith(final io.rdmakv.server.control.MoveProgressSource source)
+    {
+        agent.useMoveProgress(source);
+    }
+
+    @Override
     public void useRebalance(final io.rdmakv.server.control.RebalanceDesk desk)
     {
         agent.useRebalance(desk);

@@ -48,8 +48,8 @@ class ControlCodecTest
         assertEquals(16, MessageHeaderDescriptor.HEADER_LENGTH);
         assertEquals(4096, MessageHeaderDescriptor.MAX_MESSAGE_LENGTH);
         assertEquals(65536, MessageHeaderDescriptor.MAX_BOOTSTRAP_MESSAGE_LENGTH);
-        assertEquals(9, MessageHeaderDescriptor.PROTOCOL_VERSION,
-            "9: a block's header is 24 bytes (origin), versions are salted by placement; 8: HEARTBEAT carries an epoch both ways, HELLO_OK the map area, the cluster map (format 3) a segment table, candidate groups lie in segments; 7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists, and HELLO_OK carries an rdma_cm ticket; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
+        assertEquals(10, MessageHeaderDescriptor.PROTOCOL_VERSION,
+            "10: STATS_OK carries the node's move progress; 9: a block's header is 24 bytes (origin), versions are salted by placement; 8: HEARTBEAT carries an epoch both ways, HELLO_OK the map area, the cluster map (format 3) a segment table, candidate groups lie in segments; 7: the cluster map (format 2) carries its fence epoch, HELLO_OK's flags say whether clients CAS the index or send SLOT_CAS, which exists, and HELLO_OK carries an rdma_cm ticket; 6: ALLOC_OK carries the grant secret, BIND_WINDOW, CHECK_GRANT and REVOKE_GRANT exist; 5: HELLO carries the writer id, FENCE_WRITERS exists; 4: the cluster map may carry replica groups, HELP exists; 3: HELLO_OK carries the cluster map in binary, ALLOC_OK the chunk's write rkey (2: the region header " +
             "and the heartbeat interval, tcp endpoints a secret, HEARTBEAT and REPAIR exist)");
     }
 
@@ -117,7 +117,10 @@ class ControlCodecTest
         assertTrue(FreeMessage.lengthFor(FreeMessage.MAX_ENTRIES + 1) > 4096);
         assertEquals(64, StatsOkMessage.GRANTS_OFFSET);
         assertEquals(72, StatsOkMessage.WRITE_WINDOWS_OFFSET);
-        assertEquals(80, StatsOkMessage.LENGTH);
+        assertEquals(80, StatsOkMessage.COPY_BATCH_OFFSET);
+        assertEquals(104, StatsOkMessage.SOURCE_BATCH_OFFSET);
+        assertEquals(112, StatsOkMessage.SOURCE_KEYS_OFFSET);
+        assertEquals(120, StatsOkMessage.LENGTH);
 
         assertEquals(16, RepairMessage.GROUP_OFFSET);
         assertEquals(24, RepairMessage.SLOT_OFFSET);

@@ -63,6 +63,9 @@ class MalformedMessageTest
         assertEquals("ALLOC message length 32, must be 24", ex.getMessage());
         malformed(resized(bytes(new StatsMessage(1)), 20), Kind.BAD_LENGTH);
         malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1, 1)), 72), Kind.BAD_LENGTH);
+        // a version 9 STATS_OK (no move progress) is not read as one that moves nothing
+        malformed(resized(bytes(new StatsOkMessage(1, 1, 1, 1, 1, 1, 1, 1, 1)), StatsOkMessage.COPY_BATCH_OFFSET),
+            Kind.BAD_LENGTH);
         malformed(withU32(bytes(new ByeMessage(1)), MessageHeaderDescriptor.LENGTH_OFFSET, 8), Kind.BAD_LENGTH);
         malformed(resized(bytes(new HeartbeatMessage(1, 0)), 16), Kind.BAD_LENGTH);
         malformed(resized(bytes(new HeartbeatMessage(1, 0)), 32), Kind.BAD_LENGTH);
@@ -194,6 +197,13 @@ class MalformedMessageTest
         final MalformedMessageException windows = malformed(
             withU64(statsOk, StatsOkMessage.WRITE_WINDOWS_OFFSET, -2), Kind.BAD_FIELD);
         assertEquals("STATS_OK: write windows -2: a count, or -1", windows.getMessage());
+        malformed(withU64(statsOk, StatsOkMessage.COPY_BATCH_OFFSET, -2), Kind.BAD_FIELD);
+        malformed(withU64(statsOk, StatsOkMessage.COPY_KEYS_OFFSET, -1), Kind.BAD_FIELD);
+        malformed(withU64(statsOk, StatsOkMessage.COPY_BYTES_OFFSET, Long.MIN_VALUE), Kind.BAD_FIELD);
+        malformed(withU64(statsOk, StatsOkMessage.SOURCE_BATCH_OFFSET, -7), Kind.BAD_FIELD);
+        final MalformedMessageException sourceKeys = malformed(
+            withU64(statsOk, StatsOkMessage.SOURCE_KEYS_OFFSET, -2), Kind.BAD_FIELD);
+        assertTrue(sourceKeys.getMessage().startsWith("STATS_OK: move progress: "), sourceKeys.getMessage());
 
         final byte[] allocOk = bytes(new AllocOkMessage(1, 64, 64, 0x1234_5678));
         final MalformedMessageException reserved = malformed(

@@ -112,6 +112,8 @@ final class Samples
             new FreeMessage(7, new long[] {64, 4096, 1L << 40}, new int[] {64, 128, 262080}),
             new StatsMessage(8),
             new StatsOkMessage(9, 100, 40, 60, 5, 700, 2, 3, 2),
+            new StatsOkMessage(9, 100, 40, 60, 5, 700, 2, 3, StatsOkMessage.NO_WINDOWS,
+                new StatsOkMessage.MoveProgress(41_000, 1_186, 118_713_856, 39_000, 1_215)),
             new ByeMessage(10),
             new ShutdownMessage(0),
             new HeartbeatMessage(42, 7),

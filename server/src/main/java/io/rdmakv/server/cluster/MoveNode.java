@@ -50,4 +50,9 @@ public interface MoveNode
 
     /** The grace period (nanoseconds): how long a READ may be in flight after what it read was replaced. */
     long graceNanos();
+
+    /** Answers STATS with {@code source}'s move progress from now on ({@code kvctl cluster}); a node without STATS: no-op. */
+    default void reportMovesWith(final io.rdmakv.server.control.MoveProgressSource source)
+    {
+    }
 }

@@ -60,7 +60,9 @@ public final class NodeRole implements MembershipListener, ClusterView, AutoClos
     public static NodeRole withMoves(final MemberNode node, final CopyPass copier, final SyncReporter reporter,
         final MoveReporter moveReporter)
     {
-        return new NodeRole(node, copier, reporter, new MoveRole(node, node.nodeId(), moveReporter));
+        final MoveRole moves = new MoveRole(node, node.nodeId(), moveReporter);
+        node.reportMovesWith(moves::progress);
+        return new NodeRole(node, copier, reporter, moves);
     }
 
     /**

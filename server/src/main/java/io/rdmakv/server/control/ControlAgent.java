@@ -181,6 +181,15 @@ public final class ControlAgent implements Agent
     }
 
     /**
+     * Answers STATS with {@code source}'s move progress ({@code kvctl cluster}; any time: it is set on the agent's
+     * thread). Until then a node says it moves nothing.
+     */
+    public void useMoveProgress(final MoveProgressSource source)
+    {
+        execute(() -> requests.useMoveProgress(source));
+    }
+
+    /**
      * Memory windows in a replicated group through {@code grants} ({@link ReplicaWindows}; before the thread starts):
      * {@code nodeGrant} is the grant of the whole data area this node's scrub binds its windows on backups with.
      */

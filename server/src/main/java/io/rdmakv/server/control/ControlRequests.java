@@ -76,6 +76,8 @@ final class ControlRequests
     private Consumer<Runnable> later;
     /** Set on the agent's thread once the node joins a ZooKeeper cluster; null: REBALANCE is refused. */
     private RebalanceDesk rebalance;
+    /** This node's part in partition moves, for STATS (agent thread only). */
+    private MoveProgressSource moveProgress = MoveProgressSource.NONE;
     /** Set once before the agent's thread starts; null: no replication, every grant stands alone. */
     private ReplicaWindows replicaWindows;
 
@@ -155,6 +157,12 @@ final class ControlRequests
      * Answers REBALANCE through {@code desk}, replying through {@code agent} once it is done (on the agent's thread:
      * a node joins its ZooKeeper cluster after the agent started).
      */
+    /** Answers STATS with {@code source}'s move progress from now on (on the agent's thread). */
+    void useMoveProgress(final MoveProgressSource source)
+    {
+        this.moveProgress = source;
+    }
+
     void useRebalance(final RebalanceDesk desk, final Consumer<Runnable> agent)
     {
         this.rebalance = desk;
@@ -312,7 +320,7 @@ final class ControlRequests
                 else if (head.message() instanceof StatsMessage stats)
                 {
                     final ControlMessage answer = space.stats(stats, head.census(), now, sessions.count(),
-                        windows.enabled() ? windows.bound() : StatsOkMessage.NO_WINDOWS);
+                        windows.enabled() ? windows.bound() : StatsOkMessage.NO_WINDOWS, moveProgress);
                     if (answer == null)
                     {
                         break;

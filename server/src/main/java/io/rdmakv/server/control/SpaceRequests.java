@@ -85,10 +85,11 @@ final class SpaceRequests
      * The answer to a STATS that arrived when {@code passesAtArrival} census passes were complete: from a
      * count at most {@link ControlAgent#STATS_MAX_AGE_NANOS} old or from a pass completed since it arrived;
      * null when it must wait for the pass under way (which then advances each cycle). {@code writeWindows}:
-     * see {@link StatsOkMessage#writeWindows}.
+     * see {@link StatsOkMessage#writeWindows}; {@code moves}: this node's part in partition moves, from the same
+     * count.
      */
     StatsOkMessage stats(final StatsMessage stats, final long passesAtArrival, final long nowNanos,
-        final int clients, final long writeWindows)
+        final int clients, final long writeWindows, final MoveProgressSource moves)
     {
         if (!census.isFresh(nowNanos) && census.passes() == passesAtArrival)
         {
@@ -99,7 +100,8 @@ final class SpaceRequests
         final long total = allocator.capacity();
         final long free = allocator.freeBytes();
         return new StatsOkMessage(stats.requestId(), total, total - free - allocator.graceBytes(), free,
-            census.usedSlots(), geometry.slotCount(), clients, allocator.grantedExtents(), writeWindows);
+            census.usedSlots(), geometry.slotCount(), clients, allocator.grantedExtents(), writeWindows,
+            moves.progress(census.load()));
     }
 
     /**

@@ -22,6 +22,18 @@ public interface MoveCopy extends AutoCloseable
     /** After {@code FINAL}, from SWITCH on: the blocks the target segments name are handed over; bytes given back. */
     CompletableFuture<Long> handOver();
 
+    /** Keys copied so far, every pass (a key copied again counts again); read from any thread. */
+    default long keysCopied()
+    {
+        return 0;
+    }
+
+    /** Bytes of those; read from any thread. */
+    default long bytesCopied()
+    {
+        return 0;
+    }
+
     /** Stops the copy and frees its buffer (after the hand-over or the abort). */
     @Override
     void close();

@@ -139,8 +139,9 @@ public final class PartitionCopier implements AutoCloseable
 
     // totals
     private long passes;
-    private long keysCopied;
-    private long bytesCopied;
+    /** Written by the copying thread only; volatile so that a STATS reads how far it has come (kvctl cluster). */
+    private volatile long keysCopied;
+    private volatile long bytesCopied;
     private long keysRemoved;
     private long skippedBlocks;
     private long chunksRedone;
@@ -195,6 +196,18 @@ public final class PartitionCopier implements AutoCloseable
     public long owner()
     {
         return owner;
+    }
+
+    /** Keys copied so far, every pass (a key copied again counts again); read from any thread. */
+    public long keysCopied()
+    {
+        return keysCopied;
+    }
+
+    /** Bytes of those; read from any thread. */
+    public long bytesCopied()
+    {
+        return bytesCopied;
     }
 
     /** The counters so far. */

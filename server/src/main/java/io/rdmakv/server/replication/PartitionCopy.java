@@ -59,6 +59,18 @@ public final class PartitionCopy implements MoveCopy
         return CompletableFuture.supplyAsync(copier::handOver, worker);
     }
 
+    @Override
+    public long keysCopied()
+    {
+        return copier.keysCopied();
+    }
+
+    @Override
+    public long bytesCopied()
+    {
+        return copier.bytesCopied();
+    }
+
     /** Bytes this copy holds in mover grants now (asked of the control thread). */
     public long moverBytes()
     {

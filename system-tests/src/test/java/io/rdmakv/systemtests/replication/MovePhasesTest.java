@@ -10,6 +10,7 @@ import io.rdmakv.common.hash.KeyHash;
 import io.rdmakv.common.layout.BucketDescriptor;
 import io.rdmakv.common.layout.KvBlockDescriptor;
 import io.rdmakv.common.layout.SlotWord;
+import io.rdmakv.common.protocol.StatsOkMessage;
 import io.rdmakv.server.cluster.NodeRole;
 import io.rdmakv.server.cluster.map.MoveState;
 import io.rdmakv.systemtests.LocalCluster;
@@ -295,8 +296,22 @@ class MovePhasesTest
             load.awaitWrites(200);
             applyToAll(map(e + 1, base.fenceEpoch(), false, batch(MovePhase.COPY, e + 1)));
             awaitReport(2, e + 1, MoveState.BULK);
+            // what kvctl cluster shows: the target primary's copy so far, the source primary's count of the keys
+            waitUntil(() -> client.nodeStats(0).moves().sourceKeys() == 48,
+                "the source primary counts the moving partition's 48 keys (STATS: " + client.nodeStats(0).moves() + ")");
+            final StatsOkMessage.MoveProgress source = client.nodeStats(0).moves();
+            assertEquals(2000, source.sourceBatch(), "the source primary names the batch it gives up");
+            assertFalse(source.copying(), "and copies none");
+            final StatsOkMessage.MoveProgress copying = client.nodeStats(2).moves();
+            assertEquals(2000, copying.copyBatch(), "the target primary names the batch it copies");
+            assertTrue(copying.copyKeys() >= 48 && copying.copyBytes() >= 48L * KvBlockDescriptor.HEADER_LENGTH,
+                "and every key of it copied: " + copying);
+            assertFalse(copying.giving());
+            assertEquals(StatsOkMessage.MoveProgress.NONE, client.nodeStats(1).moves(), "backups say nothing of moves");
+            assertEquals(StatsOkMessage.MoveProgress.NONE, client.nodeStats(3).moves());
             applyToAll(map(e + 2, base.fenceEpoch(), false, batch(MovePhase.FREEZE, e + 2)));
             awaitReport(2, e + 2, MoveState.FINAL);
+            assertTrue(client.nodeStats(2).moves().copyKeys() >= copying.copyKeys(), "the delta adds to the count");
             assertTrue(frozenSlots(0, base.segmentOf(PARTITION)) > 0, "the source froze");
             assertEquals(1, roles[0].partitionsMoving(true), "a source replica counts the moving partition");
             assertTrue(roles[1].movePhaseAgeSeconds() > 0, "a batch's phase has an age");
@@ -312,6 +327,8 @@ class MovePhasesTest
             waitUntil(() -> usedSlots(2, X_B) + usedSlots(3, X_B) + frozenSlots(2, X_B) + frozenSlots(3, X_B) == 0,
                 "the target's copy zeroed on both replicas");
             assertEquals(1, roles[2].moves(false), "the target primary counts the move aborted");
+            assertEquals(StatsOkMessage.MoveProgress.NONE, client.nodeStats(2).moves(), "and copies nothing any more");
+            assertEquals(StatsOkMessage.MoveProgress.NONE, client.nodeStats(0).moves(), "the source gives nothing up");
             assertEquals(0, roles[1].movePhaseAgeSeconds(), "no batch: no age");
             System.out.printf("abort: %d writes (%d failed: %s), %d reads%n", load.writes(), load.failures(),
                 load.failureSamples(), load.reads());

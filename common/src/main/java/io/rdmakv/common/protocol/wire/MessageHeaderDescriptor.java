@@ -46,7 +46,7 @@ public final class MessageHeaderDescriptor
      * KvBlockDescriptor}); versions are salted by placement ({@code VersionSalt}). Clients and nodes of protocol 8
      * read each other's blocks wrongly, so they must not meet.
      */
-    public static final int PROTOCOL_VERSION = 9;
+    public static final int PROTOCOL_VERSION = 10;
 
     public static final int TYPE_OFFSET = 0;
     public static final int FLAGS_OFFSET = TYPE_OFFSET + Short.BYTES;
