@@ -129,10 +129,10 @@ class KvServerCommandTest
         assertEquals(0, plain.code(), plain.err());
         assertEquals(new ServerConfig.ZooKeeper("zk1:2181,zk2:2181", "prod-1", 1, 4000), plain.config().zookeeper());
         final Path config = file("zk.yaml", "zookeeper: 127.0.0.1:2181\ncluster-name: c_2\nreplicas: 3\n" +
-            "zk-session-timeout-ms: 6000\npartitions: 256\n");
+            "zk-session-timeout-ms: 6000\npartitions: 256\nmove-stuck-ms: 60000\n");
         final CommandRun fromFile = CommandRun.of(Map.of("RDMAKV_REPLICAS", "2"), "--config", config.toString());
         assertEquals(0, fromFile.code(), fromFile.err());
-        assertEquals(new ServerConfig.ZooKeeper("127.0.0.1:2181", "c_2", 2, 256, 6000, null, null),
+        assertEquals(new ServerConfig.ZooKeeper("127.0.0.1:2181", "c_2", 2, 256, 6000, null, null, 60_000),
             fromFile.config().zookeeper(),
             "the environment beats the file");
         assertNull(CommandRun.of().config().zookeeper(), "without --zookeeper the node runs without ZooKeeper");
@@ -169,6 +169,14 @@ class KvServerCommandTest
             "--zk-session-timeout-ms", "999");
         assertBadUsage("'--zk-session-timeout-ms'", "--zookeeper", "zk:2181", "--cluster-name", "c",
             "--zk-session-timeout-ms", "60001");
+        assertBadUsage("only with --zookeeper", "--move-stuck-ms", "1000");
+        assertBadUsage("'--move-stuck-ms'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--move-stuck-ms", "-1");
+        assertBadUsage("'--move-stuck-ms'", "--zookeeper", "zk:2181", "--cluster-name", "c", "--move-stuck-ms",
+            "86400001");
+        assertEquals(0, CommandRun.of("--zookeeper", "zk:2181", "--cluster-name", "c", "--move-stuck-ms", "0").config()
+            .zookeeper().moveStuckMs(), "0: never");
+        assertEquals(ServerConfig.ZooKeeper.DEFAULT_MOVE_STUCK_MS, CommandRun.of("--zookeeper", "zk:2181",
+            "--cluster-name", "c").config().zookeeper().moveStuckMs());
     }
 
     private static void assertBadUsage(final String expected, final String... args)

@@ -87,6 +87,15 @@ final class Coordinator implements AutoCloseable
     private final java.util.function.LongSupplier promotionWaitNanos;
     /** When a map that takes a place from an unregistered node was first planned and not yet written (0: none pending); work thread only. */
     private volatile long removalPlannedAtNanos;
+    /** How long a batch may stay in one phase before SWITCH before this coordinator aborts it; 0: never. */
+    private final long moveStuckNanos;
+    /**
+     * Per batch before SWITCH in the last map read: {phase ordinal, when this coordinator first saw it in that phase}
+     * (work thread only). A new coordinator starts the clocks afresh: a stuck batch is aborted later, never sooner.
+     */
+    private final Map<Long, long[]> phaseSince = new java.util.HashMap<>();
+    /** Whether a poke for the next stuck deadline is scheduled (work thread only). */
+    private boolean stuckCheckScheduled;
     /** Runs before each map write (tests: to write the map under the coordinator's feet). */
     volatile Runnable beforeWrite = () -> { };
 
@@ -95,6 +104,20 @@ final class Coordinator implements AutoCloseable
         final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held,
         final java.util.function.BiConsumer<MapCheck.Refusal, Integer> refused)
     {
+        this(client, work, nodeId, replicas, partitions, settleMs, promotionWaitNanos, held, refused, 0);
+    }
+
+    /** @param moveStuckMs how long a batch may stay in one phase before SWITCH before it is aborted; 0: never */
+    Coordinator(final CuratorFramework client, final ScheduledExecutorService work, final int nodeId,
+        final int replicas, final int partitions, final long settleMs,
+        final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held,
+        final java.util.function.BiConsumer<MapCheck.Refusal, Integer> refused, final long moveStuckMs)
+    {
+        if (moveStuckMs < 0)
+        {
+            throw new IllegalArgumentException("--move-stuck-ms " + moveStuckMs + " is negative");
+        }
+        this.moveStuckNanos = TimeUnit.MILLISECONDS.toNanos(moveStuckMs);
         this.refused = refused;
         this.settings = new ClusterSettings(replicas, partitions);
         this.held = held;
@@ -110,6 +133,7 @@ final class Coordinator implements AutoCloseable
     /** This node became leader. */
     void lead()
     {
+        schedule(phaseSince::clear, 0);
         leaderSinceNanos = System.nanoTime();
         removalPlannedAtNanos = 0;
         leading = true;
@@ -224,9 +248,10 @@ final class Coordinator implements AutoCloseable
             final MoveRequest request = readRequest();
             final java.util.Set<Integer> draining = readDraining();
             final List<LoadReport> loads = readLoadReports();
+            final java.util.Set<Long> stuck = stuck(current);
             final MapPlanner.Plan plan = MapPlanner.next(current, stored == null ? Map.of() : stored.incarnations(),
                 replicas, partitions, live, readReports(), readMoveReports(), request, settled, readAuto(), draining,
-                loads);
+                loads, stuck);
             if (plan == null)
             {
                 removalPlannedAtNanos = 0;
@@ -657,6 +682,60 @@ final class Coordinator implements AutoCloseable
         {
             return null;
         }
+    }
+
+    /**
+     * The batches of {@code current} before SWITCH that have stayed in their phase at least {@code --move-stuck-ms}
+     * since this coordinator first saw them in it; schedules a poke for the earliest deadline still to come, so that
+     * a batch nobody reports on is still found. Work thread only.
+     */
+    private java.util.Set<Long> stuck(final ClusterMap current)
+    {
+        if (moveStuckNanos == 0 || current == null || current.isSimple())
+        {
+            phaseSince.clear();
+            return java.util.Set.of();
+        }
+        final long now = System.nanoTime();
+        final java.util.Set<Long> seen = new java.util.HashSet<>();
+        final java.util.Set<Long> stuck = new java.util.TreeSet<>();
+        long nextDeadline = Long.MAX_VALUE;
+        for (final io.rdmakv.common.cluster.MoveBatch b : current.moves().batches())
+        {
+            if (!b.phase().beforeSwitch())
+            {
+                continue;
+            }
+            seen.add(b.id());
+            final long[] since = phaseSince.get(b.id());
+            if (since == null || since[0] != b.phase().ordinal())
+            {
+                phaseSince.put(b.id(), new long[] {b.phase().ordinal(), now});
+                nextDeadline = Math.min(nextDeadline, now + moveStuckNanos);
+            }
+            else if (now - since[1] >= moveStuckNanos)
+            {
+                stuck.add(b.id());
+                LOG.log(WARNING, "coordinator: " + b + " has been in " + b.phase() + " for " +
+                    TimeUnit.NANOSECONDS.toMillis(now - since[1]) + " ms (--move-stuck-ms " +
+                    TimeUnit.NANOSECONDS.toMillis(moveStuckNanos) + "): aborting it");
+            }
+            else
+            {
+                nextDeadline = Math.min(nextDeadline, since[1] + moveStuckNanos);
+            }
+        }
+        phaseSince.keySet().retainAll(seen);
+        if (nextDeadline != Long.MAX_VALUE && !stuckCheckScheduled)
+        {
+            stuckCheckScheduled = true;
+            schedule(() ->
+            {
+                stuckCheckScheduled = false;
+                poke();
+            }, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline - now) + 1));
+        }
+        return stuck;
     }
 
     private void schedule(final Runnable task, final long delayMs)

@@ -223,7 +223,8 @@ public final class ZkMembership implements AutoCloseable
         settings = ClusterJoin.ensureConfig(client, options);
         ClusterJoin.waitOutEarlierSelf(client, options, self);
         coordinator = new Coordinator(client, work, self.id(), settings.replicas(), settings.partitions(),
-            options.settleMs(), () -> currency.bounds().promotionWaitNanos(), this::heldMap, this::refuse);
+            options.settleMs(), () -> currency.bounds().promotionWaitNanos(), this::heldMap, this::refuse,
+            options.moveStuckMs());
         mapCache = CuratorCache.build(client, ZkPaths.MAP);
         mapCache.listenable().addListener(CuratorCacheListener.builder()
             .forCreatesAndChanges((before, after) -> onMapData(after)).build());

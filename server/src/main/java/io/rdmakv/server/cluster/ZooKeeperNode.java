@@ -98,7 +98,7 @@ public final class ZooKeeperNode implements AutoCloseable
         final ZkMembership m = ZkMembership.start(
             ZkOptions.of(zk.connect(), zk.clusterName(), zk.replicas()).withPartitions(zk.partitions())
                 .withSessionTimeoutMs(zk.sessionTimeoutMs())
-                .withCredentials(zk.credentials()).withTls(zk.tls()),
+                .withCredentials(zk.credentials()).withTls(zk.tls()).withMoveStuckMs(zk.moveStuckMs()),
             new MemberInfo(config.nodeId(),
                 config.advertiseHost() != null ? config.advertiseHost() : config.listenHost(),
                 config.advertisePort() != 0 ? config.advertisePort() : server.port(),

@@ -174,8 +174,17 @@ public record ServerConfig(
      * @param tls              TLS to ZooKeeper ({@code --zk-tls-ca}, ...), or null: plaintext
      */
     public record ZooKeeper(String connect, String clusterName, int replicas, int partitions, int sessionTimeoutMs,
-        io.rdmakv.server.cluster.zk.ZkCredentials credentials, io.rdmakv.server.cluster.zk.ZkTls tls)
+        io.rdmakv.server.cluster.zk.ZkCredentials credentials, io.rdmakv.server.cluster.zk.ZkTls tls,
+        long moveStuckMs)
     {
+        /**
+         * {@code --move-stuck-ms}'s default: a move batch in one phase before SWITCH this long is aborted by the
+         * coordinator (docs/growth.md §9).
+         */
+        public static final long DEFAULT_MOVE_STUCK_MS = io.rdmakv.server.cluster.zk.ZkOptions.DEFAULT_MOVE_STUCK_MS;
+        /** The longest {@code --move-stuck-ms}: a day. */
+        public static final long MAX_MOVE_STUCK_MS = 86_400_000;
+
         public static final String CLUSTER_NAME_PATTERN = "[A-Za-z0-9_][A-Za-z0-9_-]{0,63}";
         public static final int DEFAULT_REPLICAS = 1;
         public static final int MAX_REPLICAS = 5;
@@ -214,6 +223,19 @@ public record ServerConfig(
                 throw new IllegalArgumentException("ZooKeeper session timeout " + sessionTimeoutMs + " ms outside " +
                     MIN_SESSION_TIMEOUT_MS + ".." + MAX_SESSION_TIMEOUT_MS);
             }
+            if (moveStuckMs < 0 || moveStuckMs > MAX_MOVE_STUCK_MS)
+            {
+                throw new IllegalArgumentException("--move-stuck-ms " + moveStuckMs + " outside 0.." +
+                    MAX_MOVE_STUCK_MS);
+            }
+        }
+
+        /** With the default move-stuck time. */
+        public ZooKeeper(final String connect, final String clusterName, final int replicas, final int partitions,
+            final int sessionTimeoutMs, final io.rdmakv.server.cluster.zk.ZkCredentials credentials,
+            final io.rdmakv.server.cluster.zk.ZkTls tls)
+        {
+            this(connect, clusterName, replicas, partitions, sessionTimeoutMs, credentials, tls, DEFAULT_MOVE_STUCK_MS);
         }
 
         /** What {@link #validPartitions} accepts, in words. */

@@ -48,6 +48,13 @@ public final class ZooKeeperOptions
             ServerConfig.ZooKeeper.DEFAULT_SESSION_TIMEOUT_MS + ".")
     private Integer sessionTimeoutMs;
 
+    @Option(names = "--move-stuck-ms", paramLabel = "MS",
+        description = "When this node coordinates: a partition move batch that stays this long in one phase before " +
+            "SWITCH (COPY or FREEZE) is aborted, as a failed copy is (the source keeps serving, the target zeroes its " +
+            "copy); 0: never. 0.." + ServerConfig.ZooKeeper.MAX_MOVE_STUCK_MS + ". Only with --zookeeper. Default: " +
+            ServerConfig.ZooKeeper.DEFAULT_MOVE_STUCK_MS + ".")
+    private Long moveStuckMs;
+
     @Option(names = "--zk-auth-file", paramLabel = "FILE",
         description = "ZooKeeper digest credential: a file holding one line 'user:password', readable by its owner " +
             "only (refused when group or others have any permission, as ssh refuses a private key). The session " +
@@ -86,7 +93,8 @@ public final class ZooKeeperOptions
         {
             final String stray = clusterName != null ? "--cluster-name" : replicas != null ? "--replicas" :
                 partitions != null ? "--partitions" :
-                sessionTimeoutMs != null ? "--zk-session-timeout-ms" : authFile != null ? "--zk-auth-file" :
+                sessionTimeoutMs != null ? "--zk-session-timeout-ms" : moveStuckMs != null ? "--move-stuck-ms" :
+                authFile != null ? "--zk-auth-file" :
                 tlsCa != null ? "--zk-tls-ca" : tlsCert != null ? "--zk-tls-cert" : tlsKey != null ? "--zk-tls-key" :
                 null;
             if (stray != null)
@@ -97,6 +105,7 @@ public final class ZooKeeperOptions
                     case "--replicas" -> replicas;
                     case "--partitions" -> partitions;
                     case "--zk-session-timeout-ms" -> sessionTimeoutMs;
+                    case "--move-stuck-ms" -> moveStuckMs;
                     case "--zk-auth-file" -> authFile;
                     case "--zk-tls-ca" -> tlsCa;
                     case "--zk-tls-cert" -> tlsCert;
@@ -136,8 +145,14 @@ public final class ZooKeeperOptions
             throw Invalid.value(spec, "--zk-session-timeout-ms", timeout, ServerConfig.ZooKeeper.MIN_SESSION_TIMEOUT_MS +
                 ".." + ServerConfig.ZooKeeper.MAX_SESSION_TIMEOUT_MS + " milliseconds");
         }
+        final long stuck = moveStuckMs == null ? ServerConfig.ZooKeeper.DEFAULT_MOVE_STUCK_MS : moveStuckMs;
+        if (stuck < 0 || stuck > ServerConfig.ZooKeeper.MAX_MOVE_STUCK_MS)
+        {
+            throw Invalid.value(spec, "--move-stuck-ms", stuck, "0.." + ServerConfig.ZooKeeper.MAX_MOVE_STUCK_MS +
+                " milliseconds (0: never abort a stuck move)");
+        }
         builder.zookeeper(new ServerConfig.ZooKeeper(zookeeper, clusterName, r, p, timeout, credentials(spec, environment),
-            tls(spec)));
+            tls(spec), stuck));
     }
 
     /** From --zk-auth-file, else $RDMAKV_ZK_AUTH, else none. */

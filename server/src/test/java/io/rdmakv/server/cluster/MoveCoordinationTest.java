@@ -62,7 +62,13 @@ class MoveCoordinationTest
      */
     private ClusterMap seed() throws Exception
     {
-        cluster = new ZkTestCluster(2, 1500);
+        return seed(io.rdmakv.server.cluster.zk.ZkOptions.DEFAULT_MOVE_STUCK_MS);
+    }
+
+    /** As {@link #seed()}, the nodes aborting a batch stuck {@code moveStuckMs} in one phase when they coordinate. */
+    private ClusterMap seed(final long moveStuckMs) throws Exception
+    {
+        cluster = new ZkTestCluster(2, 1500).withMoveStuckMs(moveStuckMs);
         raw = CuratorFrameworkFactory.builder().connectString(cluster.server.getConnectString())
             .retryPolicy(new RetryOneTime(100)).namespace("rdmakv/test").build();
         raw.start();
@@ -167,6 +173,41 @@ class MoveCoordinationTest
         {
             cluster.recorders.values().forEach(Recorder::assertOrdered);
         }
+    }
+
+    @Test
+    void aBatchNobodyReportsOnIsAbortedAfterTheMoveStuckTimeAndOneThatAdvancesIsNot() throws Exception
+    {
+        final ClusterMap seeded = seed(3000);
+        request(1, 0);
+        final ClusterMap copy = cluster.awaitMap("a batch in COPY", m -> inPhase(m, MovePhase.COPY));
+        final long started = System.nanoTime();
+        // nobody reports: no map change comes by itself, the coordinator's own deadline must act
+        final ClusterMap aborted = cluster.awaitMap("the stuck batch aborted",
+            m -> m.epoch() > copy.epoch() && m.moves().batches().isEmpty());
+        final long waitedMs = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(waitedMs >= 2900, "not before --move-stuck-ms: " + waitedMs + " ms");
+        assertEquals(0, aborted.groupFor(0).id(), "the partition stays on its source");
+        assertEquals(seeded.segmentOf(0), aborted.segmentOf(0));
+        assertEquals(seeded.fenceEpoch(), aborted.fenceEpoch(), "an abort in COPY fences nobody");
+        // a batch whose phases advance within the time is not aborted, however long the whole move takes (here
+        // COPY and FREEZE a second each: 2 s in all, under the 3 s, so this checks only that a phase change restarts
+        // nothing wrongly; the per-phase clock is the planner test's and the code's)
+        request(1, 2);
+        final ClusterMap copy2 = cluster.awaitMap("a second batch in COPY", m -> inPhase(m, MovePhase.COPY));
+        final long id = only(copy2).id();
+        Thread.sleep(1000);
+        cluster.nodes.get(2).moveReporter().report(copy2.epoch(), Map.of(id, MoveState.BULK));
+        final ClusterMap freeze = cluster.awaitMap("FREEZE", m -> inPhase(m, MovePhase.FREEZE));
+        Thread.sleep(1000);
+        cluster.nodes.get(2).moveReporter().report(freeze.epoch(), Map.of(id, MoveState.FINAL));
+        final ClusterMap switched = cluster.awaitMap("SWITCH", m -> inPhase(m, MovePhase.SWITCH));
+        assertEquals(1, switched.groupFor(2).id(), "moved: " + (System.nanoTime() - started) / 1_000_000 + " ms in");
+        // from SWITCH on a batch is finished: past the stuck time it stays until its source primary marks
+        Thread.sleep(3500);
+        final ClusterMap still = StoredMap.fromJson(raw.getData().forPath(ZkPaths.MAP)).map();
+        assertEquals(id, only(still).id(), "a batch in SWITCH is never aborted");
+        cluster.recorders.values().forEach(Recorder::assertOrdered);
     }
 
     private boolean exists(final String path)

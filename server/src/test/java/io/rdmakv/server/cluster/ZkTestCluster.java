@@ -33,6 +33,8 @@ final class ZkTestCluster implements AutoCloseable
     private ZkCredentials credentials;
     /** How long a new coordinator waits before it creates the first map ({@link #withCreationSettle}). */
     private int settleMs = 300;
+    /** {@code --move-stuck-ms} of every node started from now on ({@link #withMoveStuckMs}). */
+    private long moveStuckMs = ZkOptions.DEFAULT_MOVE_STUCK_MS;
 
     ZkTestCluster(final int replicas, final int sessionTimeoutMs) throws Exception
     {
@@ -43,7 +45,8 @@ final class ZkTestCluster implements AutoCloseable
 
     ZkOptions options()
     {
-        final ZkOptions open = new ZkOptions(server.getConnectString(), "test", replicas, 8, sessionTimeoutMs, settleMs);
+        final ZkOptions open = new ZkOptions(server.getConnectString(), "test", replicas, 8, sessionTimeoutMs, settleMs)
+            .withMoveStuckMs(moveStuckMs);
         return credentials == null ? open : open.withCredentials(credentials);
     }
 
@@ -56,6 +59,13 @@ final class ZkTestCluster implements AutoCloseable
     ZkTestCluster withCreationSettle()
     {
         this.settleMs = ZkOptions.DEFAULT_SETTLE_MS;
+        return this;
+    }
+
+    /** Nodes started from now on abort a move batch stuck in one phase this long when they coordinate. */
+    ZkTestCluster withMoveStuckMs(final long ms)
+    {
+        this.moveStuckMs = ms;
         return this;
     }
 

@@ -42,7 +42,8 @@ import java.util.TreeSet;
  *       members; the group is unsealed unless another copying node reported a bulk pass in this epoch;</li>
  *   <li><b>move reports</b> ({@link MoveReport}, {@link MovePlanner#advance}): every move batch whose reports are
  *       in advances one phase, all in one map (COPY -> FREEZE -> SWITCH -> OPEN), a retired segment every member
- *       of its group reclaimed is dropped, a batch a node reported failed is aborted;</li>
+ *       of its group reclaimed is dropped, a batch a node reported failed, or that the coordinator found in one
+ *       phase longer than {@code --move-stuck-ms}, is aborted (before SWITCH);</li>
  *   <li><b>spares</b>: a live node in no group joins, as copying, a group with fewer than R nodes whose
  *       primary has its geometry (lowest ids first);</li>
  *   <li><b>drains</b> (the nodes under {@code drain/}, docs/growth.md §12 "Drain"): a draining copying node leaves
@@ -198,6 +199,19 @@ public final class MapPlanner
         final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto,
         final Set<Integer> draining, final Collection<LoadReport> loads)
     {
+        return next(current, placedIncarnations, replicas, partitions, live, reports, moveReports, request, settled,
+            auto, draining, loads, Set.of());
+    }
+
+    /**
+     * As above, with the move batches the coordinator found stuck ({@code stuck}: ids of batches in one phase longer
+     * than {@code --move-stuck-ms}): rule 2 aborts those before SWITCH, as it aborts one a node reported failed.
+     */
+    public static Plan next(final ClusterMap current, final Map<Integer, Long> placedIncarnations, final int replicas,
+        final int partitions, final Collection<MemberInfo> live, final Collection<SyncReport> reports,
+        final Collection<MoveReport> moveReports, final MoveRequest request, final boolean settled, final boolean auto,
+        final Set<Integer> draining, final Collection<LoadReport> loads, final Set<Long> stuck)
+    {
         final Map<Integer, MemberInfo> byId = new TreeMap<>();
         for (final MemberInfo m : live)
         {
@@ -230,7 +244,7 @@ public final class MapPlanner
         MovePlanner.Placement placement = MovePlanner.Placement.of(current);
         if (change.isEmpty())
         {
-            placement = MovePlanner.advance(current, latest(moveReports), change);
+            placement = MovePlanner.advance(current, latest(moveReports), stuck, change);
         }
         if (change.isEmpty())
         {

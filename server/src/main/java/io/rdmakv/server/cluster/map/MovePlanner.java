@@ -78,6 +78,16 @@ final class MovePlanner
     static Placement advance(final ClusterMap current, final Map<Integer, MoveReport> reports,
         final StringBuilder change)
     {
+        return advance(current, reports, Set.of(), change);
+    }
+
+    /**
+     * As {@link #advance(ClusterMap, Map, StringBuilder)}, aborting too every batch before SWITCH whose id is in
+     * {@code stuck} (the coordinator's: in one phase longer than {@code --move-stuck-ms}).
+     */
+    static Placement advance(final ClusterMap current, final Map<Integer, MoveReport> reports, final Set<Long> stuck,
+        final StringBuilder change)
+    {
         final long epoch = current.epoch();
         final long next = epoch + 1;
         final int[] partitionGroups = current.partitionGroups();
@@ -92,6 +102,11 @@ final class MovePlanner
                 said(reports, target, b.id(), epoch, MoveState.FAILED)))
             {
                 note(change, b + " aborted: a copy failed");
+                continue;
+            }
+            if (b.phase().beforeSwitch() && stuck.contains(b.id()))
+            {
+                note(change, b + " aborted: no phase change within --move-stuck-ms");
                 continue;
             }
             switch (b.phase())

@@ -19,12 +19,16 @@ import io.rdmakv.common.cluster.ReplicaGroup;
  * @param credentials the digest credential the session authenticates with (and every znode created is locked
  *     to), or null: none, the znodes are open to anyone (logged as a warning).
  * @param tls TLS to ZooKeeper, or null: plaintext.
+ * @param moveStuckMs how long a move batch may stay in one phase before SWITCH before this node, as the
+ *     coordinator, aborts it ({@code --move-stuck-ms}); 0: never.
  */
 public record ZkOptions(String connectString, String clusterName, int replicas, int partitions, int sessionTimeoutMs,
-    int settleMs, ZkCredentials credentials, ZkTls tls)
+    int settleMs, ZkCredentials credentials, ZkTls tls, long moveStuckMs)
 {
     public static final int DEFAULT_SESSION_TIMEOUT_MS = 4000;
     public static final int DEFAULT_SETTLE_MS = 2000;
+    /** {@code --move-stuck-ms}'s default: 5 minutes (docs/growth.md §9). */
+    public static final long DEFAULT_MOVE_STUCK_MS = 300_000;
 
     public ZkOptions
     {
@@ -53,6 +57,18 @@ public record ZkOptions(String connectString, String clusterName, int replicas, 
         {
             throw new IllegalArgumentException("settle time " + settleMs + " ms is negative");
         }
+        if (moveStuckMs < 0)
+        {
+            throw new IllegalArgumentException("--move-stuck-ms " + moveStuckMs + " is negative");
+        }
+    }
+
+    /** Options with the default move-stuck time. */
+    public ZkOptions(final String connectString, final String clusterName, final int replicas, final int partitions,
+        final int sessionTimeoutMs, final int settleMs, final ZkCredentials credentials, final ZkTls tls)
+    {
+        this(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, credentials, tls,
+            DEFAULT_MOVE_STUCK_MS);
     }
 
     /** Options without credentials and TLS. */
@@ -72,32 +88,43 @@ public record ZkOptions(String connectString, String clusterName, int replicas, 
     /** A copy with another partition count (for a cluster this node creates). */
     public ZkOptions withPartitions(final int count)
     {
-        return new ZkOptions(connectString, clusterName, replicas, count, sessionTimeoutMs, settleMs, credentials, tls);
+        return new ZkOptions(connectString, clusterName, replicas, count, sessionTimeoutMs, settleMs, credentials, tls,
+            moveStuckMs);
     }
 
     /** A copy with another session timeout. */
     public ZkOptions withSessionTimeoutMs(final int ms)
     {
-        return new ZkOptions(connectString, clusterName, replicas, partitions, ms, settleMs, credentials, tls);
+        return new ZkOptions(connectString, clusterName, replicas, partitions, ms, settleMs, credentials, tls,
+            moveStuckMs);
     }
 
     /** A copy with another settle time. */
     public ZkOptions withSettleMs(final int ms)
     {
-        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, ms, credentials, tls);
+        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, ms, credentials, tls,
+            moveStuckMs);
     }
 
     /** A copy with these credentials (null: none). */
     public ZkOptions withCredentials(final ZkCredentials c)
     {
-        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, c, tls);
+        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, c, tls,
+            moveStuckMs);
     }
 
     /** A copy with this TLS (null: plaintext). */
     public ZkOptions withTls(final ZkTls t)
     {
         return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, credentials,
-            t);
+            t, moveStuckMs);
+    }
+
+    /** A copy with another move-stuck time (0: never abort a stuck batch). */
+    public ZkOptions withMoveStuckMs(final long ms)
+    {
+        return new ZkOptions(connectString, clusterName, replicas, partitions, sessionTimeoutMs, settleMs, credentials,
+            tls, ms);
     }
 
     /** The Curator namespace: {@code rdmakv/<clusterName>}. */

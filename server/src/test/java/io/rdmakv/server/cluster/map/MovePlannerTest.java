@@ -9,6 +9,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -220,6 +221,41 @@ class MovePlannerTest
         // a failed report after SWITCH changes nothing either
         run.moved(2, late, MoveState.FAILED);
         assertNull(run.step());
+    }
+
+    @Test
+    void aBatchTheCoordinatorFindsStuckIsAbortedBeforeSwitchOnlyAndInFreezeFences()
+    {
+        final long fence = run.map.fenceEpoch();
+        run.requestMove(1, 0).step();
+        run.stuck = Set.of(only().id());
+        final MapPlanner.Plan atCopy = run.step();
+        assertTrue(atCopy.map().moves().batches().isEmpty(), atCopy.change());
+        assertTrue(atCopy.change().contains("aborted: no phase change within --move-stuck-ms"), atCopy.change());
+        assertEquals(fence, atCopy.map().fenceEpoch(), "nothing was frozen: nobody is fenced");
+        // in FREEZE: aborted, and the abort fences (the source primary may still be CASing its backups)
+        run.stuck = Set.of();
+        run.requestMove(1, 2).step();
+        final long freeze = only().id();
+        run.moved(2, freeze, MoveState.BULK).step();
+        assertEquals(MovePhase.FREEZE, only().phase());
+        run.stuck = Set.of(freeze);
+        final MapPlanner.Plan atFreeze = run.step();
+        assertTrue(atFreeze.map().moves().batches().isEmpty(), atFreeze.change());
+        assertEquals(atFreeze.map().epoch(), atFreeze.map().fenceEpoch(), "the abort in FREEZE fences");
+        // from SWITCH on a batch is finished whatever: a stuck one changes nothing
+        run.stuck = Set.of();
+        run.requestMove(1, 4).step();
+        final long late = only().id();
+        run.moved(2, late, MoveState.BULK).step();
+        run.moved(2, late, MoveState.FINAL).step();
+        assertEquals(MovePhase.SWITCH, only().phase());
+        run.stuck = Set.of(late);
+        assertNull(run.step(), "a batch in SWITCH is not aborted");
+        // another batch's id changes nothing
+        run.stuck = Set.of(late + 1);
+        run.moved(0, late, MoveState.MARKED).step();
+        assertTrue(run.map.moves().batches().isEmpty(), "the batch opened");
     }
 
     @Test

@@ -31,6 +31,8 @@ public final class PlannerRun
     final java.util.Set<Integer> draining = new java.util.TreeSet<>();
     /** The nodes' load reports ({@code load/<id>}). */
     final List<LoadReport> loads = new ArrayList<>();
+    /** Batches the coordinator would call stuck (in one phase longer than --move-stuck-ms). */
+    java.util.Set<Long> stuck = java.util.Set.of();
     /** The operator's move request, until a plan takes it. */
     MoveRequest request;
     ClusterMap map;
@@ -114,7 +116,7 @@ public final class PlannerRun
     MapPlanner.Plan step()
     {
         final MapPlanner.Plan plan = MapPlanner.next(map, incarnations, replicas, partitions, live.values(),
-            reports.values(), moveReports.values(), request, true, auto, draining, loads);
+            reports.values(), moveReports.values(), request, true, auto, draining, loads, stuck);
         if (plan != null)
         {
             assertEquals(map == null ? 1 : map.epoch() + 1, plan.map().epoch(), "epoch + 1: " + plan.change());
