@@ -89,17 +89,6 @@ final class MoveRole implements AutoCloseable
         }
     }
 
-    /**
-     * The batches this node takes part in as a primary, for STATS: the one it copies into its group (and the copy,
-     * whose counters are read live), the one its group gives up (and the partitions' segments here, whose keys the
-     * census counts).
-     */
-    private record Taking(long copyBatch, MoveCopy copy, long sourceBatch, long[] sourceSegments)
-    {
-        static final Taking NONE = new Taking(StatsOkMessage.MoveProgress.NONE_BATCH, null,
-            StatsOkMessage.MoveProgress.NONE_BATCH, new long[0]);
-    }
-
     /** A copy this node runs as a target primary. */
     private static final class Copy
     {
@@ -144,8 +133,8 @@ final class MoveRole implements AutoCloseable
     private final AtomicLong keysCopied = new AtomicLong();
     private final AtomicLong bytesCopied = new AtomicLong();
     private ClusterMap map;
-    /** What STATS tells of this node's moves, replaced under this role's lock, read by the control thread. */
-    private volatile Taking taking = Taking.NONE;
+    /** What STATS tells of this node's moves, republished under this role's lock, read by the control thread. */
+    private final MovesTaken taken;
     private boolean reportedSomething;
     private long reportRetryMillis = REPORT_RETRY_MILLIS;
     private boolean retryScheduled;
@@ -162,6 +151,7 @@ final class MoveRole implements AutoCloseable
         this.nodeId = nodeId;
         this.reporter = reporter;
         this.reclaimWaitNanos = reclaimWaitNanos;
+        this.taken = new MovesTaken(nodeId);
     }
 
     /**
@@ -274,78 +264,21 @@ final class MoveRole implements AutoCloseable
 
     /**
      * How far this node's part in the moves under way has come, for STATS ({@code kvctl cluster}; the control
-     * thread, given the census's last count {@code loads}): the batch it copies into its group as the target primary,
-     * with the keys and bytes copied so far, and the batch its group gives up as the source primary, with the keys its
-     * partitions hold here ({@link StatsOkMessage.MoveProgress#UNKNOWN} until the census counted every segment).
-     * Never blocks.
+     * thread, given the census's last count {@code loads}; {@link MovesTaken#progress}). Never blocks.
      */
     StatsOkMessage.MoveProgress progress(final SegmentLoads loads)
     {
-        final Taking t = taking;
-        if (t == Taking.NONE)
-        {
-            return StatsOkMessage.MoveProgress.NONE;
-        }
-        long sourceKeys = t.sourceSegments().length == 0 ? StatsOkMessage.MoveProgress.UNKNOWN : 0;
-        for (final long segment : t.sourceSegments())
-        {
-            final long used = usedSlots(loads, segment);
-            if (used < 0)
-            {
-                sourceKeys = StatsOkMessage.MoveProgress.UNKNOWN;
-                break;
-            }
-            sourceKeys += used;
-        }
-        final MoveCopy copy = t.copy();
-        return new StatsOkMessage.MoveProgress(t.copyBatch(), copy == null ? 0 : copy.keysCopied(),
-            copy == null ? 0 : copy.bytesCopied(), t.sourceBatch(), sourceKeys);
+        return taken.progress(loads);
     }
 
-    /** The used slots {@code loads} counted in {@code segment}, or -1 when it did not count it. */
-    private static long usedSlots(final SegmentLoads loads, final long segment)
-    {
-        for (int i = 0; i < loads.size(); i++)
-        {
-            if (loads.segment(i) == segment)
-            {
-                return loads.used(i);
-            }
-        }
-        return -1;
-    }
-
-    /** Republishes {@link #taking} from {@link #map} and {@link #copies} (under this role's lock). */
+    /** Republishes what STATS tells from {@link #map} and {@link #copies} (under this role's lock). */
     private void publishTaking()
     {
-        long copyBatch = StatsOkMessage.MoveProgress.NONE_BATCH;
-        MoveCopy copy = null;
-        long sourceBatch = StatsOkMessage.MoveProgress.NONE_BATCH;
-        long[] sourceSegments = new long[0];
-        if (map != null && !map.isSimple())
+        taken.publish(map, id ->
         {
-            for (final MoveBatch b : map.moves().batches())
-            {
-                final Copy c = copies.get(b.id());
-                if (c != null && isPrimaryOf(map, b.target()))
-                {
-                    copyBatch = b.id();
-                    copy = c.copy;
-                }
-                if (isPrimaryOf(map, b.source()) && b.phase() != MovePhase.SWITCH)
-                {
-                    sourceBatch = b.id();
-                    sourceSegments = new long[b.partitions().length];
-                    for (int i = 0; i < sourceSegments.length; i++)
-                    {
-                        sourceSegments[i] = map.segmentOf(b.partition(i));
-                    }
-                }
-            }
-        }
-        taking = copyBatch == StatsOkMessage.MoveProgress.NONE_BATCH &&
-            sourceBatch == StatsOkMessage.MoveProgress.NONE_BATCH ? Taking.NONE :
-            new Taking(copyBatch, copy, sourceBatch, sourceSegments);
+            final Copy c = copies.get(id);
+            return c == null ? null : c.copy;
+        });
     }
 
     /** Keys and bytes this node's copies wrote into its group. */
@@ -956,7 +889,7 @@ final class MoveRole implements AutoCloseable
                 c.copy.close();
             }
             copies.clear();
-            taking = Taking.NONE;
+            taken.clear();
         }
     }
 }
