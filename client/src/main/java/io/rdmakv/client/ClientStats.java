@@ -17,6 +17,8 @@ package io.rdmakv.client;
  * @param putRoundTrips     round trips of PUTs
  * @param deleteRoundTrips  round trips of DELETEs
  * @param compareAndSetRoundTrips round trips of compare-and-sets ({@code putIfVersion})
+ * @param fullWaits         inserts that found their key's partition full while it moved into a bigger index
+ *                          segment, and waited for it to open there (docs/growth.md §11) rather than fail
  */
 public record ClientStats(
     long gets,
@@ -37,7 +39,8 @@ public record ClientStats(
     long getRoundTrips,
     long putRoundTrips,
     long deleteRoundTrips,
-    long compareAndSetRoundTrips)
+    long compareAndSetRoundTrips,
+    long fullWaits)
 {
     /** Cache hits over cache lookups (hits and misses), or 0 before any. */
     public double cacheHitRatio()

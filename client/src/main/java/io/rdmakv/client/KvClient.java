@@ -372,7 +372,7 @@ public final class KvClient implements AutoCloseable
             t.get(ClientCounter.CONTROL_MESSAGES), t.get(ClientCounter.CACHE_HITS), t.get(ClientCounter.DROPPED_FREES),
             t.get(ClientCounter.CACHE_MISSES), t.get(ClientCounter.GET_ROUND_TRIPS),
             t.get(ClientCounter.PUT_ROUND_TRIPS), t.get(ClientCounter.DELETE_ROUND_TRIPS),
-            t.get(ClientCounter.COMPARE_AND_SET_ROUND_TRIPS));
+            t.get(ClientCounter.COMPARE_AND_SET_ROUND_TRIPS), t.get(ClientCounter.FULL_WAITS));
     }
 
     /**
@@ -480,6 +480,8 @@ public final class KvClient implements AutoCloseable
         int earlierUnder = 0;
         int frozenWaits = 0;
         long frozenSince = 0L;
+        boolean fullProbed = false;
+        boolean fullWaited = false;
         try
         {
             while (true)
@@ -612,6 +614,23 @@ public final class KvClient implements AutoCloseable
                     deadline = status == Status.FROZEN ? follower.awaitOpen(router, deadline, frozenWaits++) :
                         follower.await(router, deadline, "the key's partition moved off node " +
                             session.hello().nodeId());
+                    continue;
+                }
+                if (status == Status.TABLE_FULL && router.replicated() && router.map().hasSegments() &&
+                    (router.map().moves().batchOf(partition) != null || !fullProbed))
+                {
+                    // nothing was written. A segment past its growth threshold moves into one twice its size (index
+                    // growth): an insert that finds it full while its partition is in a batch waits for the batch to
+                    // open and runs again there; without a batch in this client's map, one look for a newer map
+                    // first (the batch may have started since), then the failure
+                    if (!fullWaited && router.map().moves().batchOf(partition) != null)
+                    {
+                        fullWaited = true;
+                        session.counters().increment(ClientCounter.FULL_WAITS);
+                    }
+                    fullProbed = true;
+                    deadline = follower.await(router, deadline, "the key's partition is full and moving into a " +
+                        "bigger index segment");
                     continue;
                 }
                 if (!router.replicated() || !retryable(status, op))

@@ -87,23 +87,29 @@ class IndexGrowthTest extends ZkClusterTestBase
                     failures.size() + " did)");
                 // read back at once, while the move starts: a key missing now was lost before any move
                 assertAllRead(client, filled, "after the fill, before the move opened");
+                // the rest as soon as the growth batch is in the map, while it moves: inserts that find the old
+                // segment full wait for the batch to open in the bigger one (not TableFullException)
+                zk.awaitMap("partition " + partition + " in a growth batch", Duration.ofSeconds(60),
+                    m -> m.moves().batchOf(partition) != null);
+                final long movingMillis = (System.nanoTime() - start) / 1_000_000;
+                fill(client, all.subList(keys, all.size()), failures);
                 final ClusterMap grown = zk.awaitMap("partition " + partition + " in a segment of " + 2 * groups +
                     " groups on group 1, open", Duration.ofSeconds(60), m -> m.groupFor(partition).id() == 1 &&
                     KeyHash.segmentCount(m.segmentOf(partition)) == 2 * groups &&
                     m.moves().batchOf(partition) == null);
                 final long grownMillis = (System.nanoTime() - start) / 1_000_000;
-                fill(client, all.subList(keys, all.size()), failures);
                 Thread.sleep(500);
                 assertEquals(List.of(), failures.subList(0, Math.min(5, failures.size())), "no fill call failed (" +
                     failures.size() + " did)");
                 load.verify(client);
                 assertAllRead(client, all, "after the move");
-                System.out.printf("index growth: %d keys into partition %d (%d slots, %.0f%%) in %d ms; moved to " +
-                    "group %d in a segment of %d groups %d ms after the fill began (epoch %d); then %d keys in all " +
-                    "(%.0f%% of the old segment's slots); %d writes by the writers, %d failed; %d fill failures%n",
-                    keys, partition, slots, 100.0 * keys / slots, filledMillis, grown.groupFor(partition).id(),
-                    2 * groups, grownMillis, grown.epoch(), all.size(), 100.0 * all.size() / slots, load.writes(),
-                    load.failures(), failures.size());
+                System.out.printf("index growth: %d keys into partition %d (%d slots, %.0f%%) in %d ms; its batch " +
+                    "in the map %d ms after the fill began, then %d keys in all (%.0f%% of the old segment's slots) " +
+                    "while it moved, %d inserts waited for it to open; moved to group %d in a segment of %d groups " +
+                    "%d ms after the fill began (epoch %d); %d writes by the writers, %d failed; %d fill failures%n",
+                    keys, partition, slots, 100.0 * keys / slots, filledMillis, movingMillis, all.size(),
+                    100.0 * all.size() / slots, client.stats().fullWaits(), grown.groupFor(partition).id(), 2 * groups,
+                    grownMillis, grown.epoch(), load.writes(), load.failures(), failures.size());
                 assertEquals(0, load.failures(), "no write failed: " + load.failureSamples());
             }
         }

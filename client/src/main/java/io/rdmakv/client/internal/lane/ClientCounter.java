@@ -37,7 +37,9 @@ public enum ClientCounter
         "and its primary, and sent to the primary to finish (HELP)"),
     READ_LEASE_EXPIRED("rdmakv_client_read_lease_expired_total", "GET results thrown away because the session's " +
         "read lease on the node had run out when the reads completed (the node may have been replaced); the GET " +
-        "ran again on a current map");
+        "ran again on a current map"),
+    FULL_WAITS("rdmakv_client_full_waits_total", "Inserts that found their key's partition full while it was being " +
+        "moved into a bigger index segment (index growth), and waited for it to open there rather than fail");
 
     private final String metricName;
     private final String help;
