@@ -13,18 +13,22 @@
 # not reach its shares, or a node did not stop cleanly. Everything it started is stopped on exit, Ctrl-C
 # included. Threads are not pinned. --field-length BYTES makes each record one field of BYTES bytes (YCSB
 # fieldcount=1, fieldlength=BYTES; default: workload A's 10 fields of 100 bytes), for moving gigabytes with few
-# keys. See docs/benchmarks.md, "Scale-out under load".
+# keys. --drain NODE --drain-at SECONDS also drains NODE (kvctl drain) that far into the workload, under the
+# same load: its partitions move away, its group dissolves; the run then waits for it to be drained too, and the
+# summary adds the drain's figures (growth.md §14, "Drain"). See docs/benchmarks.md, "Scale-out under load".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: bench/grow.sh [-r RECORDS] [-t THREADS] [-d DURATION_S] [--add-at SECONDS] [--add N] [--partitions P] [--memory SIZE] [--field-length BYTES] [--settle SECONDS] [--csv FILE] [--base-port PORT] [--zk-port PORT] [--metrics-base-port PORT]"
+usage="usage: bench/grow.sh [-r RECORDS] [-t THREADS] [-d DURATION_S] [--add-at SECONDS] [--add N] [--partitions P] [--memory SIZE] [--field-length BYTES] [--drain NODE --drain-at SECONDS] [--settle SECONDS] [--csv FILE] [--base-port PORT] [--zk-port PORT] [--metrics-base-port PORT]"
 die() { echo "bench/grow.sh: $*" >&2; exit 2; }
 records=20000 threads=4 duration=100 add_at=10 add=2 partitions=16 memory= field_length= settle=180 csv=
+drain= drain_at=
 base_port=7700 zk_port=2301 metrics_base=9700
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
   case "$1" in
     -r) records=$2 ;; -t) threads=$2 ;; -d) duration=$2 ;; --add-at) add_at=$2 ;; --add) add=$2 ;;
     --partitions) partitions=$2 ;; --memory) memory=$2 ;; --field-length) field_length=$2 ;;
+    --drain) drain=$2 ;; --drain-at) drain_at=$2 ;;
     --settle) settle=$2 ;; --csv) csv=$2 ;;
     --base-port) base_port=$2 ;; --zk-port) zk_port=$2 ;; --metrics-base-port) metrics_base=$2 ;;
     *) echo "$usage" >&2; exit 2 ;;
@@ -39,6 +43,13 @@ done
   die "--field-length must be a positive integer, not '$field_length'"
 [ -z "$field_length" ] || [ "$field_length" -le 261000 ] ||
   die "--field-length $field_length does not fit one value (at most 261,032 bytes with YCSB's field name)"
+if [ -n "$drain" ] || [ -n "$drain_at" ]; then
+  [ -n "$drain" ] && [ -n "$drain_at" ] || die "--drain NODE and --drain-at SECONDS come together"
+  [[ $drain =~ ^[0-9]+$ ]] || die "--drain must be a node id, not '$drain'"
+  [[ $drain_at =~ ^[1-9][0-9]*$ ]] || die "--drain-at must be a positive integer, not '$drain_at'"
+  [ "$drain_at" -gt "$add_at" ] && [ "$drain_at" -lt "$duration" ] ||
+    die "--drain-at ($drain_at) must be after --add-at ($add_at) and inside the workload (-d $duration)"
+fi
 [ "$add_at" -lt "$duration" ] || die "--add-at ($add_at) must be inside the workload (-d $duration)"
 # Memory per node as bench/ycsb.sh sizes it for one group holding every record: 4 KiB a record (a block is
 # about 1.2 KiB; the rest is room for updates waiting out the grace period) plus 128 MiB; with --field-length,
@@ -142,6 +153,20 @@ echo "== adding $add node(s)" >&2
 "$root/deploy/local-cluster.sh" add "$add" --dir "$dir" >&2
 added_ms=$(now_ms)
 printf 'add_ms=%s\nadded_ms=%s\n' "$add_ms" "$added_ms" >"$work/add.times"  # for GrowReport run again by hand
+drain_ms= drained_ms=
+drained() { kvctl drain "$drain" --dry-run 2>/dev/null | grep -q 'drained, safe to stop'; }
+if [ -n "$drain" ]; then
+  wait_ms=$(( begun + drain_at * 1000 - $(now_ms) ))
+  [ "$wait_ms" -le 0 ] || sleep "$(awk -v ms="$wait_ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
+  drain_ms=$(now_ms)
+  echo "== draining node $drain" >&2
+  kvctl drain "$drain" >&2 || { echo "kvctl drain $drain failed" >&2; exit 1; }
+  # when it is drained, checked once a second while the workload runs (and after it, below)
+  while kill -0 "$ycsb_pid" 2>/dev/null; do
+    if drained; then drained_ms=$(now_ms); echo "== node $drain drained" >&2; break; fi
+    sleep 1
+  done
+fi
 rc=0; wait "$ycsb_pid" || rc=$?
 ycsb_pid=
 [ "$rc" -eq 0 ] || { echo "YCSB exited with $rc: see $work/run.out.err" >&2; exit 1; }
@@ -150,7 +175,10 @@ echo "== workload done; waiting (at most ${settle}s) until no batch is left and 
 balanced=
 for _ in $(seq 1 $((settle * 2))); do
   # columns: unix_ms epoch groups batches ... groups_copying(7) ... planned_batches(9)
-  if awk -F'\t' -v after="$add_ms" 'NR > 1 && $1 > after && $3 >= 2 && $4 == 0 && $7 == 0 && $9 == 0 { ok = 1 }
+  if [ -n "$drain" ] && [ -z "$drained_ms" ]; then
+    if drained; then drained_ms=$(now_ms); else sleep 0.5; continue; fi
+  fi
+  if awk -F'\t' -v after="${drained_ms:-$add_ms}" 'NR > 1 && $1 > after && $3 >= 2 && $4 == 0 && $7 == 0 && $9 == 0 { ok = 1 }
       END { exit !ok }' "$work/samples.tsv"; then balanced=1; break; fi
   kill -0 "$sampler_pid" 2>/dev/null || { echo "the sampler stopped: see $work/sampler.log" >&2; exit 1; }
   sleep 0.5
@@ -171,6 +199,22 @@ echo "setup: YCSB 0.17.0 workload A, $records records${field_length:+ of one fie
 report_rc=0
 "$JAVA_HOME/bin/java" -cp "$cp_bench" io.rdmakv.bench.grow.GrowReport --samples "$work/samples.tsv" \
   --add-ms "$add_ms" --added-ms "$added_ms" --ycsb-out "$work/run.out" --csv "$csv" "$work"/run.*.hdr || report_rc=$?
+if [ -n "$drain" ]; then
+  # the drain's window in the CSV: from its second on (t_s from the first interval, the workload's start)
+  from_s=$(( (drain_ms - begun) / 1000 ))
+  echo "drain_at_s=$from_s (kvctl drain $drain)"
+  if [ -n "$drained_ms" ]; then
+    echo "drained_after_s=$(awk -v a="$drain_ms" -v b="$drained_ms" 'BEGIN { printf "%.1f", (b - a) / 1000 }')" \
+      "(node $drain a spare: kvctl drain --dry-run says drained, safe to stop; polled every second)"
+  else
+    echo "drained_after_s=- (not drained)"
+  fi
+  awk -F, -v from="$from_s" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["t_s"] + 0 >= from { n++; ops += $col["ops_per_sec"]; if ($col["read_max_us"] + 0 > rmax) rmax = $col["read_max_us"] + 0
+      if ($col["update_max_us"] + 0 > umax) umax = $col["update_max_us"] + 0; if ($col["batches"] + 0 > 0) moving++ }
+    END { printf "drain_window: %d intervals from the drain, %d with batches in the map, mean %.0f ops/s, " \
+      "longest read %d us, longest update %d us\n", n, moving, n ? ops / n : 0, rmax, umax }' "$csv"
+fi
 echo "map after:"; sed 's/^/  /' "$work/cluster-after.txt"
 echo "CSV: $csv" >&2
 png="${csv%.csv}.png"
@@ -179,5 +223,6 @@ png="${csv%.csv}.png"
 failed=
 [ "$report_rc" -eq 0 ] || failed="$failed; failed operations, or no report (see above)"
 [ -n "$balanced" ] || failed="$failed; not balanced within ${settle}s of the workload's end"
+[ -z "$drain" ] || [ -n "$drained_ms" ] || failed="$failed; node $drain not drained"
 [ "$stop_rc" -eq 0 ] || failed="$failed; a node did not stop cleanly: $(tr '\n' ' ' <"$work/stop.log")"
 if [ -n "$failed" ]; then echo "FAILED${failed}" >&2; exit 1; fi
