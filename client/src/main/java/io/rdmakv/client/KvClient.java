@@ -616,22 +616,25 @@ public final class KvClient implements AutoCloseable
                             session.hello().nodeId());
                     continue;
                 }
-                if (status == Status.TABLE_FULL && router.replicated() && router.map().hasSegments() &&
-                    (router.map().moves().batchOf(partition) != null || !fullProbed))
+                if (status == Status.TABLE_FULL && router.replicated() && router.map().hasSegments())
                 {
                     // nothing was written. A segment past its growth threshold moves into one twice its size (index
                     // growth): an insert that finds it full while its partition is in a batch waits for the batch to
                     // open and runs again there; without a batch in this client's map, one look for a newer map
                     // first (the batch may have started since), then the failure
-                    if (!fullWaited && router.map().moves().batchOf(partition) != null)
+                    final boolean growing = router.map().moves().batchOf(partition) != null;
+                    if (growing || !fullProbed)
                     {
-                        fullWaited = true;
-                        session.counters().increment(ClientCounter.FULL_WAITS);
+                        if (growing && !fullWaited)
+                        {
+                            fullWaited = true;
+                            session.counters().increment(ClientCounter.FULL_WAITS);
+                        }
+                        fullProbed = true;
+                        deadline = follower.await(router, deadline, "the key's partition is full and moving into a " +
+                            "bigger index segment");
+                        continue;
                     }
-                    fullProbed = true;
-                    deadline = follower.await(router, deadline, "the key's partition is full and moving into a " +
-                        "bigger index segment");
-                    continue;
                 }
                 if (!router.replicated() || !retryable(status, op))
                 {

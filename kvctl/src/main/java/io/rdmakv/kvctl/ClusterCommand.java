@@ -29,27 +29,7 @@ final class ClusterCommand implements Callable<Integer>
         return parent.withClient((client, out) ->
         {
             final ClusterMap map = client.clusterMap();
-            // each primary asked once (a STATS may wait for the node's count of its index)
-            final java.util.Map<Integer, Object> asked = new java.util.HashMap<>();
-            final Progress progress = node ->
-            {
-                final Object answer = asked.computeIfAbsent(node, n ->
-                {
-                    try
-                    {
-                        return client.nodeStats(n).moves();
-                    }
-                    catch (final io.rdmakv.client.KvException | IllegalArgumentException e)
-                    {
-                        return e;
-                    }
-                });
-                if (answer instanceof RuntimeException e)
-                {
-                    throw e;
-                }
-                return (StatsOkMessage.MoveProgress)answer;
-            };
+            final Progress progress = askPrimaries(map, client)::get;
             final StringBuilder text = new StringBuilder(String.format("epoch %d%s, %d partitions, %d node(s)%s%n",
                 map.epoch(), map.fenceEpoch() == map.epoch() ? "" : " (fence epoch " + map.fenceEpoch() + ")",
                 map.partitionCount(), map.nodes().size(),
@@ -86,11 +66,48 @@ final class ClusterCommand implements Callable<Integer>
         });
     }
 
-    /** A node's move progress (its STATS), or a {@link io.rdmakv.client.KvException} when it does not answer. */
+    /**
+     * A node's move progress (its STATS): null, or a {@link io.rdmakv.client.KvException}, when it does not answer.
+     */
     @FunctionalInterface
     interface Progress
     {
         StatsOkMessage.MoveProgress of(int node);
+    }
+
+    /**
+     * The move progress of every primary of a batch's source or target group in {@code map}, each asked once (a STATS
+     * may wait for the node's count of its index); a node that does not answer is left out.
+     */
+    private static java.util.Map<Integer, StatsOkMessage.MoveProgress> askPrimaries(final ClusterMap map,
+        final io.rdmakv.client.KvClient client)
+    {
+        final java.util.Map<Integer, StatsOkMessage.MoveProgress> answers = new java.util.HashMap<>();
+        final java.util.Set<Integer> asked = new java.util.HashSet<>();
+        if (map.isSimple())
+        {
+            return answers;
+        }
+        for (final MoveBatch b : map.moves().batches())
+        {
+            for (final int groupId : new int[] {b.source(), b.target()})
+            {
+                final ReplicaGroup group = map.groupById(groupId);
+                if (group == null || group.lost() || !asked.add(group.primary()))
+                {
+                    continue;
+                }
+                try
+                {
+                    answers.put(group.primary(), client.nodeStats(group.primary()).moves());
+                }
+                catch (final io.rdmakv.client.KvException | IllegalArgumentException e)
+                {
+                    // left out: its part shows as unknown
+                }
+            }
+        }
+        return answers;
     }
 
     /** The moves in progress as the map records them, without asking any node how far they have come. */

@@ -90,22 +90,14 @@ final class Coordinator implements AutoCloseable
     /** How long a batch may stay in one phase before SWITCH before this coordinator aborts it; 0: never. */
     private final long moveStuckNanos;
     /**
-     * Per batch before SWITCH in the last map read: {phase ordinal, when this coordinator first saw it in that phase}
+     * Per batch before SWITCH in the last map read: its phase and when this coordinator first saw it in that phase
      * (work thread only). A new coordinator starts the clocks afresh: a stuck batch is aborted later, never sooner.
      */
-    private final Map<Long, long[]> phaseSince = new java.util.HashMap<>();
+    private final Map<Long, PhaseSeen> phaseSince = new java.util.HashMap<>();
     /** Whether a poke for the next stuck deadline is scheduled (work thread only). */
     private boolean stuckCheckScheduled;
     /** Runs before each map write (tests: to write the map under the coordinator's feet). */
     volatile Runnable beforeWrite = () -> { };
-
-    Coordinator(final CuratorFramework client, final ScheduledExecutorService work, final int nodeId,
-        final int replicas, final int partitions, final long settleMs,
-        final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held,
-        final java.util.function.BiConsumer<MapCheck.Refusal, Integer> refused)
-    {
-        this(client, work, nodeId, replicas, partitions, settleMs, promotionWaitNanos, held, refused, 0);
-    }
 
     /** @param moveStuckMs how long a batch may stay in one phase before SWITCH before it is aborted; 0: never */
     Coordinator(final CuratorFramework client, final ScheduledExecutorService work, final int nodeId,
@@ -113,10 +105,6 @@ final class Coordinator implements AutoCloseable
         final java.util.function.LongSupplier promotionWaitNanos, final java.util.function.Supplier<StoredMap> held,
         final java.util.function.BiConsumer<MapCheck.Refusal, Integer> refused, final long moveStuckMs)
     {
-        if (moveStuckMs < 0)
-        {
-            throw new IllegalArgumentException("--move-stuck-ms " + moveStuckMs + " is negative");
-        }
         this.moveStuckNanos = TimeUnit.MILLISECONDS.toNanos(moveStuckMs);
         this.refused = refused;
         this.settings = new ClusterSettings(replicas, partitions);
@@ -707,22 +695,22 @@ final class Coordinator implements AutoCloseable
                 continue;
             }
             seen.add(b.id());
-            final long[] since = phaseSince.get(b.id());
-            if (since == null || since[0] != b.phase().ordinal())
+            final PhaseSeen since = phaseSince.get(b.id());
+            if (since == null || since.phase() != b.phase())
             {
-                phaseSince.put(b.id(), new long[] {b.phase().ordinal(), now});
+                phaseSince.put(b.id(), new PhaseSeen(b.phase(), now));
                 nextDeadline = Math.min(nextDeadline, now + moveStuckNanos);
             }
-            else if (now - since[1] >= moveStuckNanos)
+            else if (now - since.nanos() >= moveStuckNanos)
             {
                 stuck.add(b.id());
                 LOG.log(WARNING, "coordinator: " + b + " has been in " + b.phase() + " for " +
-                    TimeUnit.NANOSECONDS.toMillis(now - since[1]) + " ms (--move-stuck-ms " +
+                    TimeUnit.NANOSECONDS.toMillis(now - since.nanos()) + " ms (--move-stuck-ms " +
                     TimeUnit.NANOSECONDS.toMillis(moveStuckNanos) + "): aborting it");
             }
             else
             {
-                nextDeadline = Math.min(nextDeadline, since[1] + moveStuckNanos);
+                nextDeadline = Math.min(nextDeadline, since.nanos() + moveStuckNanos);
             }
         }
         phaseSince.keySet().retainAll(seen);
@@ -736,6 +724,11 @@ final class Coordinator implements AutoCloseable
             }, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline - now) + 1));
         }
         return stuck;
+    }
+
+    /** A batch's phase and when this coordinator first saw it there ({@link System#nanoTime}). */
+    private record PhaseSeen(io.rdmakv.common.cluster.MovePhase phase, long nanos)
+    {
     }
 
     private void schedule(final Runnable task, final long delayMs)

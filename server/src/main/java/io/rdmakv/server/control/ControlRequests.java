@@ -153,16 +153,16 @@ final class ControlRequests
         this.later = agent;
     }
 
-    /**
-     * Answers REBALANCE through {@code desk}, replying through {@code agent} once it is done (on the agent's thread:
-     * a node joins its ZooKeeper cluster after the agent started).
-     */
     /** Answers STATS with {@code source}'s move progress from now on (on the agent's thread). */
     void useMoveProgress(final MoveProgressSource source)
     {
         this.moveProgress = source;
     }
 
+    /**
+     * Answers REBALANCE through {@code desk}, replying through {@code agent} once it is done (on the agent's thread:
+     * a node joins its ZooKeeper cluster after the agent started).
+     */
     void useRebalance(final RebalanceDesk desk, final Consumer<Runnable> agent)
     {
         this.rebalance = desk;
