@@ -90,7 +90,7 @@ final class MovesTaken
         long sourceKeys = t.sourceSegments().length == 0 ? StatsOkMessage.MoveProgress.UNKNOWN : 0;
         for (final long segment : t.sourceSegments())
         {
-            final long used = usedSlots(loads, segment);
+            final long used = loads.usedIn(segment);
             if (used < 0)
             {
                 sourceKeys = StatsOkMessage.MoveProgress.UNKNOWN;
@@ -101,19 +101,6 @@ final class MovesTaken
         final MoveCopy copy = t.copy();
         return new StatsOkMessage.MoveProgress(t.copyBatch(), copy == null ? 0 : copy.keysCopied(),
             copy == null ? 0 : copy.bytesCopied(), t.sourceBatch(), sourceKeys);
-    }
-
-    /** The used slots {@code loads} counted in {@code segment}, or -1 when it did not count it. */
-    private static long usedSlots(final SegmentLoads loads, final long segment)
-    {
-        for (int i = 0; i < loads.size(); i++)
-        {
-            if (loads.segment(i) == segment)
-            {
-                return loads.used(i);
-            }
-        }
-        return -1;
     }
 
     private boolean isPrimaryOf(final ClusterMap map, final int groupId)

@@ -62,6 +62,16 @@ public record SegmentLoads(long epoch, int[] partitions, long[] segments, long[]
         return usedSlots[i];
     }
 
+    /**
+     * The used slots counted in {@code segment} (packed), or -1 when it is not one of these: a binary search (the
+     * segments are by ascending base and do not overlap, so their packed values ascend too).
+     */
+    public long usedIn(final long segment)
+    {
+        final int i = Arrays.binarySearch(segments, segment);
+        return i < 0 ? -1 : usedSlots[i];
+    }
+
     /** The slots of segment {@code i}. */
     public long slots(final int i)
     {

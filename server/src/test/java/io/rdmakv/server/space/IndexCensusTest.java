@@ -72,6 +72,10 @@ class IndexCensusTest
             assertArrayEquals(new long[] {14, 3, 14}, load.usedSlots(), "budget " + budget);
             assertEquals(46, census.usedSlots(), "the whole index, as before");
             assertEquals(20 * 14, load.slots(0));
+            assertEquals(3, load.usedIn(KeyHash.segment(100, 50)), "found by its packed segment");
+            assertEquals(14, load.usedIn(KeyHash.segment(4000, 96)));
+            assertEquals(-1, load.usedIn(KeyHash.segment(10, 21)), "the same base, another length: not watched");
+            assertEquals(-1, load.usedIn(KeyHash.segment(2000, 4)));
         }
     }
 
